@@ -1,1 +1,156 @@
-fn main(){}
+//! The zellij-mcp plugin: runs inside a Zellij session and carries out the
+//! bridge's requests on panes **by id**, through the plugin API, without ever
+//! moving focus.
+//!
+//! - [`pipe`]: the request protocol and the op dispatch table.
+//! - [`handlers`]: one handler per op.
+//! - [`lease`]: which of the per-client instances acts (exactly once).
+//! - [`writes`]: per-pane FIFO of writes and timed submit CRs.
+//! - [`session`]: tabs and panes as the last events described them.
+//! - [`host`]: the Zellij calls, behind a trait for native tests.
+
+mod handlers;
+mod host;
+mod lease;
+mod pipe;
+mod session;
+mod writes;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use zellij_mcp_protocol::ops::DEFAULT_SUBMIT_DELAY_MS;
+use zellij_mcp_protocol::Reply;
+use zellij_tile::prelude::*;
+
+use host::{Host, ZellijHost};
+use lease::{Instance, Lease};
+use session::SessionView;
+use writes::{Step, WriteQueue};
+
+/// How often each instance renews or checks the lease.
+const HEARTBEAT: Duration = Duration::from_secs(1);
+/// The plugin's shared folder (across instances of this plugin URL).
+const SHARED_DIR: &str = "/cache";
+
+const PERMISSIONS: &[PermissionType] = &[
+    PermissionType::ReadApplicationState,
+    PermissionType::ChangeApplicationState,
+    PermissionType::ReadPaneContents,
+    PermissionType::WriteToStdin,
+    PermissionType::ReadCliPipes,
+    PermissionType::RunCommands,
+    PermissionType::OpenTerminalsOrPlugins,
+    PermissionType::OpenFiles,
+];
+
+#[derive(Default)]
+pub struct McpPlugin<H: Host> {
+    host: H,
+    configuration: BTreeMap<String, String>,
+    submit_delay_ms: u64,
+    lease: Option<Lease>,
+    view: SessionView,
+    writes: WriteQueue,
+    next_heartbeat: Option<Instant>,
+}
+
+register_plugin!(McpPlugin<ZellijHost>);
+
+impl ZellijPlugin for McpPlugin<ZellijHost> {
+    fn load(&mut self, configuration: BTreeMap<String, String>) {
+        // Grants are pre-seeded or answered by the user; never wait for the
+        // PermissionRequestResult event (it does not come when pre-seeded).
+        request_permission(PERMISSIONS);
+        subscribe(&[
+            EventType::PaneUpdate,
+            EventType::TabUpdate,
+            EventType::Timer,
+        ]);
+        set_selectable(false);
+        hide_self();
+        self.start(Path::new(SHARED_DIR), configuration);
+    }
+
+    fn update(&mut self, event: Event) -> bool {
+        match event {
+            Event::PaneUpdate(manifest) => self.view.panes = Some(manifest),
+            Event::TabUpdate(tabs) => self.view.tabs = tabs,
+            Event::Timer(_) => self.on_timer(),
+            _ => {}
+        }
+        false
+    }
+
+    fn pipe(&mut self, message: PipeMessage) -> bool {
+        self.on_pipe(message);
+        false
+    }
+}
+
+impl<H: Host> McpPlugin<H> {
+    fn start(&mut self, shared_dir: &Path, configuration: BTreeMap<String, String>) {
+        self.submit_delay_ms = configuration
+            .get("submit_delay_ms")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(DEFAULT_SUBMIT_DELAY_MS);
+        self.configuration = configuration;
+        let ids = self.host.ids();
+        let me = Instance {
+            plugin_id: ids.plugin_id,
+            client_id: ids.client_id,
+        };
+        self.lease = Some(Lease::new(shared_dir, ids.zellij_pid, me));
+        self.heartbeat(Instant::now());
+    }
+
+    /// Whether this instance handles requests now (renewing or claiming the lease).
+    fn is_acting(&self) -> bool {
+        self.lease.as_ref().is_some_and(|l| l.check(unix_ms()))
+    }
+
+    fn on_timer(&mut self) {
+        let now = Instant::now();
+        let steps = self.writes.on_timer(now);
+        self.run_steps(steps);
+        // Other timers (submit CRs) also land here; only a due heartbeat re-arms.
+        if self
+            .next_heartbeat
+            .is_none_or(|due| now + Duration::from_millis(100) >= due)
+        {
+            self.heartbeat(now);
+        }
+    }
+
+    fn heartbeat(&mut self, now: Instant) {
+        self.is_acting();
+        self.host.set_timeout(HEARTBEAT);
+        self.next_heartbeat = Some(now + HEARTBEAT);
+    }
+
+    fn run_steps(&mut self, steps: Vec<Step>) {
+        for step in steps {
+            match step {
+                Step::Write(pane, bytes) => self.host.write(pane, bytes),
+                Step::WriteCr(pane) => self.host.write(pane, b"\r".to_vec()),
+                Step::ArmTimer(after) => self.host.set_timeout(after),
+                Step::Reply(done) => {
+                    let result = serde_json::to_value(handlers::write_result(&done))
+                        .unwrap_or_default();
+                    self.reply(&done.pipe_id, Reply::ok(&done.request_id, result));
+                }
+            }
+        }
+    }
+}
+
+fn unix_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,217 @@
+//! Picks the one plugin instance that acts on requests.
+//!
+//! Zellij runs one instance of the plugin per attached client (and keeps them
+//! after the client detaches), and delivers every pipe message to all of them.
+//! Exactly one must act and reply. They share the plugin's `/cache` folder,
+//! where creating a file with `create_new` is atomic across instances, so:
+//!
+//! - A lease file `lease-<zellij_pid>` names the acting instance and a
+//!   heartbeat time. The holder renews it on every request and every tick.
+//! - An instance may claim the lease only when it is missing or stale (no
+//!   heartbeat for [`STALE_AFTER_MS`]), and only while holding the claim lock
+//!   `lease-<zellij_pid>.lock`, created with `create_new`; inside the lock it
+//!   reads the lease again, so of several claimants exactly one wins.
+//! - The lease is replaced by write-then-rename, so readers never see half a file.
+//!
+//! The zellij pid keys the files per session: `/cache` is shared by every
+//! session that loads the same plugin URL.
+
+use std::fs::{self, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// A lease not renewed for this long may be claimed by another instance.
+pub const STALE_AFTER_MS: u64 = 3_000;
+/// The holder rewrites its heartbeat when it is older than this.
+pub const RENEW_AFTER_MS: u64 = 500;
+/// A claim lock older than this was left by an instance that died mid-claim.
+const LOCK_STALE_AFTER_MS: u64 = 5_000;
+
+/// An instance: the plugin pane's id and the client it runs for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Instance {
+    pub plugin_id: u32,
+    pub client_id: u16,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Record {
+    holder: Instance,
+    heartbeat_ms: u64,
+}
+
+impl Record {
+    fn parse(text: &str) -> Option<Record> {
+        let mut fields = text.split_whitespace().map(str::parse::<u64>);
+        let plugin_id = u32::try_from(fields.next()?.ok()?).ok()?;
+        let client_id = u16::try_from(fields.next()?.ok()?).ok()?;
+        let heartbeat_ms = fields.next()?.ok()?;
+        Some(Record {
+            holder: Instance {
+                plugin_id,
+                client_id,
+            },
+            heartbeat_ms,
+        })
+    }
+
+    fn render(&self) -> String {
+        format!(
+            "{} {} {}\n",
+            self.holder.plugin_id, self.holder.client_id, self.heartbeat_ms
+        )
+    }
+
+    /// Future heartbeats (clock steps) count as fresh.
+    fn is_stale(&self, now_ms: u64) -> bool {
+        now_ms.saturating_sub(self.heartbeat_ms) >= STALE_AFTER_MS
+    }
+}
+
+/// This instance's view of the lease.
+#[derive(Debug)]
+pub struct Lease {
+    me: Instance,
+    path: PathBuf,
+    lock_path: PathBuf,
+    tmp_path: PathBuf,
+}
+
+impl Lease {
+    pub fn new(dir: &Path, zellij_pid: u32, me: Instance) -> Self {
+        let name = format!("lease-{zellij_pid}");
+        Lease {
+            me,
+            path: dir.join(&name),
+            lock_path: dir.join(format!("{name}.lock")),
+            tmp_path: dir.join(format!("{name}.{}-{}.tmp", me.plugin_id, me.client_id)),
+        }
+    }
+
+    /// Whether this instance acts now. Renews the lease when held, and claims
+    /// it when missing or stale.
+    pub fn check(&self, now_ms: u64) -> bool {
+        match self.read() {
+            Some(rec) if rec.holder == self.me && !rec.is_stale(now_ms) => {
+                if now_ms.saturating_sub(rec.heartbeat_ms) >= RENEW_AFTER_MS {
+                    self.write(now_ms);
+                }
+                true
+            }
+            Some(rec) if !rec.is_stale(now_ms) => false,
+            _ => self.claim(now_ms),
+        }
+    }
+
+    fn claim(&self, now_ms: u64) -> bool {
+        let lock = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&self.lock_path);
+        match lock {
+            Ok(mut file) => {
+                let _ = file.write_all(format!("{now_ms}\n").as_bytes());
+                let won = match self.read() {
+                    Some(rec) if !rec.is_stale(now_ms) => rec.holder == self.me,
+                    _ => self.write(now_ms),
+                };
+                let _ = fs::remove_file(&self.lock_path);
+                won
+            }
+            Err(_) => {
+                self.clear_abandoned_lock(now_ms);
+                false
+            }
+        }
+    }
+
+    fn clear_abandoned_lock(&self, now_ms: u64) {
+        let taken_at = fs::read_to_string(&self.lock_path)
+            .ok()
+            .and_then(|t| t.trim().parse::<u64>().ok());
+        if let Some(taken_at) = taken_at {
+            if now_ms.saturating_sub(taken_at) >= LOCK_STALE_AFTER_MS {
+                let _ = fs::remove_file(&self.lock_path);
+            }
+        }
+    }
+
+    fn read(&self) -> Option<Record> {
+        Record::parse(&fs::read_to_string(&self.path).ok()?)
+    }
+
+    fn write(&self, now_ms: u64) -> bool {
+        let record = Record {
+            holder: self.me,
+            heartbeat_ms: now_ms,
+        };
+        fs::write(&self.tmp_path, record.render()).is_ok()
+            && fs::rename(&self.tmp_path, &self.path).is_ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn instance(client_id: u16) -> Instance {
+        Instance {
+            plugin_id: 1,
+            client_id,
+        }
+    }
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("zellij-mcp-lease-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn exactly_one_of_many_instances_acts() {
+        let dir = temp_dir("one");
+        let leases: Vec<Lease> = (1..=4).map(|c| Lease::new(&dir, 9, instance(c))).collect();
+        for now in [1_000, 1_400, 2_000, 2_900] {
+            let acting: Vec<_> = leases.iter().filter(|l| l.check(now)).collect();
+            assert_eq!(acting.len(), 1, "at {now}");
+            assert_eq!(acting[0].me, instance(1));
+        }
+    }
+
+    #[test]
+    fn a_silent_holder_is_replaced_after_the_stale_time_and_steps_down() {
+        let dir = temp_dir("stale");
+        let a = Lease::new(&dir, 9, instance(1));
+        let b = Lease::new(&dir, 9, instance(2));
+        assert!(a.check(0));
+        assert!(!b.check(STALE_AFTER_MS - 1));
+        assert!(b.check(STALE_AFTER_MS));
+        assert!(!a.check(STALE_AFTER_MS + 1), "the old holder must step down");
+    }
+
+    #[test]
+    fn sessions_do_not_share_a_lease() {
+        let dir = temp_dir("sessions");
+        assert!(Lease::new(&dir, 1, instance(1)).check(0));
+        assert!(Lease::new(&dir, 2, instance(2)).check(0));
+    }
+
+    #[test]
+    fn a_held_claim_lock_blocks_claims_until_it_is_abandoned() {
+        let dir = temp_dir("lock");
+        let a = Lease::new(&dir, 9, instance(1));
+        fs::write(&a.lock_path, "0\n").unwrap();
+        assert!(!a.check(10), "someone else is mid-claim");
+        assert!(!a.check(LOCK_STALE_AFTER_MS), "this check clears the abandoned lock");
+        assert!(a.check(LOCK_STALE_AFTER_MS + 1));
+    }
+
+    #[test]
+    fn garbage_in_the_lease_file_counts_as_no_lease() {
+        let dir = temp_dir("garbage");
+        let a = Lease::new(&dir, 9, instance(1));
+        fs::write(&a.path, "not a lease").unwrap();
+        assert!(a.check(5));
+    }
+}

@@ -1,0 +1,126 @@
+//! Pipe requests: parsing, the op dispatch table, and replying.
+//!
+//! Protocol (see the `zellij-mcp-protocol` crate for the types):
+//! - Only messages named `zellij-mcp` from a CLI pipe are handled; the
+//!   end-of-stream message (no payload) is ignored.
+//! - Only the acting instance (see [`crate::lease`]) handles a request; the
+//!   others return at once, which lets Zellij release the pipe for them.
+//! - The payload is `{v:1, id, op, args}`. Every request gets exactly one
+//!   reply, `{v:1, id, ok, result|error}`, written as newline-terminated
+//!   frames, and then the pipe is released. Malformed JSON, a wrong `v`, an
+//!   unknown op and bad arguments all get a typed error reply.
+//! - A deferred op (a write waiting for its turn or for its submit CR) blocks
+//!   the pipe and answers later from a timer.
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use zellij_mcp_protocol::ops::names;
+use zellij_mcp_protocol::{
+    encode_reply, ErrorBody, ErrorCode, Reply, Request, PIPE_NAME, PROTOCOL_VERSION,
+};
+use zellij_tile::prelude::{PipeMessage, PipeSource};
+
+use crate::host::Host;
+use crate::McpPlugin;
+
+/// What a handler did with its request.
+pub enum Handled {
+    /// Answer now with this result.
+    Now(Value),
+    /// The handler blocked the pipe and will answer later.
+    Later,
+}
+
+pub type HandlerResult = Result<Handled, ErrorBody>;
+
+impl<H: Host> McpPlugin<H> {
+    pub fn on_pipe(&mut self, message: PipeMessage) {
+        if message.name != PIPE_NAME {
+            return;
+        }
+        let PipeSource::Cli(pipe_id) = &message.source else {
+            return;
+        };
+        let Some(payload) = &message.payload else {
+            return;
+        };
+        if !self.is_acting() {
+            return;
+        }
+        let request = match parse_request(payload) {
+            Ok(request) => request,
+            Err((id, error)) => return self.reply(pipe_id, Reply::err(id, error)),
+        };
+        match self.dispatch(&request, pipe_id) {
+            Ok(Handled::Now(result)) => self.reply(pipe_id, Reply::ok(&request.id, result)),
+            Ok(Handled::Later) => {}
+            Err(error) => self.reply(pipe_id, Reply::err(&request.id, error)),
+        }
+    }
+
+    fn dispatch(&mut self, request: &Request, pipe_id: &str) -> HandlerResult {
+        let args = &request.args;
+        match request.op.as_str() {
+            names::HELLO => self.hello(),
+            names::LIST_PANES => self.list_panes(),
+            names::READ => self.read(parse_args(args)?),
+            names::WRITE => self.write(parse_args(args)?, &request.id, pipe_id),
+            other => Err(ErrorBody::new(
+                ErrorCode::UnknownOp,
+                format!("unknown op '{other}'"),
+            )
+            .with_hint("update the zellij-mcp plugin to the bridge's version")),
+        }
+    }
+
+    /// Writes the reply's frames, then releases the pipe.
+    pub fn reply(&self, pipe_id: &str, reply: Reply) {
+        for line in encode_reply(&reply) {
+            self.host.output(pipe_id, &line);
+        }
+        self.host.unblock(pipe_id);
+    }
+}
+
+/// The request, or the id to answer under (empty when unknown) and the error.
+fn parse_request(payload: &str) -> Result<Request, (String, ErrorBody)> {
+    let value: Value = serde_json::from_str(payload).map_err(|e| {
+        (
+            String::new(),
+            ErrorBody::new(ErrorCode::BadRequest, format!("payload is not JSON: {e}")),
+        )
+    })?;
+    let id = value
+        .get("id")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let request: Request = serde_json::from_value(value).map_err(|e| {
+        (
+            id.clone(),
+            ErrorBody::new(ErrorCode::BadRequest, format!("not a request: {e}"))
+                .with_hint("send {\"v\":1,\"id\":\"..\",\"op\":\"..\",\"args\":{..}}"),
+        )
+    })?;
+    if request.v != PROTOCOL_VERSION {
+        return Err((
+            id,
+            ErrorBody::new(
+                ErrorCode::UnsupportedVersion,
+                format!("protocol v{} is not supported; this plugin speaks v{PROTOCOL_VERSION}", request.v),
+            )
+            .with_hint("use the bridge and plugin from the same zellij-mcp release"),
+        ));
+    }
+    Ok(request)
+}
+
+fn parse_args<T: DeserializeOwned>(args: &Value) -> Result<T, ErrorBody> {
+    let args = if args.is_null() {
+        Value::Object(Default::default())
+    } else {
+        args.clone()
+    };
+    serde_json::from_value(args)
+        .map_err(|e| ErrorBody::new(ErrorCode::BadRequest, format!("invalid arguments: {e}")))
+}

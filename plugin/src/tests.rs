@@ -1,0 +1,289 @@
+//! Request handling against a recording fake host: every request gets exactly
+//! one reply and one release of its pipe, whatever the input.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use zellij_mcp_protocol::{Assembler, PaneRef, Reply, PIPE_NAME};
+use zellij_tile::prelude::*;
+
+use crate::host::{Host, Ids};
+use crate::McpPlugin;
+
+#[derive(Debug, Clone, PartialEq)]
+enum Call {
+    Write(PaneRef, Vec<u8>),
+    Output(String, String),
+    Block(String),
+    Unblock(String),
+    Timeout(Duration),
+}
+
+#[derive(Default, Clone)]
+struct FakeHost {
+    client_id: u16,
+    calls: Rc<RefCell<Vec<Call>>>,
+}
+
+impl Host for FakeHost {
+    fn ids(&self) -> Ids {
+        Ids {
+            plugin_id: 5,
+            client_id: self.client_id,
+            zellij_pid: 4242,
+        }
+    }
+    fn scrollback(&self, _pane: PaneRef, full: bool) -> Result<PaneContents, String> {
+        Ok(PaneContents {
+            lines_above_viewport: if full { vec!["old".into()] } else { vec![] },
+            viewport: vec!["$ echo hi".into(), "hi   ".into(), "".into()],
+            ..Default::default()
+        })
+    }
+    fn write(&self, pane: PaneRef, bytes: Vec<u8>) {
+        self.calls.borrow_mut().push(Call::Write(pane, bytes));
+    }
+    fn output(&self, pipe_id: &str, text: &str) {
+        self.calls
+            .borrow_mut()
+            .push(Call::Output(pipe_id.into(), text.into()));
+    }
+    fn block(&self, pipe_id: &str) {
+        self.calls.borrow_mut().push(Call::Block(pipe_id.into()));
+    }
+    fn unblock(&self, pipe_id: &str) {
+        self.calls.borrow_mut().push(Call::Unblock(pipe_id.into()));
+    }
+    fn set_timeout(&self, after: Duration) {
+        self.calls.borrow_mut().push(Call::Timeout(after));
+    }
+}
+
+fn shared_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("zellij-mcp-plugin-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn plugin_in(dir: &PathBuf, client_id: u16) -> McpPlugin<FakeHost> {
+    let mut plugin = McpPlugin {
+        host: FakeHost {
+            client_id,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    plugin.start(dir, BTreeMap::new());
+    plugin.view.tabs = vec![TabInfo {
+        position: 0,
+        tab_id: 3,
+        name: "main".into(),
+        ..Default::default()
+    }];
+    plugin.view.panes = Some(PaneManifest {
+        panes: HashMap::from([(
+            0,
+            vec![
+                PaneInfo {
+                    id: 1,
+                    ..Default::default()
+                },
+                PaneInfo {
+                    id: 5,
+                    is_plugin: true,
+                    plugin_url: Some("file:/x/zellij-mcp.wasm".into()),
+                    ..Default::default()
+                },
+            ],
+        )]),
+    });
+    plugin.host.calls.borrow_mut().clear();
+    plugin
+}
+
+fn plugin(name: &str) -> McpPlugin<FakeHost> {
+    plugin_in(&shared_dir(name), 1)
+}
+
+fn send(plugin: &mut McpPlugin<FakeHost>, pipe_id: &str, payload: Option<&str>) {
+    plugin.on_pipe(PipeMessage {
+        source: PipeSource::Cli(pipe_id.into()),
+        name: PIPE_NAME.into(),
+        payload: payload.map(Into::into),
+        args: BTreeMap::new(),
+        is_private: true,
+    });
+}
+
+/// The replies on `pipe_id`, asserting the pipe was released after them.
+fn replies(plugin: &McpPlugin<FakeHost>, pipe_id: &str, id: &str) -> Vec<Reply> {
+    let calls = plugin.host.calls.borrow();
+    let mut asm = Assembler::new(id);
+    let mut out = Vec::new();
+    let mut released = false;
+    for call in calls.iter() {
+        match call {
+            Call::Output(p, text) if p == pipe_id => {
+                assert!(!released, "output after the pipe was released");
+                out.extend(text.lines().filter_map(|l| asm.push_line(l)));
+            }
+            Call::Unblock(p) if p == pipe_id => {
+                assert!(!released, "pipe released twice");
+                released = true;
+            }
+            _ => {}
+        }
+    }
+    if !out.is_empty() {
+        assert!(released, "a reply must release the pipe");
+    }
+    out
+}
+
+fn only_reply(plugin: &McpPlugin<FakeHost>, pipe_id: &str, id: &str) -> Reply {
+    let mut all = replies(plugin, pipe_id, id);
+    assert_eq!(all.len(), 1, "exactly one reply");
+    all.remove(0)
+}
+
+fn request(id: &str, op: &str, args: Value) -> String {
+    json!({"v": 1, "id": id, "op": op, "args": args}).to_string()
+}
+
+#[test]
+fn malformed_input_gets_one_typed_error_and_releases_the_pipe() {
+    let cases = [
+        ("not json", "", "bad_request"),
+        (r#"{"v":1,"id":"a"}"#, "a", "bad_request"),
+        (r#"{"v":2,"id":"b","op":"hello"}"#, "b", "unsupported_version"),
+        (r#"{"v":1,"id":"c","op":"fly"}"#, "c", "unknown_op"),
+        (r#"{"v":1,"id":"d","op":"read","args":{"pane_id":"x"}}"#, "d", "bad_request"),
+        (r#"{"v":1,"id":"e","op":"read","args":{"pane_id":"terminal_9"}}"#, "e", "pane_not_found"),
+        (r#"{"v":1,"id":"f","op":"write","args":{"pane_id":"plugin_5","text":"x"}}"#, "f", "wrong_pane_kind"),
+        (r#"{"v":1,"id":"g","op":"write","args":{"pane_id":1,"keys":["Hyper"]}}"#, "g", "bad_request"),
+        (r#"{"v":1,"id":"h","op":"write","args":{"pane_id":1}}"#, "h", "bad_request"),
+        (r#"{"v":1,"id":"i","op":"read","args":{"pane_id":1,"max_bytes":0}}"#, "i", "bad_request"),
+    ];
+    for (n, (payload, id, code)) in cases.iter().enumerate() {
+        let mut p = plugin(&format!("bad{n}"));
+        send(&mut p, "pipe", Some(payload));
+        let reply = only_reply(&p, "pipe", id);
+        assert!(!reply.ok, "{payload}");
+        assert_eq!(
+            serde_json::to_value(reply.error.unwrap().code).unwrap(),
+            *code,
+            "{payload}"
+        );
+        let wrote = p.host.calls.borrow().iter().any(|c| matches!(c, Call::Write(..)));
+        assert!(!wrote, "bad input must not write: {payload}");
+    }
+}
+
+#[test]
+fn end_of_stream_and_foreign_messages_are_ignored() {
+    let mut p = plugin("eos");
+    send(&mut p, "pipe", None);
+    p.on_pipe(PipeMessage {
+        source: PipeSource::Cli("pipe".into()),
+        name: "someone-else".into(),
+        payload: Some(request("1", "hello", json!({}))),
+        args: BTreeMap::new(),
+        is_private: false,
+    });
+    assert!(p.host.calls.borrow().is_empty());
+}
+
+#[test]
+fn not_ready_until_the_pane_list_arrives() {
+    let mut p = plugin("ready");
+    p.view.panes = None;
+    send(&mut p, "pipe", Some(&request("1", "list_panes", json!({}))));
+    let reply = only_reply(&p, "pipe", "1");
+    assert_eq!(reply.into_result().unwrap_err().code, zellij_mcp_protocol::ErrorCode::NotReady);
+}
+
+#[test]
+fn hello_and_list_panes_describe_the_session() {
+    let mut p = plugin("hello");
+    send(&mut p, "p1", Some(&request("1", "hello", json!({}))));
+    let hello = only_reply(&p, "p1", "1").into_result().unwrap();
+    assert_eq!(hello["plugin_url"], "file:/x/zellij-mcp.wasm");
+    assert_eq!(hello["zellij_pid"], 4242);
+    send(&mut p, "p2", Some(&request("2", "list_panes", json!({}))));
+    let list = only_reply(&p, "p2", "2").into_result().unwrap();
+    assert_eq!(list["panes"][0]["pane_id"], "terminal_1");
+    assert_eq!(list["panes"][0]["tab_id"], 3);
+    assert_eq!(list["panes"][1]["pane_id"], "plugin_5");
+}
+
+#[test]
+fn read_returns_the_screen_or_the_scrollback() {
+    let mut p = plugin("read");
+    send(&mut p, "p", Some(&request("1", "read", json!({"pane_id": "terminal_1"}))));
+    let screen = only_reply(&p, "p", "1").into_result().unwrap();
+    assert_eq!(screen["text"], "$ echo hi\nhi");
+    assert_eq!(screen["lines"], 2);
+    send(&mut p, "q", Some(&request("2", "read", json!({"pane_id": 1, "full": true, "max_bytes": 5}))));
+    let tail = only_reply(&p, "q", "2").into_result().unwrap();
+    assert_eq!(tail["text"], "hi");
+    assert_eq!(tail["truncated"], true);
+}
+
+#[test]
+fn a_submit_writes_text_then_a_lone_cr_and_answers_after_it() {
+    let mut p = plugin("submit");
+    let args = json!({"pane_id": "terminal_1", "text": "hello", "submit": true});
+    send(&mut p, "p", Some(&request("1", "write", args)));
+    assert!(replies(&p, "p", "1").is_empty(), "no reply before the CR");
+    {
+        let calls = p.host.calls.borrow();
+        assert_eq!(calls[0], Call::Block("p".into()));
+        assert_eq!(calls[1], Call::Write(PaneRef::terminal(1), b"hello".to_vec()));
+        assert_eq!(calls[2], Call::Timeout(Duration::from_millis(150)));
+    }
+    std::thread::sleep(Duration::from_millis(150));
+    p.on_timer();
+    let reply = only_reply(&p, "p", "1").into_result().unwrap();
+    assert_eq!(reply["submitted"], true);
+    assert_eq!(reply["bytes_written"], 6);
+    let writes: Vec<Call> = p
+        .host
+        .calls
+        .borrow()
+        .iter()
+        .filter(|c| matches!(c, Call::Write(..)))
+        .cloned()
+        .collect();
+    assert_eq!(writes[1], Call::Write(PaneRef::terminal(1), b"\r".to_vec()));
+}
+
+#[test]
+fn a_plain_write_with_keys_answers_at_once() {
+    let mut p = plugin("keys");
+    let args = json!({"pane_id": 1, "text": "ls", "keys": ["Enter", "Ctrl c"]});
+    send(&mut p, "p", Some(&request("1", "write", args)));
+    let reply = only_reply(&p, "p", "1").into_result().unwrap();
+    assert_eq!(reply["bytes_written"], 4);
+    assert!(p
+        .host
+        .calls
+        .borrow()
+        .contains(&Call::Write(PaneRef::terminal(1), b"ls\r\x03".to_vec())));
+}
+
+#[test]
+fn of_two_instances_only_the_lease_holder_answers() {
+    let dir = shared_dir("two");
+    let mut first = plugin_in(&dir, 1);
+    let mut second = plugin_in(&dir, 2);
+    for (n, instance) in [&mut first, &mut second].into_iter().enumerate() {
+        send(instance, "p", Some(&request(&n.to_string(), "hello", json!({}))));
+    }
+    assert_eq!(replies(&first, "p", "0").len(), 1);
+    assert!(second.host.calls.borrow().is_empty(), "the follower stays silent");
+}

@@ -1,0 +1,211 @@
+//! Per-pane FIFO of writes, so that concurrent submits never interleave.
+//!
+//! A write types its bytes at once. A *submit* then waits `delay` and sends a
+//! lone CR from a timer: Ink-based TUIs take a CR as Return only when it
+//! arrives as its own read, some time after the text. Its request is answered
+//! after the CR. While a pane has a write in progress, later writes to it wait
+//! their turn. This module is plain state: it returns [`Step`]s for the caller
+//! to carry out, so it is tested without Zellij.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::time::{Duration, Instant};
+
+use zellij_mcp_protocol::PaneRef;
+
+/// Timers may fire a little before our clock says the CR is due.
+const TIMER_SLACK: Duration = Duration::from_millis(10);
+
+/// One write request waiting for, or in, its turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingWrite {
+    pub pipe_id: String,
+    pub request_id: String,
+    pub pane: PaneRef,
+    pub tab_id: Option<usize>,
+    pub bytes: Vec<u8>,
+    /// `Some` for a submit: the pause before the CR.
+    pub submit_delay: Option<Duration>,
+}
+
+impl PendingWrite {
+    pub fn bytes_written(&self) -> usize {
+        self.bytes.len() + usize::from(self.submit_delay.is_some())
+    }
+}
+
+/// What the plugin must do, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    Write(PaneRef, Vec<u8>),
+    /// The lone CR that ends a submit.
+    WriteCr(PaneRef),
+    /// Start a timer for this long.
+    ArmTimer(Duration),
+    /// The write is done: answer its request.
+    Reply(PendingWrite),
+}
+
+#[derive(Debug, Default)]
+struct PaneQueue {
+    items: VecDeque<PendingWrite>,
+    cr_due: Option<Instant>,
+}
+
+#[derive(Debug, Default)]
+pub struct WriteQueue {
+    panes: BTreeMap<PaneRef, PaneQueue>,
+}
+
+impl WriteQueue {
+    /// Queues a write; starts it at once when its pane is idle.
+    pub fn push(&mut self, write: PendingWrite, now: Instant) -> Vec<Step> {
+        let pane = write.pane;
+        let queue = self.panes.entry(pane).or_default();
+        queue.items.push_back(write);
+        let mut steps = Vec::new();
+        if queue.items.len() == 1 {
+            Self::run_from_head(queue, now, &mut steps);
+        }
+        self.forget_idle(pane);
+        steps
+    }
+
+    /// Called on every timer event: finishes submits whose CR is due.
+    pub fn on_timer(&mut self, now: Instant) -> Vec<Step> {
+        let mut steps = Vec::new();
+        let due: Vec<PaneRef> = self
+            .panes
+            .iter()
+            .filter(|(_, q)| q.cr_due.is_some_and(|t| t <= now + TIMER_SLACK))
+            .map(|(pane, _)| *pane)
+            .collect();
+        for pane in due {
+            if let Some(queue) = self.panes.get_mut(&pane) {
+                queue.cr_due = None;
+                if let Some(done) = queue.items.pop_front() {
+                    steps.push(Step::WriteCr(pane));
+                    steps.push(Step::Reply(done));
+                }
+                Self::run_from_head(queue, now, &mut steps);
+            }
+            self.forget_idle(pane);
+        }
+        steps
+    }
+
+    /// Writes waiting or in progress, over all panes.
+    pub fn pending(&self) -> usize {
+        self.panes.values().map(|q| q.items.len()).sum()
+    }
+
+    /// Starts queued writes until one needs a timer or the queue is empty.
+    fn run_from_head(queue: &mut PaneQueue, now: Instant, steps: &mut Vec<Step>) {
+        while let Some(head) = queue.items.front() {
+            if !head.bytes.is_empty() {
+                steps.push(Step::Write(head.pane, head.bytes.clone()));
+            }
+            if let Some(delay) = head.submit_delay {
+                queue.cr_due = Some(now + delay);
+                steps.push(Step::ArmTimer(delay));
+                return;
+            }
+            if let Some(done) = queue.items.pop_front() {
+                steps.push(Step::Reply(done));
+            }
+        }
+    }
+
+    fn forget_idle(&mut self, pane: PaneRef) {
+        if self.panes.get(&pane).is_some_and(|q| q.items.is_empty()) {
+            self.panes.remove(&pane);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(id: &str, pane: u32, text: &str, submit_ms: Option<u64>) -> PendingWrite {
+        PendingWrite {
+            pipe_id: format!("pipe-{id}"),
+            request_id: id.to_owned(),
+            pane: PaneRef::terminal(pane),
+            tab_id: Some(0),
+            bytes: text.as_bytes().to_vec(),
+            submit_delay: submit_ms.map(Duration::from_millis),
+        }
+    }
+
+    fn replied(steps: &[Step]) -> Vec<String> {
+        steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Reply(w) => Some(w.request_id.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_plain_write_is_written_and_answered_at_once() {
+        let mut q = WriteQueue::default();
+        let steps = q.push(write("a", 1, "ls", None), Instant::now());
+        assert_eq!(steps[0], Step::Write(PaneRef::terminal(1), b"ls".to_vec()));
+        assert_eq!(replied(&steps), ["a"]);
+        assert_eq!(q.pending(), 0);
+    }
+
+    #[test]
+    fn a_submit_answers_only_after_the_timed_cr() {
+        let t0 = Instant::now();
+        let mut q = WriteQueue::default();
+        let steps = q.push(write("a", 1, "hi", Some(150)), t0);
+        assert_eq!(
+            steps,
+            [
+                Step::Write(PaneRef::terminal(1), b"hi".to_vec()),
+                Step::ArmTimer(Duration::from_millis(150))
+            ]
+        );
+        assert!(q.on_timer(t0 + Duration::from_millis(50)).is_empty());
+        let steps = q.on_timer(t0 + Duration::from_millis(151));
+        assert_eq!(steps[0], Step::WriteCr(PaneRef::terminal(1)));
+        assert_eq!(replied(&steps), ["a"]);
+        assert_eq!(q.pending(), 0);
+    }
+
+    #[test]
+    fn concurrent_submits_to_one_pane_never_interleave() {
+        let t0 = Instant::now();
+        let mut q = WriteQueue::default();
+        q.push(write("a", 1, "first", Some(100)), t0);
+        // Queued behind "a": nothing is typed yet.
+        assert!(q.push(write("b", 1, "second", Some(100)), t0).is_empty());
+        assert!(q.push(write("c", 1, "x", None), t0).is_empty());
+        let t1 = t0 + Duration::from_millis(100);
+        let steps = q.on_timer(t1);
+        assert_eq!(
+            steps,
+            [
+                Step::WriteCr(PaneRef::terminal(1)),
+                Step::Reply(write("a", 1, "first", Some(100))),
+                Step::Write(PaneRef::terminal(1), b"second".to_vec()),
+                Step::ArmTimer(Duration::from_millis(100)),
+            ]
+        );
+        let steps = q.on_timer(t1 + Duration::from_millis(100));
+        assert_eq!(replied(&steps), ["b", "c"]);
+        assert_eq!(q.pending(), 0);
+    }
+
+    #[test]
+    fn panes_do_not_wait_for_each_other() {
+        let t0 = Instant::now();
+        let mut q = WriteQueue::default();
+        q.push(write("a", 1, "slow", Some(1000)), t0);
+        let steps = q.push(write("b", 2, "fast", None), t0);
+        assert_eq!(replied(&steps), ["b"]);
+        assert_eq!(q.pending(), 1);
+    }
+}
