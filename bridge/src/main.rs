@@ -1,1 +1,97 @@
-fn main(){}
+//! `zellij-mcp`: an MCP stdio server that lets AI agents drive a live Zellij
+//! session. Each tool call becomes one request to the zellij-mcp plugin
+//! running inside the session, which acts on panes by id.
+//!
+//! - [`tools`]: the MCP tools, one small function each.
+//! - [`client`]: shared request plumbing (session, transport, errors).
+//! - [`transport`]: the direct socket and the `zellij pipe` CLI fallback.
+//! - [`sessions`]: finding sessions and choosing one.
+//!
+//! stdout carries MCP; logs go to stderr.
+
+mod client;
+mod sessions;
+mod tools;
+mod transport;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Parser;
+use rmcp::ServiceExt;
+
+use client::{ClientConfig, PluginClient, TransportChoice};
+use sessions::SessionDefaults;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "zellij-mcp",
+    version,
+    about = "MCP server for driving a live Zellij session"
+)]
+struct Cli {
+    /// Session to act in when a tool call names none.
+    #[arg(long, env = "ZELLIJ_MCP_SESSION")]
+    session: Option<String>,
+
+    /// How to reach the plugin.
+    #[arg(long, env = "ZELLIJ_MCP_TRANSPORT", value_enum, default_value = "auto")]
+    transport: TransportChoice,
+
+    /// Plugin URL to use when the loaded plugin does not report its own.
+    #[arg(long, env = "ZELLIJ_MCP_PLUGIN_URL")]
+    plugin_url: Option<String>,
+
+    /// Per-request timeout, in milliseconds.
+    #[arg(long, env = "ZELLIJ_MCP_TIMEOUT_MS", default_value_t = 10_000)]
+    timeout_ms: u64,
+
+    /// The zellij binary (for the CLI transport and session listing).
+    #[arg(long, env = "ZELLIJ_MCP_ZELLIJ", default_value = "zellij")]
+    zellij: PathBuf,
+}
+
+/// Where `make install` puts the plugin.
+fn default_plugin_url() -> String {
+    let home = std::env::var("HOME").unwrap_or_default();
+    format!("file:{home}/.local/share/zellij-mcp/zellij-mcp.wasm")
+}
+
+fn non_empty_env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("ZELLIJ_MCP_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .init();
+    let cli = Cli::parse();
+
+    let enclosing = non_empty_env("ZELLIJ_SESSION_NAME");
+    let own_pane = enclosing.clone().zip(
+        non_empty_env("ZELLIJ_PANE_ID")
+            .and_then(|id| id.parse().ok())
+            .map(zellij_mcp_protocol::PaneRef::terminal),
+    );
+    let client = PluginClient::new(ClientConfig {
+        transport: cli.transport,
+        zellij: cli.zellij,
+        plugin_url: cli.plugin_url.unwrap_or_else(default_plugin_url),
+        timeout: Duration::from_millis(cli.timeout_ms),
+        sessions: SessionDefaults {
+            configured: cli.session,
+            enclosing,
+        },
+    });
+    let server = tools::ZellijMcp::new(Arc::new(client), own_pane);
+    let service = server.serve(rmcp::transport::stdio()).await?;
+    service.waiting().await?;
+    Ok(())
+}

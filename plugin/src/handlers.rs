@@ -5,8 +5,8 @@ use std::time::{Duration, Instant};
 
 use zellij_mcp_protocol::keys::key_bytes;
 use zellij_mcp_protocol::ops::{
-    HelloResult, ListPanesResult, ReadArgs, ReadResult, WriteArgs, WriteResult, DEFAULT_READ_MAX_BYTES,
-    MAX_READ_MAX_BYTES, MAX_SUBMIT_DELAY_MS, MAX_WRITE_BYTES,
+    HelloResult, ListPanesResult, ReadArgs, ReadResult, WriteArgs, WriteResult,
+    DEFAULT_READ_MAX_BYTES, MAX_READ_MAX_BYTES, MAX_SUBMIT_DELAY_MS, MAX_WRITE_BYTES,
 };
 use zellij_mcp_protocol::text::tail_capped;
 use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneKind, PaneRef, PROTOCOL_VERSION};
@@ -56,10 +56,9 @@ impl<H: Host> McpPlugin<H> {
             .with_hint(format!("pass max_bytes between 1 and {MAX_READ_MAX_BYTES}")));
         }
         let tab_id = self.require_pane(args.pane_id)?;
-        let contents = self
-            .host
-            .scrollback(args.pane_id, args.full)
-            .map_err(|e| ErrorBody::new(ErrorCode::Internal, format!("reading the pane failed: {e}")))?;
+        let contents = self.host.scrollback(args.pane_id, args.full).map_err(|e| {
+            ErrorBody::new(ErrorCode::Internal, format!("reading the pane failed: {e}"))
+        })?;
         let lines = contents
             .lines_above_viewport
             .iter()
@@ -71,7 +70,11 @@ impl<H: Host> McpPlugin<H> {
             session: String::new(),
             pane_id: args.pane_id,
             tab_id,
-            lines: if text.is_empty() { 0 } else { text.lines().count() },
+            lines: if text.is_empty() {
+                0
+            } else {
+                text.lines().count()
+            },
             text,
             truncated,
         })
@@ -97,7 +100,10 @@ impl<H: Host> McpPlugin<H> {
         if args.pane_id.kind != PaneKind::Terminal {
             return Err(ErrorBody::new(
                 ErrorCode::WrongPaneKind,
-                format!("{} is a plugin pane; only terminal panes take input", args.pane_id),
+                format!(
+                    "{} is a plugin pane; only terminal panes take input",
+                    args.pane_id
+                ),
             )
             .with_hint("pass a terminal_N pane id from zellij_list_panes"));
         }
@@ -148,7 +154,10 @@ fn write_bytes(args: &WriteArgs) -> Result<Vec<u8>, ErrorBody> {
     if text.len() > MAX_WRITE_BYTES {
         return Err(ErrorBody::new(
             ErrorCode::BadRequest,
-            format!("text is {} bytes; one write takes at most {MAX_WRITE_BYTES}", text.len()),
+            format!(
+                "text is {} bytes; one write takes at most {MAX_WRITE_BYTES}",
+                text.len()
+            ),
         )
         .with_hint("split the text over several writes"));
     }

@@ -162,7 +162,8 @@ mod tests {
     }
 
     fn temp_dir(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("zellij-mcp-lease-{name}-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("zellij-mcp-lease-{name}-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).unwrap();
         dir
@@ -187,7 +188,10 @@ mod tests {
         assert!(a.check(0));
         assert!(!b.check(STALE_AFTER_MS - 1));
         assert!(b.check(STALE_AFTER_MS));
-        assert!(!a.check(STALE_AFTER_MS + 1), "the old holder must step down");
+        assert!(
+            !a.check(STALE_AFTER_MS + 1),
+            "the old holder must step down"
+        );
     }
 
     #[test]
@@ -203,7 +207,10 @@ mod tests {
         let a = Lease::new(&dir, 9, instance(1));
         fs::write(&a.lock_path, "0\n").unwrap();
         assert!(!a.check(10), "someone else is mid-claim");
-        assert!(!a.check(LOCK_STALE_AFTER_MS), "this check clears the abandoned lock");
+        assert!(
+            !a.check(LOCK_STALE_AFTER_MS),
+            "this check clears the abandoned lock"
+        );
         assert!(a.check(LOCK_STALE_AFTER_MS + 1));
     }
 

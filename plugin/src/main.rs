@@ -136,8 +136,8 @@ impl<H: Host> McpPlugin<H> {
                 Step::WriteCr(pane) => self.host.write(pane, b"\r".to_vec()),
                 Step::ArmTimer(after) => self.host.set_timeout(after),
                 Step::Reply(done) => {
-                    let result = serde_json::to_value(handlers::write_result(&done))
-                        .unwrap_or_default();
+                    let result =
+                        serde_json::to_value(handlers::write_result(&done)).unwrap_or_default();
                     self.reply(&done.pipe_id, Reply::ok(&done.request_id, result));
                 }
             }

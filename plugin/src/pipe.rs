@@ -65,11 +65,10 @@ impl<H: Host> McpPlugin<H> {
             names::LIST_PANES => self.list_panes(),
             names::READ => self.read(parse_args(args)?),
             names::WRITE => self.write(parse_args(args)?, &request.id, pipe_id),
-            other => Err(ErrorBody::new(
-                ErrorCode::UnknownOp,
-                format!("unknown op '{other}'"),
-            )
-            .with_hint("update the zellij-mcp plugin to the bridge's version")),
+            other => Err(
+                ErrorBody::new(ErrorCode::UnknownOp, format!("unknown op '{other}'"))
+                    .with_hint("update the zellij-mcp plugin to the bridge's version"),
+            ),
         }
     }
 
@@ -107,7 +106,10 @@ fn parse_request(payload: &str) -> Result<Request, (String, ErrorBody)> {
             id,
             ErrorBody::new(
                 ErrorCode::UnsupportedVersion,
-                format!("protocol v{} is not supported; this plugin speaks v{PROTOCOL_VERSION}", request.v),
+                format!(
+                    "protocol v{} is not supported; this plugin speaks v{PROTOCOL_VERSION}",
+                    request.v
+                ),
             )
             .with_hint("use the bridge and plugin from the same zellij-mcp release"),
         ));

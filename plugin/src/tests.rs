@@ -160,14 +160,42 @@ fn malformed_input_gets_one_typed_error_and_releases_the_pipe() {
     let cases = [
         ("not json", "", "bad_request"),
         (r#"{"v":1,"id":"a"}"#, "a", "bad_request"),
-        (r#"{"v":2,"id":"b","op":"hello"}"#, "b", "unsupported_version"),
+        (
+            r#"{"v":2,"id":"b","op":"hello"}"#,
+            "b",
+            "unsupported_version",
+        ),
         (r#"{"v":1,"id":"c","op":"fly"}"#, "c", "unknown_op"),
-        (r#"{"v":1,"id":"d","op":"read","args":{"pane_id":"x"}}"#, "d", "bad_request"),
-        (r#"{"v":1,"id":"e","op":"read","args":{"pane_id":"terminal_9"}}"#, "e", "pane_not_found"),
-        (r#"{"v":1,"id":"f","op":"write","args":{"pane_id":"plugin_5","text":"x"}}"#, "f", "wrong_pane_kind"),
-        (r#"{"v":1,"id":"g","op":"write","args":{"pane_id":1,"keys":["Hyper"]}}"#, "g", "bad_request"),
-        (r#"{"v":1,"id":"h","op":"write","args":{"pane_id":1}}"#, "h", "bad_request"),
-        (r#"{"v":1,"id":"i","op":"read","args":{"pane_id":1,"max_bytes":0}}"#, "i", "bad_request"),
+        (
+            r#"{"v":1,"id":"d","op":"read","args":{"pane_id":"x"}}"#,
+            "d",
+            "bad_request",
+        ),
+        (
+            r#"{"v":1,"id":"e","op":"read","args":{"pane_id":"terminal_9"}}"#,
+            "e",
+            "pane_not_found",
+        ),
+        (
+            r#"{"v":1,"id":"f","op":"write","args":{"pane_id":"plugin_5","text":"x"}}"#,
+            "f",
+            "wrong_pane_kind",
+        ),
+        (
+            r#"{"v":1,"id":"g","op":"write","args":{"pane_id":1,"keys":["Hyper"]}}"#,
+            "g",
+            "bad_request",
+        ),
+        (
+            r#"{"v":1,"id":"h","op":"write","args":{"pane_id":1}}"#,
+            "h",
+            "bad_request",
+        ),
+        (
+            r#"{"v":1,"id":"i","op":"read","args":{"pane_id":1,"max_bytes":0}}"#,
+            "i",
+            "bad_request",
+        ),
     ];
     for (n, (payload, id, code)) in cases.iter().enumerate() {
         let mut p = plugin(&format!("bad{n}"));
@@ -179,7 +207,12 @@ fn malformed_input_gets_one_typed_error_and_releases_the_pipe() {
             *code,
             "{payload}"
         );
-        let wrote = p.host.calls.borrow().iter().any(|c| matches!(c, Call::Write(..)));
+        let wrote = p
+            .host
+            .calls
+            .borrow()
+            .iter()
+            .any(|c| matches!(c, Call::Write(..)));
         assert!(!wrote, "bad input must not write: {payload}");
     }
 }
@@ -204,7 +237,10 @@ fn not_ready_until_the_pane_list_arrives() {
     p.view.panes = None;
     send(&mut p, "pipe", Some(&request("1", "list_panes", json!({}))));
     let reply = only_reply(&p, "pipe", "1");
-    assert_eq!(reply.into_result().unwrap_err().code, zellij_mcp_protocol::ErrorCode::NotReady);
+    assert_eq!(
+        reply.into_result().unwrap_err().code,
+        zellij_mcp_protocol::ErrorCode::NotReady
+    );
 }
 
 #[test]
@@ -224,11 +260,23 @@ fn hello_and_list_panes_describe_the_session() {
 #[test]
 fn read_returns_the_screen_or_the_scrollback() {
     let mut p = plugin("read");
-    send(&mut p, "p", Some(&request("1", "read", json!({"pane_id": "terminal_1"}))));
+    send(
+        &mut p,
+        "p",
+        Some(&request("1", "read", json!({"pane_id": "terminal_1"}))),
+    );
     let screen = only_reply(&p, "p", "1").into_result().unwrap();
     assert_eq!(screen["text"], "$ echo hi\nhi");
     assert_eq!(screen["lines"], 2);
-    send(&mut p, "q", Some(&request("2", "read", json!({"pane_id": 1, "full": true, "max_bytes": 5}))));
+    send(
+        &mut p,
+        "q",
+        Some(&request(
+            "2",
+            "read",
+            json!({"pane_id": 1, "full": true, "max_bytes": 5}),
+        )),
+    );
     let tail = only_reply(&p, "q", "2").into_result().unwrap();
     assert_eq!(tail["text"], "hi");
     assert_eq!(tail["truncated"], true);
@@ -243,7 +291,10 @@ fn a_submit_writes_text_then_a_lone_cr_and_answers_after_it() {
     {
         let calls = p.host.calls.borrow();
         assert_eq!(calls[0], Call::Block("p".into()));
-        assert_eq!(calls[1], Call::Write(PaneRef::terminal(1), b"hello".to_vec()));
+        assert_eq!(
+            calls[1],
+            Call::Write(PaneRef::terminal(1), b"hello".to_vec())
+        );
         assert_eq!(calls[2], Call::Timeout(Duration::from_millis(150)));
     }
     std::thread::sleep(Duration::from_millis(150));
@@ -282,8 +333,15 @@ fn of_two_instances_only_the_lease_holder_answers() {
     let mut first = plugin_in(&dir, 1);
     let mut second = plugin_in(&dir, 2);
     for (n, instance) in [&mut first, &mut second].into_iter().enumerate() {
-        send(instance, "p", Some(&request(&n.to_string(), "hello", json!({}))));
+        send(
+            instance,
+            "p",
+            Some(&request(&n.to_string(), "hello", json!({}))),
+        );
     }
     assert_eq!(replies(&first, "p", "0").len(), 1);
-    assert!(second.host.calls.borrow().is_empty(), "the follower stays silent");
+    assert!(
+        second.host.calls.borrow().is_empty(),
+        "the follower stays silent"
+    );
 }

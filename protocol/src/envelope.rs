@@ -175,7 +175,10 @@ mod tests {
         assert_eq!(v["error"]["code"], "pane_not_found");
         assert_eq!(v["ok"], false);
         let back: Reply = serde_json::from_value(v).unwrap();
-        assert_eq!(back.into_result().unwrap_err().code, ErrorCode::PaneNotFound);
+        assert_eq!(
+            back.into_result().unwrap_err().code,
+            ErrorCode::PaneNotFound
+        );
     }
 
     #[test]
@@ -195,6 +198,9 @@ mod tests {
     #[test]
     fn display_names_the_code_and_the_fix() {
         let e = ErrorBody::new(ErrorCode::BadRequest, "missing pane_id").with_hint("pass pane_id");
-        assert_eq!(e.to_string(), "bad_request: missing pane_id Fix: pass pane_id");
+        assert_eq!(
+            e.to_string(),
+            "bad_request: missing pane_id Fix: pass pane_id"
+        );
     }
 }

@@ -186,7 +186,9 @@ mod tests {
         let mut out = None;
         // Interleave another request's lines: they must be dropped.
         for line in &lines {
-            assert!(asm.push_line(r#"{"v":1,"id":"other","ok":true,"result":1}"#).is_none());
+            assert!(asm
+                .push_line(r#"{"v":1,"id":"other","ok":true,"result":1}"#)
+                .is_none());
             if let Some(r) = asm.push_line(line) {
                 out = Some(r);
             }

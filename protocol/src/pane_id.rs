@@ -116,7 +116,15 @@ mod tests {
 
     #[test]
     fn rejects_garbage_with_a_fix() {
-        for bad in ["", "terminal_", "pane_1", "-1", "+1", "terminal_x", "plugin_1.5"] {
+        for bad in [
+            "",
+            "terminal_",
+            "pane_1",
+            "-1",
+            "+1",
+            "terminal_x",
+            "plugin_1.5",
+        ] {
             let err = bad.parse::<PaneRef>().unwrap_err();
             assert!(err.contains("terminal_N"), "{bad}: {err}");
         }

@@ -6,7 +6,10 @@
 /// screen padding, not output. When the text is cut, whole lines are dropped
 /// from the top; a single line longer than the cap keeps its last bytes.
 /// Returns the text and whether anything was cut.
-pub fn tail_capped<'a>(lines: impl IntoIterator<Item = &'a str>, max_bytes: usize) -> (String, bool) {
+pub fn tail_capped<'a>(
+    lines: impl IntoIterator<Item = &'a str>,
+    max_bytes: usize,
+) -> (String, bool) {
     let mut lines: Vec<&str> = lines.into_iter().map(str::trim_end).collect();
     while lines.last().is_some_and(|l| l.is_empty()) {
         lines.pop();

@@ -1,0 +1,162 @@
+//! Finding Zellij sessions: the socket folder, the live sessions, and which
+//! session a tool call means.
+
+use std::os::unix::fs::FileTypeExt;
+use std::path::{Path, PathBuf};
+
+use zellij_mcp_protocol::{ErrorBody, ErrorCode};
+
+/// Zellij's folder name for the socket contract the socket transport speaks.
+pub const CONTRACT_DIR: &str = "contract_version_1";
+
+/// `$ZELLIJ_SOCKET_DIR`, else `$XDG_RUNTIME_DIR/zellij`, else `$TMPDIR/zellij-<uid>`,
+/// each with the contract folder appended (as Zellij itself does).
+pub fn socket_dir() -> PathBuf {
+    let base = std::env::var_os("ZELLIJ_SOCKET_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("XDG_RUNTIME_DIR").map(|d| PathBuf::from(d).join("zellij")))
+        .unwrap_or_else(|| {
+            // SAFETY: getuid has no preconditions and cannot fail.
+            let uid = unsafe { libc::getuid() };
+            std::env::temp_dir().join(format!("zellij-{uid}"))
+        });
+    base.join(CONTRACT_DIR)
+}
+
+/// Sessions whose socket accepts a connection, sorted by name.
+pub fn live_sessions(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_socket()))
+        .filter(|e| std::os::unix::net::UnixStream::connect(e.path()).is_ok())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Live sessions as `zellij list-sessions` reports them (for the CLI transport,
+/// when the socket folder is not where this bridge expects it).
+pub async fn live_sessions_from_cli(zellij: &Path) -> Vec<String> {
+    let output = tokio::process::Command::new(zellij)
+        .args(["list-sessions", "--short", "--no-formatting"])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .await;
+    let Ok(output) = output else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| l.trim().to_owned())
+        .filter(|l| !l.is_empty())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Where the session name comes from, most specific first.
+#[derive(Debug, Clone, Default)]
+pub struct SessionDefaults {
+    /// `--session` or `ZELLIJ_MCP_SESSION`.
+    pub configured: Option<String>,
+    /// `ZELLIJ_SESSION_NAME`, when the bridge runs inside a pane.
+    pub enclosing: Option<String>,
+}
+
+/// Picks the session: the tool's argument, the configured one, the one the
+/// bridge runs in, or the only live one; else an error listing the live ones.
+pub fn resolve(
+    requested: Option<&str>,
+    defaults: &SessionDefaults,
+    live: &[String],
+) -> Result<String, ErrorBody> {
+    let chosen = requested
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .or_else(|| defaults.configured.clone())
+        .or_else(|| defaults.enclosing.clone());
+    match chosen {
+        Some(name) if live.contains(&name) => Ok(name),
+        Some(name) => Err(ErrorBody::new(
+            ErrorCode::SessionNotFound,
+            format!(
+                "no live Zellij session named '{name}'; live sessions: {}",
+                list(live)
+            ),
+        )
+        .with_hint(
+            "pass one of the live sessions as `session`, or start it with `zellij -s NAME`",
+        )),
+        None if live.len() == 1 => Ok(live[0].clone()),
+        None if live.is_empty() => Err(ErrorBody::new(
+            ErrorCode::SessionNotFound,
+            "no live Zellij session found",
+        )
+        .with_hint("start one with `zellij --layout zellij-mcp` (the layout loads the plugin)")),
+        None => Err(ErrorBody::new(
+            ErrorCode::SessionNotFound,
+            format!(
+                "several sessions are live ({}); which one is meant?",
+                list(live)
+            ),
+        )
+        .with_hint("pass `session`, or start the bridge with --session NAME")),
+    }
+}
+
+fn list(live: &[String]) -> String {
+    if live.is_empty() {
+        "none".to_owned()
+    } else {
+        live.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn live() -> Vec<String> {
+        vec!["a".into(), "b".into()]
+    }
+
+    #[test]
+    fn the_most_specific_source_wins() {
+        let defaults = SessionDefaults {
+            configured: Some("a".into()),
+            enclosing: Some("b".into()),
+        };
+        assert_eq!(resolve(Some("b"), &defaults, &live()).unwrap(), "b");
+        assert_eq!(resolve(None, &defaults, &live()).unwrap(), "a");
+        let inside = SessionDefaults {
+            configured: None,
+            enclosing: Some("b".into()),
+        };
+        assert_eq!(resolve(None, &inside, &live()).unwrap(), "b");
+    }
+
+    #[test]
+    fn the_only_live_session_is_the_default() {
+        let one = vec!["solo".to_owned()];
+        assert_eq!(
+            resolve(None, &SessionDefaults::default(), &one).unwrap(),
+            "solo"
+        );
+    }
+
+    #[test]
+    fn errors_list_the_live_sessions() {
+        let e = resolve(None, &SessionDefaults::default(), &live()).unwrap_err();
+        assert_eq!(e.code, ErrorCode::SessionNotFound);
+        assert!(e.message.contains("a, b"));
+        let e = resolve(Some("zz"), &SessionDefaults::default(), &live()).unwrap_err();
+        assert!(e.message.contains("'zz'") && e.message.contains("a, b"));
+        let e = resolve(None, &SessionDefaults::default(), &[]).unwrap_err();
+        assert!(e.hint.unwrap().contains("layout"));
+    }
+}

@@ -1,0 +1,164 @@
+//! CLI fallback transport: persistent `zellij pipe` children, one JSON line
+//! per request on their stdin, replies read from their stdout.
+//!
+//! A child handles one request at a time (the CLI reads its next line only
+//! after the plugin releases the pipe), so idle children are pooled per
+//! target and new ones are started for concurrent calls. A child whose call
+//! timed out is killed rather than reused. The child's stdin is always our
+//! pipe, never the bridge's own stdin (which carries MCP).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use zellij_mcp_protocol::{Reply, Request, PIPE_NAME};
+
+use super::{CallError, CallFuture, ReplyReader, Target, Transport};
+
+/// Idle children kept per target.
+const MAX_IDLE: usize = 4;
+
+struct PipeChild {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+pub struct CliTransport {
+    zellij: PathBuf,
+    session: String,
+    idle: Mutex<HashMap<Target, Vec<PipeChild>>>,
+}
+
+impl CliTransport {
+    pub fn new(zellij: PathBuf, session: String) -> Self {
+        CliTransport {
+            zellij,
+            session,
+            idle: Mutex::default(),
+        }
+    }
+
+    fn spawn(&self, target: &Target) -> Result<PipeChild, CallError> {
+        let mut cmd = Command::new(&self.zellij);
+        cmd.arg("--session")
+            .arg(&self.session)
+            .arg("pipe")
+            .arg("--name")
+            .arg(PIPE_NAME);
+        if let Target::Plugin { url, configuration } = target {
+            cmd.arg("--plugin").arg(url);
+            if !configuration.is_empty() {
+                let config: Vec<String> = configuration
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect();
+                cmd.arg("--plugin-configuration").arg(config.join(","));
+            }
+        }
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true);
+        let mut child = cmd.spawn().map_err(|e| {
+            CallError::Transport(format!("cannot run {}: {e}", self.zellij.display()))
+        })?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(CallError::Transport("zellij pipe has no stdio".into()));
+        };
+        Ok(PipeChild {
+            child,
+            stdin,
+            stdout: BufReader::new(stdout),
+        })
+    }
+
+    fn take_idle(&self, target: &Target) -> Option<PipeChild> {
+        let mut idle = self.idle.lock().unwrap();
+        let pool = idle.get_mut(target)?;
+        while let Some(mut child) = pool.pop() {
+            if matches!(child.child.try_wait(), Ok(None)) {
+                return Some(child);
+            }
+        }
+        None
+    }
+
+    fn put_idle(&self, target: &Target, child: PipeChild) {
+        let mut idle = self.idle.lock().unwrap();
+        let pool = idle.entry(target.clone()).or_default();
+        if pool.len() < MAX_IDLE {
+            pool.push(child);
+        }
+    }
+
+    async fn send(
+        &self,
+        request: &Request,
+        target: &Target,
+        timeout: Duration,
+    ) -> Result<Reply, CallError> {
+        let mut child = match self.take_idle(target) {
+            Some(child) => child,
+            None => self.spawn(target)?,
+        };
+        let line =
+            serde_json::to_string(request).map_err(|e| CallError::Transport(e.to_string()))? + "\n";
+        let exchange = async {
+            child
+                .stdin
+                .write_all(line.as_bytes())
+                .await
+                .map_err(|e| CallError::Transport(format!("zellij pipe stdin: {e}")))?;
+            child
+                .stdin
+                .flush()
+                .await
+                .map_err(|e| CallError::Transport(e.to_string()))?;
+            let mut reader = ReplyReader::new(&request.id);
+            let mut out = String::new();
+            loop {
+                out.clear();
+                let n = child
+                    .stdout
+                    .read_line(&mut out)
+                    .await
+                    .map_err(|e| CallError::Transport(e.to_string()))?;
+                if n == 0 {
+                    return Err(CallError::Transport(
+                        "zellij pipe exited without a reply (is the session alive?)".into(),
+                    ));
+                }
+                if let Some(reply) = reader.push(&out) {
+                    return Ok(reply);
+                }
+            }
+        };
+        let result = tokio::time::timeout(timeout, exchange)
+            .await
+            .unwrap_or(Err(CallError::Timeout));
+        if result.is_ok() {
+            self.put_idle(target, child);
+        }
+        result
+    }
+}
+
+impl Transport for CliTransport {
+    fn call<'a>(
+        &'a self,
+        request: &'a Request,
+        target: &'a Target,
+        timeout: Duration,
+    ) -> CallFuture<'a> {
+        Box::pin(self.send(request, target, timeout))
+    }
+
+    fn kind(&self) -> &'static str {
+        "cli"
+    }
+}

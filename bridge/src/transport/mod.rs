@@ -1,0 +1,108 @@
+//! How requests reach the plugin: one trait, two implementations.
+//!
+//! - [`socket`]: speaks Zellij's CLI-pipe protocol on the session socket
+//!   directly; one connection, many requests in flight, matched by pipe id.
+//! - [`cli`]: persistent `zellij pipe` children, one JSON line per request.
+//!
+//! Both hand the plugin's output to [`ReplyReader`], which matches the reply
+//! to its request id and drops anything else.
+
+pub mod cli;
+pub mod socket;
+pub mod wire;
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
+use zellij_mcp_protocol::{Assembler, Reply, Request};
+
+/// Where a pipe message goes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// Every plugin in the session (only ours answers to the pipe name).
+    /// Never launches a plugin, so it is how the bridge finds out whether
+    /// the plugin is loaded.
+    Broadcast,
+    /// The plugin instance(s) loaded from this URL with this configuration.
+    Plugin {
+        url: String,
+        configuration: BTreeMap<String, String>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallError {
+    /// Zellij released the pipe and no reply came: no plugin answered.
+    NoReply,
+    Timeout,
+    /// The connection to Zellij failed or closed.
+    Transport(String),
+}
+
+pub type CallFuture<'a> = Pin<Box<dyn Future<Output = Result<Reply, CallError>> + Send + 'a>>;
+
+pub trait Transport: Send + Sync {
+    /// Sends one request and waits for its reply.
+    fn call<'a>(
+        &'a self,
+        request: &'a Request,
+        target: &'a Target,
+        timeout: Duration,
+    ) -> CallFuture<'a>;
+
+    /// `socket` or `cli`.
+    fn kind(&self) -> &'static str;
+}
+
+/// Collects pipe output (which may split or join lines) into the reply for one id.
+pub struct ReplyReader {
+    partial: String,
+    assembler: Assembler,
+}
+
+impl ReplyReader {
+    pub fn new(id: &str) -> Self {
+        ReplyReader {
+            partial: String::new(),
+            assembler: Assembler::new(id),
+        }
+    }
+
+    pub fn push(&mut self, output: &str) -> Option<Reply> {
+        self.partial.push_str(output);
+        while let Some(end) = self.partial.find('\n') {
+            let line: String = self.partial.drain(..=end).collect();
+            if let Some(reply) = self.assembler.push_line(&line) {
+                self.partial.clear();
+                return Some(reply);
+            }
+        }
+        None
+    }
+
+    pub fn dropped(&self) -> usize {
+        self.assembler.dropped()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use zellij_mcp_protocol::encode_reply;
+
+    #[test]
+    fn reader_handles_split_and_foreign_output() {
+        let line = encode_reply(&Reply::ok("7", json!({"x": 1}))).concat();
+        let stale = encode_reply(&Reply::ok("6", json!(null))).concat();
+        let mut reader = ReplyReader::new("7");
+        assert!(reader.push(&stale).is_none());
+        let (a, b) = line.split_at(5);
+        assert!(reader.push(a).is_none());
+        let reply = reader.push(b).unwrap();
+        assert_eq!(reply.result, Some(json!({"x": 1})));
+        assert_eq!(reader.dropped(), 1);
+    }
+}

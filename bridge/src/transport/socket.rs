@@ -1,0 +1,209 @@
+//! Direct socket transport: the bridge acts as a `zellij pipe` CLI client on
+//! the session's socket, `<socket dir>/contract_version_1/<session>`.
+//!
+//! Frames are a 4-byte little-endian length and a protobuf message. Each
+//! request is sent with its own pipe id (the request id), so many requests
+//! share one connection; a reader task routes `CliPipeOutput` and
+//! `UnblockCliPipeInput` to the waiting call by pipe id.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use interprocess::local_socket::tokio::{prelude::*, Stream};
+use interprocess::local_socket::{GenericFilePath, ToFsName};
+use prost::Message;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::sync::mpsc;
+use zellij_mcp_protocol::Request;
+
+use super::wire::{self, server_to_client::Message as ServerMsg, ServerToClientMsg};
+use super::{CallError, CallFuture, ReplyReader, Target, Transport};
+
+/// Larger frames from the server are treated as a broken stream.
+const MAX_SERVER_FRAME: usize = 64 * 1024 * 1024;
+
+enum PipeEvent {
+    Output(String),
+    Unblocked,
+    Closed(String),
+}
+
+type Waiters = Arc<Mutex<HashMap<String, mpsc::UnboundedSender<PipeEvent>>>>;
+
+struct Connection {
+    stream: Arc<Stream>,
+    /// Serializes whole frames onto the stream.
+    write_lock: tokio::sync::Mutex<()>,
+    waiters: Waiters,
+    reader: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        self.reader.abort();
+    }
+}
+
+pub struct SocketTransport {
+    path: PathBuf,
+    connection: tokio::sync::Mutex<Option<Arc<Connection>>>,
+}
+
+impl SocketTransport {
+    pub fn new(path: PathBuf) -> Self {
+        SocketTransport {
+            path,
+            connection: tokio::sync::Mutex::new(None),
+        }
+    }
+
+    async fn connection(&self) -> Result<Arc<Connection>, CallError> {
+        let mut slot = self.connection.lock().await;
+        if let Some(conn) = slot.as_ref() {
+            if !conn.reader.is_finished() {
+                return Ok(conn.clone());
+            }
+        }
+        let name = self
+            .path
+            .clone()
+            .to_fs_name::<GenericFilePath>()
+            .map_err(|e| CallError::Transport(format!("bad socket path: {e}")))?;
+        let stream = Stream::connect(name).await.map_err(|e| {
+            CallError::Transport(format!("cannot connect to {}: {e}", self.path.display()))
+        })?;
+        let stream = Arc::new(stream);
+        let waiters: Waiters = Arc::default();
+        let reader = tokio::spawn(read_frames(stream.clone(), waiters.clone()));
+        let conn = Arc::new(Connection {
+            stream,
+            write_lock: tokio::sync::Mutex::new(()),
+            waiters,
+            reader,
+        });
+        *slot = Some(conn.clone());
+        Ok(conn)
+    }
+
+    async fn send(
+        &self,
+        request: &Request,
+        target: &Target,
+        timeout: Duration,
+    ) -> Result<zellij_mcp_protocol::Reply, CallError> {
+        let conn = self.connection().await?;
+        let pipe_id = request.id.clone();
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        conn.waiters.lock().unwrap().insert(pipe_id.clone(), tx);
+        let _unregister = Unregister(&conn.waiters, &pipe_id);
+
+        let payload =
+            serde_json::to_string(request).map_err(|e| CallError::Transport(e.to_string()))?;
+        let plugin = match target {
+            Target::Broadcast => None,
+            Target::Plugin { url, configuration } => Some((
+                url.clone(),
+                configuration
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            )),
+        };
+        let body = wire::pipe_message(&pipe_id, payload, plugin).encode_to_vec();
+        {
+            let _writing = conn.write_lock.lock().await;
+            let frame = [&(body.len() as u32).to_le_bytes()[..], &body].concat();
+            (&*conn.stream)
+                .write_all(&frame)
+                .await
+                .map_err(|e| CallError::Transport(format!("write to Zellij failed: {e}")))?;
+        }
+
+        let mut reader = ReplyReader::new(&request.id);
+        let wait = async {
+            while let Some(event) = rx.recv().await {
+                match event {
+                    PipeEvent::Output(text) => {
+                        if let Some(reply) = reader.push(&text) {
+                            return Ok(reply);
+                        }
+                    }
+                    PipeEvent::Unblocked => return Err(CallError::NoReply),
+                    PipeEvent::Closed(why) => return Err(CallError::Transport(why)),
+                }
+            }
+            Err(CallError::Transport("connection closed".into()))
+        };
+        tokio::time::timeout(timeout, wait)
+            .await
+            .unwrap_or(Err(CallError::Timeout))
+    }
+}
+
+impl Transport for SocketTransport {
+    fn call<'a>(
+        &'a self,
+        request: &'a Request,
+        target: &'a Target,
+        timeout: Duration,
+    ) -> CallFuture<'a> {
+        Box::pin(self.send(request, target, timeout))
+    }
+
+    fn kind(&self) -> &'static str {
+        "socket"
+    }
+}
+
+/// Removes a call's waiter however the call ends, so late output is dropped.
+struct Unregister<'a>(&'a Waiters, &'a str);
+
+impl Drop for Unregister<'_> {
+    fn drop(&mut self) {
+        self.0.lock().unwrap().remove(self.1);
+    }
+}
+
+async fn read_frames(stream: Arc<Stream>, waiters: Waiters) {
+    let mut recv = &*stream;
+    let why = loop {
+        let mut len = [0u8; 4];
+        if let Err(e) = recv.read_exact(&mut len).await {
+            break format!("Zellij closed the connection: {e}");
+        }
+        let len = u32::from_le_bytes(len) as usize;
+        if len > MAX_SERVER_FRAME {
+            break format!("frame of {len} bytes from Zellij");
+        }
+        let mut body = vec![0u8; len];
+        if let Err(e) = recv.read_exact(&mut body).await {
+            break format!("Zellij closed the connection: {e}");
+        }
+        let Ok(msg) = ServerToClientMsg::decode(body.as_slice()) else {
+            tracing::debug!("skipping an undecodable frame of {len} bytes");
+            continue;
+        };
+        let (pipe, event) = match msg.message {
+            Some(ServerMsg::CliPipeOutput(out)) => (out.pipe_name, PipeEvent::Output(out.output)),
+            Some(ServerMsg::UnblockCliPipeInput(p)) => (p.pipe_name, PipeEvent::Unblocked),
+            Some(ServerMsg::LogError(log)) => break format!("Zellij: {}", log.lines.join("; ")),
+            Some(ServerMsg::Exit(exit)) => {
+                break format!("Zellij ended the connection (reason {})", exit.exit_reason)
+            }
+            Some(ServerMsg::Log(log)) => {
+                tracing::debug!("zellij log: {:?}", log.lines);
+                continue;
+            }
+            None => continue,
+        };
+        if let Some(tx) = waiters.lock().unwrap().get(&pipe) {
+            let _ = tx.send(event);
+        }
+    };
+    tracing::debug!("socket reader stops: {why}");
+    for (_, tx) in waiters.lock().unwrap().drain() {
+        let _ = tx.send(PipeEvent::Closed(why.clone()));
+    }
+}

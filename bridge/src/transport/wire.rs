@@ -1,0 +1,176 @@
+//! The minimal subset of Zellij's client/server contract (protobuf, from
+//! zellij-utils `client_server_contract/*.proto`, contract version 1) that a
+//! CLI pipe needs. Field numbers must match Zellij's; unknown messages from
+//! the server decode to `None` and are skipped.
+
+use std::collections::HashMap;
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct ClientToServerMsg {
+    #[prost(oneof = "client_to_server::Message", tags = "9")]
+    pub message: Option<client_to_server::Message>,
+}
+
+pub mod client_to_server {
+    #[derive(Clone, PartialEq, prost::Oneof)]
+    pub enum Message {
+        #[prost(message, tag = "9")]
+        Action(super::ActionMsg),
+    }
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct ActionMsg {
+    #[prost(message, optional, tag = "1")]
+    pub action: Option<Action>,
+    #[prost(uint32, optional, tag = "2")]
+    pub terminal_id: Option<u32>,
+    #[prost(uint32, optional, tag = "3")]
+    pub client_id: Option<u32>,
+    #[prost(bool, tag = "4")]
+    pub is_cli_client: bool,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct Action {
+    #[prost(oneof = "action::ActionType", tags = "84")]
+    pub action_type: Option<action::ActionType>,
+}
+
+pub mod action {
+    #[derive(Clone, PartialEq, prost::Oneof)]
+    pub enum ActionType {
+        #[prost(message, tag = "84")]
+        CliPipe(super::CliPipeAction),
+    }
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct CliPipeAction {
+    #[prost(string, tag = "1")]
+    pub pipe_id: String,
+    #[prost(string, optional, tag = "2")]
+    pub name: Option<String>,
+    #[prost(string, optional, tag = "3")]
+    pub payload: Option<String>,
+    #[prost(map = "string, string", tag = "4")]
+    pub args: HashMap<String, String>,
+    #[prost(string, optional, tag = "5")]
+    pub plugin: Option<String>,
+    #[prost(map = "string, string", tag = "6")]
+    pub configuration: HashMap<String, String>,
+    #[prost(bool, tag = "7")]
+    pub launch_new: bool,
+    #[prost(bool, tag = "8")]
+    pub skip_cache: bool,
+    #[prost(bool, optional, tag = "9")]
+    pub floating: Option<bool>,
+    #[prost(bool, optional, tag = "10")]
+    pub in_place: Option<bool>,
+    #[prost(string, optional, tag = "11")]
+    pub cwd: Option<String>,
+    #[prost(string, optional, tag = "12")]
+    pub pane_title: Option<String>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct ServerToClientMsg {
+    #[prost(oneof = "server_to_client::Message", tags = "3, 5, 6, 8, 9")]
+    pub message: Option<server_to_client::Message>,
+}
+
+pub mod server_to_client {
+    #[derive(Clone, PartialEq, prost::Oneof)]
+    pub enum Message {
+        #[prost(message, tag = "3")]
+        Exit(super::ExitMsg),
+        #[prost(message, tag = "5")]
+        Log(super::LogMsg),
+        #[prost(message, tag = "6")]
+        LogError(super::LogMsg),
+        #[prost(message, tag = "8")]
+        UnblockCliPipeInput(super::PipeNameMsg),
+        #[prost(message, tag = "9")]
+        CliPipeOutput(super::CliPipeOutputMsg),
+    }
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct ExitMsg {
+    #[prost(int32, tag = "1")]
+    pub exit_reason: i32,
+    #[prost(string, optional, tag = "2")]
+    pub payload: Option<String>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct LogMsg {
+    #[prost(string, repeated, tag = "1")]
+    pub lines: Vec<String>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct PipeNameMsg {
+    #[prost(string, tag = "1")]
+    pub pipe_name: String,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct CliPipeOutputMsg {
+    #[prost(string, tag = "1")]
+    pub pipe_name: String,
+    #[prost(string, tag = "2")]
+    pub output: String,
+}
+
+/// A CLI-pipe message as the `zellij pipe` CLI would send it.
+pub fn pipe_message(
+    pipe_id: &str,
+    payload: String,
+    plugin: Option<(String, HashMap<String, String>)>,
+) -> ClientToServerMsg {
+    let (plugin, configuration) = match plugin {
+        Some((url, configuration)) => (Some(url), configuration),
+        None => (None, HashMap::new()),
+    };
+    ClientToServerMsg {
+        message: Some(client_to_server::Message::Action(ActionMsg {
+            action: Some(Action {
+                action_type: Some(action::ActionType::CliPipe(CliPipeAction {
+                    pipe_id: pipe_id.to_owned(),
+                    name: Some(zellij_mcp_protocol::PIPE_NAME.to_owned()),
+                    payload: Some(payload),
+                    plugin,
+                    configuration,
+                    ..Default::default()
+                })),
+            }),
+            terminal_id: None,
+            client_id: None,
+            is_cli_client: true,
+        })),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prost::Message;
+
+    #[test]
+    fn cli_pipe_action_sits_at_the_contract_field_numbers() {
+        let msg = pipe_message("p1", "{}".into(), None);
+        let bytes = msg.encode_to_vec();
+        // field 9 (action), length-delimited: tag byte (9 << 3) | 2 = 0x4a
+        assert_eq!(bytes[0], 0x4a);
+        let back = ClientToServerMsg::decode(bytes.as_slice()).unwrap();
+        assert_eq!(back, msg);
+    }
+
+    #[test]
+    fn unknown_server_messages_decode_to_none() {
+        // field 2 (UnblockInputThread), empty message.
+        let msg = ServerToClientMsg::decode([0x12u8, 0x00].as_slice()).unwrap();
+        assert!(msg.message.is_none());
+    }
+}
