@@ -3,20 +3,22 @@
 
 use std::time::Duration;
 
+use rmcp::handler::server::common::schema_for_type;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::IntoCallToolResult;
-use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolResponse, CallToolResult, ContentBlock, Implementation, ServerCapabilities,
+    CallToolResponse, CallToolResult, ContentBlock, Implementation, JsonObject, ServerCapabilities,
     ServerConfig,
 };
 use rmcp::{tool, tool_handler, tool_router, ErrorData, Json, ServerHandler};
 use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use zellij_mcp_protocol::ops::{
     names, ListPanesArgs, ListPanesResult, ReadArgs, ReadResult, WriteArgs, WriteResult,
+    DEFAULT_SUBMIT_DELAY_MS,
 };
-use zellij_mcp_protocol::{ErrorBody, PaneRef};
+use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef};
 
 use crate::client::SharedClient;
 
@@ -50,6 +52,17 @@ impl IntoCallToolResult for ToolFailure {
 
 type ToolResult<T> = Result<Json<T>, ToolFailure>;
 
+/// Tool arguments, parsed here rather than by the router so that bad input is
+/// a tool error the agent can read and fix, not a protocol error.
+fn parse<T: DeserializeOwned>(args: JsonObject) -> Result<T, ToolFailure> {
+    serde_json::from_value(serde_json::Value::Object(args)).map_err(|e| {
+        ToolFailure(
+            ErrorBody::new(ErrorCode::BadRequest, format!("invalid arguments: {e}"))
+                .with_hint("check the arguments against the tool's input schema"),
+        )
+    })
+}
+
 #[derive(Clone)]
 pub struct ZellijMcp {
     client: SharedClient,
@@ -75,12 +88,12 @@ impl ZellijMcp {
             is_self (the pane this server runs in). Acts on: the session. Focus: never moves. State after: \
             unchanged (read-only). Call this first to get pane ids; do not guess ids. Precondition: the \
             session runs the zellij-mcp plugin (its layout loads it).",
+        input_schema = schema_for_type::<InSession<ListPanesArgs>>(),
+        output_schema = schema_for_type::<ListPanesResult>(),
         annotations(title = "List panes", read_only_hint = true, open_world_hint = false)
     )]
-    async fn list_panes(
-        &self,
-        Parameters(p): Parameters<InSession<ListPanesArgs>>,
-    ) -> ToolResult<ListPanesResult> {
+    async fn list_panes(&self, args: JsonObject) -> ToolResult<ListPanesResult> {
+        let p: InSession<ListPanesArgs> = parse(args)?;
         let (session, mut result): (String, ListPanesResult) = self
             .call(p.session, names::LIST_PANES, &p.args, None)
             .await?;
@@ -99,9 +112,12 @@ impl ZellijMcp {
             one pane. Focus: never moves. State after: unchanged (read-only). Do not poll this in a tight \
             loop to wait for output; leave a short pause between reads. Precondition: pane_id from \
             zellij_list_panes.",
+        input_schema = schema_for_type::<InSession<ReadArgs>>(),
+        output_schema = schema_for_type::<ReadResult>(),
         annotations(title = "Read a pane", read_only_hint = true, open_world_hint = false)
     )]
-    async fn read(&self, Parameters(p): Parameters<InSession<ReadArgs>>) -> ToolResult<ReadResult> {
+    async fn read(&self, args: JsonObject) -> ToolResult<ReadResult> {
+        let p: InSession<ReadArgs> = parse(args)?;
         let (session, mut result): (String, ReadResult) =
             self.call(p.session, names::READ, &p.args, None).await?;
         result.session = session;
@@ -119,6 +135,8 @@ impl ZellijMcp {
             pane_id, tab_id, session. Do not add \\r or \\n to text when using submit (that would submit \
             twice), and do not write again before reading the result when the program may still be busy. \
             Preconditions: a terminal_N pane from zellij_list_panes; text at most 262144 bytes.",
+        input_schema = schema_for_type::<InSession<WriteArgs>>(),
+        output_schema = schema_for_type::<WriteResult>(),
         annotations(
             title = "Type into a pane",
             read_only_hint = false,
@@ -127,17 +145,20 @@ impl ZellijMcp {
             open_world_hint = false
         )
     )]
-    async fn write(
-        &self,
-        Parameters(p): Parameters<InSession<WriteArgs>>,
-    ) -> ToolResult<WriteResult> {
-        let delay = Duration::from_millis(if p.args.submit {
-            p.args.submit_delay_ms.unwrap_or(0)
-        } else {
-            0
-        });
+    async fn write(&self, args: JsonObject) -> ToolResult<WriteResult> {
+        let p: InSession<WriteArgs> = parse(args)?;
+        // A submit waits for its CR, and maybe for earlier writes to the pane.
+        let delay = match p.args.submit {
+            true => 2 * p.args.submit_delay_ms.unwrap_or(DEFAULT_SUBMIT_DELAY_MS),
+            false => 0,
+        };
         let (session, mut result): (String, WriteResult) = self
-            .call(p.session, names::WRITE, &p.args, Some(delay))
+            .call(
+                p.session,
+                names::WRITE,
+                &p.args,
+                Some(Duration::from_millis(delay)),
+            )
             .await?;
         result.session = session;
         Ok(Json(result))

@@ -48,7 +48,17 @@ pub enum Step {
 #[derive(Debug, Default)]
 struct PaneQueue {
     items: VecDeque<PendingWrite>,
+    /// The head is a submit whose CR is due then.
     cr_due: Option<Instant>,
+    /// After a submit CR the pane gets no input until then: an Ink app that
+    /// gets text right after Return may merge it into the old value.
+    quiet_until: Option<Instant>,
+}
+
+impl PaneQueue {
+    fn is_idle(&self, now: Instant) -> bool {
+        self.items.is_empty() && self.cr_due.is_none() && self.quiet_until.is_none_or(|t| t <= now)
+    }
 }
 
 #[derive(Debug, Default)]
@@ -63,37 +73,41 @@ impl WriteQueue {
         let queue = self.panes.entry(pane).or_default();
         queue.items.push_back(write);
         let mut steps = Vec::new();
-        if queue.items.len() == 1 {
+        let quiet = queue.quiet_until.is_some_and(|t| t > now);
+        if queue.items.len() == 1 && queue.cr_due.is_none() && !quiet {
+            queue.quiet_until = None;
             Self::run_from_head(queue, now, &mut steps);
         }
-        self.forget_idle(pane);
+        self.forget_idle(now);
         steps
     }
 
-    /// Called on every timer event: finishes submits whose CR is due.
+    /// Called on every timer event: sends due submit CRs, and resumes panes
+    /// whose quiet time after a CR is over.
     pub fn on_timer(&mut self, now: Instant) -> Vec<Step> {
+        let due = |t: Option<Instant>| t.is_some_and(|t| t <= now + TIMER_SLACK);
         let mut steps = Vec::new();
-        let due: Vec<PaneRef> = self
-            .panes
-            .iter()
-            .filter(|(_, q)| q.cr_due.is_some_and(|t| t <= now + TIMER_SLACK))
-            .map(|(pane, _)| *pane)
-            .collect();
-        for pane in due {
-            if let Some(queue) = self.panes.get_mut(&pane) {
+        for (pane, queue) in self.panes.iter_mut() {
+            if due(queue.cr_due) {
                 queue.cr_due = None;
                 if let Some(done) = queue.items.pop_front() {
-                    steps.push(Step::WriteCr(pane));
+                    let settle = done.submit_delay.unwrap_or_default();
+                    steps.push(Step::WriteCr(*pane));
                     steps.push(Step::Reply(done));
+                    queue.quiet_until = Some(now + settle);
+                    steps.push(Step::ArmTimer(settle));
                 }
+            } else if due(queue.quiet_until) {
+                queue.quiet_until = None;
                 Self::run_from_head(queue, now, &mut steps);
             }
-            self.forget_idle(pane);
         }
+        self.forget_idle(now);
         steps
     }
 
     /// Writes waiting or in progress, over all panes.
+    #[cfg(test)]
     pub fn pending(&self) -> usize {
         self.panes.values().map(|q| q.items.len()).sum()
     }
@@ -115,10 +129,8 @@ impl WriteQueue {
         }
     }
 
-    fn forget_idle(&mut self, pane: PaneRef) {
-        if self.panes.get(&pane).is_some_and(|q| q.items.is_empty()) {
-            self.panes.remove(&pane);
-        }
+    fn forget_idle(&mut self, now: Instant) {
+        self.panes.retain(|_, q| !q.is_idle(now));
     }
 }
 
@@ -176,6 +188,25 @@ mod tests {
     }
 
     #[test]
+    fn a_write_right_after_a_submit_waits_for_the_quiet_time() {
+        let t0 = Instant::now();
+        let mut q = WriteQueue::default();
+        q.push(write("a", 1, "hi", Some(150)), t0);
+        let t1 = t0 + Duration::from_millis(150);
+        q.on_timer(t1);
+        assert!(q.push(write("b", 1, "next", None), t1).is_empty());
+        let steps = q.on_timer(t1 + Duration::from_millis(150));
+        assert_eq!(
+            steps[0],
+            Step::Write(PaneRef::terminal(1), b"next".to_vec())
+        );
+        assert_eq!(replied(&steps), ["b"]);
+        // Once quiet, a pane takes writes at once.
+        let later = t1 + Duration::from_millis(400);
+        assert_eq!(replied(&q.push(write("c", 1, "x", None), later)), ["c"]);
+    }
+
+    #[test]
     fn concurrent_submits_to_one_pane_never_interleave() {
         let t0 = Instant::now();
         let mut q = WriteQueue::default();
@@ -190,12 +221,22 @@ mod tests {
             [
                 Step::WriteCr(PaneRef::terminal(1)),
                 Step::Reply(write("a", 1, "first", Some(100))),
+                Step::ArmTimer(Duration::from_millis(100)),
+            ],
+            "the pane stays quiet for a while after the CR"
+        );
+        let t2 = t1 + Duration::from_millis(100);
+        assert_eq!(
+            q.on_timer(t2),
+            [
                 Step::Write(PaneRef::terminal(1), b"second".to_vec()),
                 Step::ArmTimer(Duration::from_millis(100)),
             ]
         );
-        let steps = q.on_timer(t1 + Duration::from_millis(100));
-        assert_eq!(replied(&steps), ["b", "c"]);
+        let steps = q.on_timer(t2 + Duration::from_millis(100));
+        assert_eq!(replied(&steps), ["b"]);
+        let steps = q.on_timer(t2 + Duration::from_millis(200));
+        assert_eq!(replied(&steps), ["c"]);
         assert_eq!(q.pending(), 0);
     }
 

@@ -81,10 +81,6 @@ impl ReplyReader {
         }
         None
     }
-
-    pub fn dropped(&self) -> usize {
-        self.assembler.dropped()
-    }
 }
 
 #[cfg(test)]
@@ -103,6 +99,5 @@ mod tests {
         assert!(reader.push(a).is_none());
         let reply = reader.push(b).unwrap();
         assert_eq!(reply.result, Some(json!({"x": 1})));
-        assert_eq!(reader.dropped(), 1);
     }
 }

@@ -1,0 +1,393 @@
+//! End-to-end: real Zellij 0.45.1 sessions in sandboxes, the built plugin,
+//! and the built `zellij-mcp` binary driven as an MCP client.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use zellij_mcp_harness::{repo_layout, wait_for, workspace_root, Mcp, Sandbox, Session};
+
+fn bridge() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_zellij-mcp"))
+}
+
+/// A session running the repo's layout, unique to this test and process.
+fn session(test: &str) -> Session {
+    let name = format!("{test}-{}", std::process::id());
+    Sandbox::new().start_session(&name, &repo_layout(), true)
+}
+
+fn mcp(session: &Session, transport: &str) -> Mcp {
+    Mcp::start(&bridge(), session.sandbox(), &["--transport", transport])
+}
+
+fn panes(mcp: &Mcp) -> Vec<Value> {
+    let list = mcp.ok("zellij_list_panes", json!({}));
+    list["panes"].as_array().expect("panes").clone()
+}
+
+/// The layout's one shell pane.
+fn shell_pane(mcp: &Mcp) -> String {
+    let terminals: Vec<Value> = panes(mcp)
+        .into_iter()
+        .filter(|p| p["pane_id"].as_str().unwrap().starts_with("terminal_"))
+        .collect();
+    assert_eq!(
+        terminals.len(),
+        1,
+        "the layout has one shell pane: {terminals:?}"
+    );
+    terminals[0]["pane_id"].as_str().unwrap().to_owned()
+}
+
+fn screen(mcp: &Mcp, pane: &str) -> String {
+    let read = mcp.ok("zellij_read", json!({"pane_id": pane}));
+    read["text"].as_str().unwrap().to_owned()
+}
+
+/// Reads the pane until a line equals `line`.
+fn read_until_line(mcp: &Mcp, pane: &str, line: &str) -> String {
+    wait_for(
+        &format!("'{line}' in {pane}"),
+        Duration::from_secs(20),
+        || {
+            let text = screen(mcp, pane);
+            text.lines().any(|l| l.trim() == line).then_some(text)
+        },
+    )
+}
+
+fn file_lines(path: &Path, count: usize) -> Vec<String> {
+    wait_for(
+        &format!("{count} lines in {}", path.display()),
+        Duration::from_secs(20),
+        || {
+            let text = std::fs::read_to_string(path).ok()?;
+            let lines: Vec<String> = text.lines().map(str::to_owned).collect();
+            (lines.len() >= count).then_some(lines)
+        },
+    )
+}
+
+/// Runs a test body once per transport.
+macro_rules! on_both_transports {
+    ($($case:ident),* $(,)?) => {$(
+        mod $case {
+            #[test]
+            fn socket() {
+                super::$case("socket");
+            }
+            #[test]
+            fn cli() {
+                super::$case("cli");
+            }
+        }
+    )*};
+}
+
+on_both_transports!(
+    list_write_read,
+    submit_into_ink,
+    bad_input_is_a_tool_error_and_changes_nothing
+);
+
+fn list_write_read(transport: &str) {
+    let s = session(&format!("lwr-{transport}"));
+    let mcp = mcp(&s, transport);
+    let before = panes(&mcp);
+    let plugin = before
+        .iter()
+        .find(|p| p["plugin_url"] == json!(s.sandbox().plugin_url()))
+        .expect("the zellij-mcp plugin pane is listed");
+    assert_eq!(
+        plugin["selectable"], false,
+        "the plugin stays out of the way"
+    );
+    assert_eq!(plugin["focused"], false);
+    let pane = shell_pane(&mcp);
+    let shell = before.iter().find(|p| p["pane_id"] == json!(pane)).unwrap();
+    assert_eq!(shell["focused"], true);
+    assert_eq!(shell["tab_name"], "main");
+    assert_eq!(shell["is_self"], false);
+
+    let wrote = mcp.ok(
+        "zellij_write",
+        json!({"pane_id": pane, "text": "echo e2e-$((6*7))", "keys": ["Enter"]}),
+    );
+    assert_eq!(wrote["pane_id"], json!(pane));
+    assert_eq!(wrote["session"], json!(s.name()));
+    assert_eq!(wrote["submitted"], false);
+    assert_eq!(wrote["bytes_written"], 18);
+    read_until_line(&mcp, &pane, "e2e-42");
+
+    let full = mcp.ok(
+        "zellij_read",
+        json!({"pane_id": pane, "full": true, "max_bytes": 7}),
+    );
+    assert_eq!(full["truncated"], true);
+    assert!(full["text"].as_str().unwrap().len() <= 7);
+
+    // Nothing else changed: same panes, same focus, no stray plugin copy.
+    let after = panes(&mcp);
+    let ids = |l: &[Value]| {
+        l.iter()
+            .map(|p| (p["pane_id"].clone(), p["focused"].clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ids(&before), ids(&after));
+}
+
+fn submit_into_ink(transport: &str) {
+    let app = workspace_root().join("bridge/tests/fixtures/ink-echo");
+    assert!(
+        app.join("node_modules/ink").is_dir(),
+        "the Ink fixture is not installed: run `make test-deps`"
+    );
+    let s = session(&format!("ink-{transport}"));
+    let mcp = mcp(&s, transport);
+    let pane = shell_pane(&mcp);
+    let out = s.sandbox().work().join("submitted.jsonl");
+    let command = format!("node {} {}", app.join("echo.mjs").display(), out.display());
+    mcp.ok(
+        "zellij_write",
+        json!({"pane_id": pane, "text": command, "keys": ["Enter"]}),
+    );
+    wait_for("the Ink prompt", Duration::from_secs(30), || {
+        screen(&mcp, &pane).contains("READY>").then_some(())
+    });
+
+    let mut expected: Vec<String> = Vec::new();
+    for i in 0..4 {
+        let text = format!("message {i} via {transport}");
+        let start = Instant::now();
+        let wrote = mcp.ok(
+            "zellij_write",
+            json!({"pane_id": pane, "text": text, "submit": true}),
+        );
+        assert_eq!(wrote["submitted"], true);
+        assert!(
+            start.elapsed() >= Duration::from_millis(150),
+            "the reply comes after the CR"
+        );
+        expected.push(json!(text).to_string());
+    }
+    let lines = file_lines(&out, 4);
+    assert_eq!(lines, expected, "every submit arrived whole, in order");
+
+    // Concurrent submits to one pane are queued, never interleaved.
+    let texts: Vec<String> = (0..3)
+        .map(|i| format!("concurrent {i} {}", "x".repeat(40)))
+        .collect();
+    let results = mcp.call_concurrently(
+        texts
+            .iter()
+            .map(|t| {
+                (
+                    "zellij_write",
+                    json!({"pane_id": pane, "text": t, "submit": true}),
+                )
+            })
+            .collect(),
+    );
+    assert!(
+        results.iter().all(|r| r.is_error != Some(true)),
+        "{results:?}"
+    );
+    let mut got = file_lines(&out, 7)[4..].to_vec();
+    let mut want: Vec<String> = texts.iter().map(|t| json!(t).to_string()).collect();
+    got.sort();
+    want.sort();
+    assert_eq!(got, want);
+}
+
+fn bad_input_is_a_tool_error_and_changes_nothing(transport: &str) {
+    let s = session(&format!("bad-{transport}"));
+    let mcp = mcp(&s, transport);
+    let pane = shell_pane(&mcp);
+    let plugin = panes(&mcp)
+        .into_iter()
+        .find(|p| p["plugin_url"] == json!(s.sandbox().plugin_url()))
+        .unwrap()["pane_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let before = screen(&mcp, &pane);
+
+    let cases = [
+        (
+            "zellij_read",
+            json!({"pane_id": "terminal_999"}),
+            "pane_not_found",
+        ),
+        (
+            "zellij_write",
+            json!({"pane_id": "terminal_999", "text": "x"}),
+            "pane_not_found",
+        ),
+        (
+            "zellij_write",
+            json!({"pane_id": plugin, "text": "x"}),
+            "wrong_pane_kind",
+        ),
+        (
+            "zellij_write",
+            json!({"pane_id": pane, "text": "x", "keys": ["Hyper q"]}),
+            "bad_request",
+        ),
+        ("zellij_write", json!({"pane_id": pane}), "bad_request"),
+        (
+            "zellij_write",
+            json!({"pane_id": pane, "text": "x".repeat(300_000)}),
+            "bad_request",
+        ),
+        ("zellij_read", json!({"pane_id": "pane-one"}), "bad_request"),
+        ("zellij_read", json!({}), "bad_request"),
+        (
+            "zellij_read",
+            json!({"pane_id": pane, "session": "no-such-session"}),
+            "session_not_found",
+        ),
+    ];
+    for (tool, args, code) in cases {
+        let text = mcp.err(tool, args.clone());
+        assert!(text.starts_with(code), "{tool} {args}: {text}");
+        assert!(text.contains("Fix:"), "errors say how to fix them: {text}");
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(screen(&mcp, &pane), before, "bad input typed nothing");
+}
+
+#[test]
+fn with_two_clients_attached_one_instance_acts_and_replies_once() {
+    let s = session("clients");
+    let mcp = mcp(&s, "socket");
+    let pane = shell_pane(&mcp);
+    let mut first = s.attach_client();
+    let mut second = s.attach_client();
+    // Each attached client gets its own plugin instance; give them time to load.
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(first.is_running() && second.is_running());
+
+    let out = s.sandbox().work().join("marks.txt");
+    let mark = |n: usize, client_count: &str| {
+        // The raw pipe, as `zellij pipe` users see it: count the replies.
+        let payload = json!({
+            "v": 1, "id": format!("mark-{n}"), "op": "write",
+            "args": {"pane_id": pane, "text": format!("echo mark-{n} >> {}", out.display()), "keys": ["Enter"]}
+        });
+        let output = s
+            .pipe(Some(&s.sandbox().plugin_url()), &payload.to_string())
+            .expect("zellij pipe finished");
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        let replies = stdout
+            .lines()
+            .filter(|l| l.contains(&format!("\"mark-{n}\"")))
+            .count();
+        assert_eq!(
+            replies, 1,
+            "one reply with {client_count} clients: {stdout}"
+        );
+    };
+    mark(1, "two");
+    // And through the bridge.
+    mcp.ok(
+        "zellij_write",
+        json!({"pane_id": pane, "text": format!("echo mark-2 >> {}", out.display()), "keys": ["Enter"]}),
+    );
+    drop(first);
+    std::thread::sleep(Duration::from_secs(1));
+    mark(3, "one of two detached");
+    let lines = file_lines(&out, 3);
+    std::thread::sleep(Duration::from_millis(500));
+    let lines_later = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(lines, ["mark-1", "mark-2", "mark-3"]);
+    assert_eq!(
+        lines_later.lines().count(),
+        3,
+        "each write ran exactly once"
+    );
+    assert_eq!(panes(&mcp).len(), 5, "no extra plugin pane was launched");
+}
+
+#[test]
+fn without_the_plugin_calls_fail_fast_with_a_fix() {
+    let sandbox = Sandbox::new();
+    let layout = sandbox.work().join("plain.kdl");
+    std::fs::write(&layout, "layout {\n    pane\n}\n").unwrap();
+    let s = sandbox.start_session(&format!("noplugin-{}", std::process::id()), &layout, false);
+    for transport in ["socket", "cli"] {
+        let mcp = mcp(&s, transport);
+        let start = Instant::now();
+        let text = mcp.err("zellij_list_panes", json!({}));
+        assert!(text.starts_with("plugin_not_loaded"), "{text}");
+        assert!(text.contains("layout"), "{text}");
+        assert!(
+            start.elapsed() < Duration::from_secs(8),
+            "took {:?}",
+            start.elapsed()
+        );
+    }
+    // Probing never launched a copy of the plugin.
+    let mut cmd = s.sandbox().zellij();
+    cmd.args(["--session", s.name(), "action", "list-panes"]);
+    let listed = cmd.output().expect("list-panes");
+    assert!(!String::from_utf8_lossy(&listed.stdout).contains("zellij-mcp"));
+}
+
+#[test]
+fn without_a_session_calls_fail_with_the_live_sessions() {
+    let sandbox = Sandbox::new();
+    let mcp = Mcp::start(&bridge(), &sandbox, &[]);
+    let text = mcp.err("zellij_list_panes", json!({}));
+    assert!(text.starts_with("session_not_found"), "{text}");
+    let s = sandbox.start_session(
+        &format!("named-{}", std::process::id()),
+        &repo_layout(),
+        true,
+    );
+    let text = mcp.err("zellij_list_panes", json!({"session": "elsewhere"}));
+    assert!(
+        text.contains(s.name()),
+        "the error lists live sessions: {text}"
+    );
+    // With one live session it is the default.
+    mcp.ok("zellij_list_panes", json!({}));
+}
+
+#[test]
+fn server_identifies_itself_and_publishes_schemas() {
+    let sandbox = Sandbox::new();
+    let mcp = Mcp::start(&bridge(), &sandbox, &[]);
+    let (name, version) = mcp.server_name_and_version();
+    assert_eq!(name, "zellij-mcp");
+    assert_eq!(version, env!("CARGO_PKG_VERSION"));
+    let tools = mcp.list_tools();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    for expected in ["zellij_list_panes", "zellij_read", "zellij_write"] {
+        assert!(names.contains(&expected), "{names:?}");
+    }
+    for tool in &tools {
+        assert!(
+            tool.output_schema.is_some(),
+            "{} has an outputSchema",
+            tool.name
+        );
+        assert!(tool.annotations.is_some(), "{} has annotations", tool.name);
+        let description = tool.description.as_deref().unwrap_or_default();
+        assert!(
+            description.contains("Focus:"),
+            "{} states its focus effect",
+            tool.name
+        );
+        let props = tool
+            .input_schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .unwrap();
+        assert!(
+            props.contains_key("session"),
+            "{} takes a session",
+            tool.name
+        );
+    }
+}

@@ -1,0 +1,85 @@
+//! Real-Zellij sandboxes for zellij-mcp's end-to-end tests, demo and bench.
+//!
+//! - [`Sandbox`]: isolated socket, cache (with pre-seeded plugin permissions),
+//!   config and home folders; the plugin is installed into the sandbox home
+//!   exactly where `make install` puts it, so the repo's layout works as is.
+//! - [`Session`]: a headless Zellij session started in a sandbox, killed on drop.
+//! - [`AttachedClient`]: a real `zellij attach` client on a pseudo-terminal.
+//! - [`Mcp`]: the built bridge binary, driven as an MCP client over stdio.
+
+mod mcp;
+mod sandbox;
+
+pub use mcp::Mcp;
+pub use sandbox::{AttachedClient, Sandbox, Session};
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// The Zellij version everything here is pinned to.
+pub const ZELLIJ_VERSION: &str = "0.45.1";
+
+/// The workspace root (this crate sits one level below it).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("harness is inside the workspace")
+        .to_path_buf()
+}
+
+/// The release plugin that `make plugin` builds.
+pub fn built_plugin() -> PathBuf {
+    let path = workspace_root().join("target/wasm32-wasip1/release/zellij-mcp.wasm");
+    assert!(
+        path.is_file(),
+        "{} is missing: run `make plugin` (or `make test`, which builds it) first",
+        path.display()
+    );
+    path
+}
+
+/// The repo's layout that loads the plugin.
+pub fn repo_layout() -> PathBuf {
+    workspace_root().join("layouts/zellij-mcp.kdl")
+}
+
+/// `$ZELLIJ_BIN`, else `zellij` on PATH, else `~/.cargo/bin/zellij`; checked to be the pinned version.
+pub fn zellij_bin() -> PathBuf {
+    let candidates = std::env::var_os("ZELLIJ_BIN")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain(std::env::var_os("PATH").into_iter().flat_map(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join("zellij"))
+                .collect::<Vec<_>>()
+        }))
+        .chain(std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo/bin/zellij")));
+    for bin in candidates {
+        if bin.is_file() {
+            let version = std::process::Command::new(&bin).arg("--version").output();
+            let version = version.map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
+            assert!(
+                version.as_deref().is_ok_and(|v| v.contains(ZELLIJ_VERSION)),
+                "{} is not Zellij {ZELLIJ_VERSION} ({version:?}): run `make zellij`",
+                bin.display()
+            );
+            return bin;
+        }
+    }
+    panic!("no zellij binary found: run `make zellij`");
+}
+
+/// Polls `probe` every 50 ms until it returns `Some`, or panics after `timeout`.
+pub fn wait_for<T>(what: &str, timeout: Duration, mut probe: impl FnMut() -> Option<T>) -> T {
+    let start = Instant::now();
+    loop {
+        if let Some(value) = probe() {
+            return value;
+        }
+        assert!(
+            start.elapsed() < timeout,
+            "timed out after {timeout:?} waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

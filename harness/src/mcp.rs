@@ -1,0 +1,141 @@
+//! The built `zellij-mcp` binary driven as an MCP client (rmcp over stdio).
+
+use std::path::Path;
+use std::process::Stdio;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::Value;
+
+use crate::Sandbox;
+
+pub struct Mcp {
+    runtime: tokio::runtime::Runtime,
+    client: Option<RunningService<RoleClient, ()>>,
+}
+
+impl Mcp {
+    /// Starts `bridge` with the sandbox's environment and `args`.
+    pub fn start(bridge: &Path, sandbox: &Sandbox, args: &[&str]) -> Mcp {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("tokio runtime");
+        let mut cmd = tokio::process::Command::new(bridge);
+        cmd.args(args)
+            .arg("--zellij")
+            .arg(sandbox.zellij_path())
+            .envs(sandbox.env())
+            .env_remove("ZELLIJ")
+            .env_remove("ZELLIJ_SESSION_NAME")
+            .env_remove("ZELLIJ_PANE_ID")
+            .env_remove("ZELLIJ_MCP_SESSION")
+            .env_remove("ZELLIJ_MCP_TRANSPORT");
+        let client = runtime.block_on(async {
+            let (transport, _) = TokioChildProcess::builder(cmd)
+                .stderr(Stdio::inherit())
+                .spawn()
+                .expect("spawn the bridge");
+            ().serve(transport).await.expect("MCP initialize")
+        });
+        Mcp {
+            runtime,
+            client: Some(client),
+        }
+    }
+
+    fn client(&self) -> &RunningService<RoleClient, ()> {
+        self.client.as_ref().expect("client is running")
+    }
+
+    /// The server's name and version from `initialize`.
+    pub fn server_name_and_version(&self) -> (String, String) {
+        let info = self.client().peer_info().expect("server info");
+        let implementation = info.server_info.clone().expect("serverInfo");
+        (implementation.name, implementation.version)
+    }
+
+    pub fn list_tools(&self) -> Vec<Tool> {
+        self.runtime
+            .block_on(self.client().list_all_tools())
+            .expect("tools/list")
+    }
+
+    pub fn call(&self, tool: &str, args: Value) -> CallToolResult {
+        let Value::Object(args) = args else {
+            panic!("tool arguments must be a JSON object");
+        };
+        let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(args);
+        self.runtime
+            .block_on(self.client().call_tool(params))
+            .unwrap_or_else(|e| panic!("{tool}: protocol error {e}"))
+    }
+
+    /// Runs the calls at the same time; results in the order given.
+    pub fn call_concurrently(&self, calls: Vec<(&str, Value)>) -> Vec<CallToolResult> {
+        let peer = self.client().peer().clone();
+        self.runtime.block_on(async move {
+            let tasks: Vec<_> = calls
+                .into_iter()
+                .map(|(tool, args)| {
+                    let peer = peer.clone();
+                    let Value::Object(args) = args else {
+                        panic!("tool arguments must be a JSON object");
+                    };
+                    let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(args);
+                    tokio::spawn(async move { peer.call_tool(params).await })
+                })
+                .collect();
+            let mut results = Vec::new();
+            for task in tasks {
+                results.push(task.await.expect("task").expect("tools/call"));
+            }
+            results
+        })
+    }
+
+    /// The structured result of a call that must succeed.
+    pub fn ok(&self, tool: &str, args: Value) -> Value {
+        let result = self.call(tool, args);
+        assert_ne!(
+            result.is_error,
+            Some(true),
+            "{tool} failed: {}",
+            text_of(&result)
+        );
+        result
+            .structured_content
+            .unwrap_or_else(|| panic!("{tool} returned no structured content"))
+    }
+
+    /// The error text of a call that must fail as a tool error.
+    pub fn err(&self, tool: &str, args: Value) -> String {
+        let result = self.call(tool, args);
+        assert_eq!(
+            result.is_error,
+            Some(true),
+            "{tool} should have failed: {result:?}"
+        );
+        text_of(&result)
+    }
+}
+
+impl Drop for Mcp {
+    fn drop(&mut self) {
+        if let Some(client) = self.client.take() {
+            let _ = self.runtime.block_on(client.cancel());
+        }
+    }
+}
+
+pub fn text_of(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -1,0 +1,266 @@
+//! Isolated Zellij sessions: every folder Zellij touches lives in a temp dir.
+
+use std::ffi::OsString;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use portable_pty::{CommandBuilder, PtySize};
+
+use crate::{built_plugin, wait_for, zellij_bin};
+
+/// Every permission the plugin requests (see plugin/src/main.rs).
+const PERMISSIONS: &[&str] = &[
+    "ReadApplicationState",
+    "ChangeApplicationState",
+    "ReadPaneContents",
+    "WriteToStdin",
+    "ReadCliPipes",
+    "RunCommands",
+    "OpenTerminalsOrPlugins",
+    "OpenFiles",
+];
+
+pub struct Sandbox {
+    dir: tempfile::TempDir,
+    zellij: PathBuf,
+}
+
+impl Default for Sandbox {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Sandbox {
+    /// A fresh sandbox with the built plugin installed and its permissions granted.
+    pub fn new() -> Self {
+        // A short root keeps the socket path under the 108-byte limit.
+        let dir = tempfile::Builder::new()
+            .prefix("zm")
+            .tempdir_in("/tmp")
+            .expect("temp dir");
+        let sandbox = Sandbox {
+            dir,
+            zellij: zellij_bin(),
+        };
+        for sub in [
+            "s",
+            "cache/zellij",
+            "cfg",
+            "work",
+            "home/.local/share/zellij-mcp",
+        ] {
+            std::fs::create_dir_all(sandbox.root().join(sub)).expect("sandbox dirs");
+        }
+        std::fs::write(
+            sandbox.root().join("cfg/config.kdl"),
+            "show_startup_tips false\nshow_release_notes false\nsession_serialization false\n",
+        )
+        .expect("config.kdl");
+        std::fs::copy(built_plugin(), sandbox.installed_plugin()).expect("install plugin");
+        let grants: String = PERMISSIONS.iter().map(|p| format!("    {p}\n")).collect();
+        std::fs::write(
+            sandbox.root().join("cache/zellij/permissions.kdl"),
+            format!(
+                "\"{}\" {{\n{grants}}}\n",
+                sandbox.installed_plugin().display()
+            ),
+        )
+        .expect("permissions.kdl");
+        sandbox
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// A folder for files the tests' programs write.
+    pub fn work(&self) -> PathBuf {
+        self.root().join("work")
+    }
+
+    /// Where `make install` would put the plugin, inside the sandbox home.
+    pub fn installed_plugin(&self) -> PathBuf {
+        self.root()
+            .join("home/.local/share/zellij-mcp/zellij-mcp.wasm")
+    }
+
+    pub fn plugin_url(&self) -> String {
+        format!("file:{}", self.installed_plugin().display())
+    }
+
+    pub fn zellij_path(&self) -> &Path {
+        &self.zellij
+    }
+
+    /// The environment every Zellij process (and the bridge) gets here.
+    pub fn env(&self) -> Vec<(OsString, OsString)> {
+        let root = self.root();
+        [
+            ("ZELLIJ_SOCKET_DIR", root.join("s")),
+            ("ZELLIJ_CONFIG_DIR", root.join("cfg")),
+            ("XDG_CACHE_HOME", root.join("cache")),
+            ("HOME", root.join("home")),
+            ("SHELL", PathBuf::from("/bin/sh")),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.into(), v.into_os_string()))
+        .collect()
+    }
+
+    /// A `zellij` command isolated to this sandbox.
+    pub fn zellij(&self) -> Command {
+        let mut cmd = Command::new(&self.zellij);
+        cmd.envs(self.env())
+            .env_remove("ZELLIJ")
+            .env_remove("ZELLIJ_SESSION_NAME")
+            .env_remove("ZELLIJ_PANE_ID")
+            .current_dir(self.work())
+            .stdin(Stdio::null());
+        cmd
+    }
+
+    /// Starts a headless session with `layout`; with `wait_for_plugin`, returns
+    /// once the plugin answers.
+    pub fn start_session(self, name: &str, layout: &Path, wait_for_plugin: bool) -> Session {
+        let status = self
+            .zellij()
+            .arg("--new-session-with-layout")
+            .arg(layout)
+            .args(["attach", "--create-background", name])
+            .stdout(Stdio::null())
+            .status()
+            .expect("start zellij");
+        assert!(status.success(), "zellij failed to start session {name}");
+        let session = Session {
+            sandbox: self,
+            name: name.to_owned(),
+        };
+        wait_for(
+            &format!("session {name} to come up"),
+            Duration::from_secs(30),
+            || {
+                let out = session.pipe(None, r#"{"v":1,"id":"up","op":"hello","args":{}}"#)?;
+                let ready = String::from_utf8_lossy(&out.stdout).contains(r#""ready":true"#);
+                (ready || !wait_for_plugin).then_some(())
+            },
+        );
+        session
+    }
+}
+
+/// Runs `cmd`, killing it after `timeout`; `None` on timeout.
+pub fn run_with_timeout(mut cmd: Command, timeout: Duration) -> Option<Output> {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .ok()?;
+    let start = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => return child.wait_with_output().ok(),
+            Ok(None) if start.elapsed() < timeout => std::thread::sleep(Duration::from_millis(20)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+}
+
+/// A running session; killed and deleted on drop.
+pub struct Session {
+    sandbox: Sandbox,
+    name: String,
+}
+
+impl Session {
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn sandbox(&self) -> &Sandbox {
+        &self.sandbox
+    }
+
+    /// `zellij pipe --name zellij-mcp [--plugin URL] -- payload`, as a user would run it.
+    /// `None` when it did not finish within 5 s.
+    pub fn pipe(&self, plugin_url: Option<&str>, payload: &str) -> Option<Output> {
+        let mut cmd = self.sandbox.zellij();
+        cmd.args(["--session", &self.name, "pipe", "--name", "zellij-mcp"]);
+        if let Some(url) = plugin_url {
+            cmd.args(["--plugin", url]);
+        }
+        cmd.args(["--", payload]);
+        run_with_timeout(cmd, Duration::from_secs(5))
+    }
+
+    /// Attaches a real client on a pseudo-terminal.
+    pub fn attach_client(&self) -> AttachedClient {
+        let pty = portable_pty::native_pty_system()
+            .openpty(PtySize {
+                rows: 40,
+                cols: 120,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("openpty");
+        let mut cmd = CommandBuilder::new(self.sandbox.zellij_path());
+        cmd.args(["attach", &self.name]);
+        for (k, v) in self.sandbox.env() {
+            cmd.env(k, v);
+        }
+        cmd.env("TERM", "xterm-256color");
+        cmd.env_remove("ZELLIJ");
+        cmd.env_remove("ZELLIJ_SESSION_NAME");
+        cmd.env_remove("ZELLIJ_PANE_ID");
+        cmd.cwd(self.sandbox.work());
+        let child = pty.slave.spawn_command(cmd).expect("spawn zellij attach");
+        let mut reader = pty.master.try_clone_reader().expect("pty reader");
+        // Drain the client's output, or it blocks once the pty buffer fills.
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            while matches!(reader.read(&mut buf), Ok(n) if n > 0) {}
+        });
+        AttachedClient {
+            child,
+            _master: pty.master,
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        for args in [
+            vec!["kill-session", self.name.as_str()],
+            vec!["delete-session", "--force", self.name.as_str()],
+        ] {
+            let mut cmd = self.sandbox.zellij();
+            cmd.args(args);
+            let _ = run_with_timeout(cmd, Duration::from_secs(10));
+        }
+    }
+}
+
+/// A `zellij attach` client running on a pseudo-terminal; killed on drop.
+pub struct AttachedClient {
+    child: Box<dyn portable_pty::Child + Send + Sync>,
+    _master: Box<dyn portable_pty::MasterPty + Send>,
+}
+
+impl AttachedClient {
+    pub fn is_running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+}
+
+impl Drop for AttachedClient {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
