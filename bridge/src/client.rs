@@ -114,12 +114,24 @@ impl PluginClient {
     }
 
     async fn resolve_session(&self, requested: Option<&str>) -> Result<String, ErrorBody> {
-        let live = if self.use_socket() {
-            sessions::live_sessions(&sessions::socket_dir())
+        let defaults = &self.config.sessions;
+        let named = requested
+            .filter(|s| !s.is_empty())
+            .or(defaults.configured.as_deref())
+            .or(defaults.enclosing.as_deref());
+        // A linked session needs no listing; if it has gone, its transport says so.
+        if let Some(name) = named {
+            if self.links.lock().await.contains_key(name) {
+                return Ok(name.to_owned());
+            }
+        }
+        let socket_dir = sessions::socket_dir();
+        let live = if socket_dir.is_dir() {
+            sessions::live_sessions(&socket_dir)
         } else {
             sessions::live_sessions_from_cli(&self.config.zellij).await
         };
-        sessions::resolve(requested, &self.config.sessions, &live)
+        sessions::resolve(requested, defaults, &live)
     }
 
     /// The session's link, made on first use: a transport plus a hello.

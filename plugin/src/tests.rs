@@ -3,7 +3,7 @@
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -70,7 +70,7 @@ fn shared_dir(name: &str) -> PathBuf {
     dir
 }
 
-fn plugin_in(dir: &PathBuf, client_id: u16) -> McpPlugin<FakeHost> {
+fn plugin_in(dir: &Path, client_id: u16) -> McpPlugin<FakeHost> {
     let mut plugin = McpPlugin {
         host: FakeHost {
             client_id,

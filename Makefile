@@ -1,0 +1,64 @@
+# zellij-mcp: build, install, demo, test and benchmark.
+ZELLIJ_VERSION := 0.45.1
+WASM_TARGET    := wasm32-wasip1
+PLUGIN_WASM    := target/$(WASM_TARGET)/release/zellij-mcp.wasm
+BRIDGE_BIN     := target/release/zellij-mcp
+PLUGIN_DIR     := $(HOME)/.local/share/zellij-mcp
+LAYOUT_DIR     := $(HOME)/.config/zellij/layouts
+INK_FIXTURE    := bridge/tests/fixtures/ink-echo
+
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+
+.PHONY: all plugin bridge zellij wasm-target test-deps test demo bench install lint clean
+
+all: plugin bridge
+
+wasm-target:
+	@rustup target list --installed | grep -qx $(WASM_TARGET) || rustup target add $(WASM_TARGET)
+
+plugin: wasm-target
+	cargo build --release -p zellij-mcp-plugin --target $(WASM_TARGET)
+
+bridge:
+	cargo build --release -p zellij-mcp -p zellij-mcp-harness
+
+# The pinned Zellij, built only when `zellij --version` differs. LTO off
+# roughly halves the build (about 13 minutes on 2 cores).
+zellij: wasm-target
+	@if zellij --version 2>/dev/null | grep -qx "zellij $(ZELLIJ_VERSION)"; then \
+		echo "zellij $(ZELLIJ_VERSION) is installed"; \
+	else \
+		CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+		cargo install zellij --locked --version $(ZELLIJ_VERSION); \
+	fi
+
+# The real Ink app the end-to-end tests submit into.
+test-deps:
+	npm ci --prefix $(INK_FIXTURE) --no-audit --no-fund
+
+# Unit tests (protocol, plugin natively, bridge) and the end-to-end suite
+# against real Zellij sessions.
+test: zellij plugin test-deps
+	cargo test --workspace -- --test-threads=2
+
+demo: zellij all
+	target/release/demo $(BRIDGE_BIN)
+
+bench: zellij all
+	target/release/bench $(BRIDGE_BIN) 200
+
+install: all
+	cargo install --locked --path bridge
+	install -D -m 644 $(PLUGIN_WASM) $(PLUGIN_DIR)/zellij-mcp.wasm
+	install -D -m 644 layouts/zellij-mcp.kdl $(LAYOUT_DIR)/zellij-mcp.kdl
+	@echo "bridge: $(HOME)/.cargo/bin/zellij-mcp"
+	@echo "plugin: $(PLUGIN_DIR)/zellij-mcp.wasm"
+	@echo "layout: $(LAYOUT_DIR)/zellij-mcp.kdl (zellij --layout zellij-mcp)"
+
+lint:
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets -- -D warnings
+	cargo clippy -p zellij-mcp-plugin --target $(WASM_TARGET) -- -D warnings
+
+clean:
+	cargo clean
