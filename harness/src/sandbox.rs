@@ -113,6 +113,9 @@ impl Sandbox {
     /// A `zellij` command isolated to this sandbox.
     pub fn zellij(&self) -> Command {
         let mut cmd = Command::new(&self.zellij);
+        for key in ci_markers() {
+            cmd.env_remove(key);
+        }
         cmd.envs(self.env())
             .env_remove("ZELLIJ")
             .env_remove("ZELLIJ_SESSION_NAME")
@@ -142,13 +145,29 @@ impl Sandbox {
             &format!("session {name} to come up"),
             Duration::from_secs(30),
             || {
-                let out = session.pipe(None, r#"{"v":1,"id":"up","op":"hello","args":{}}"#)?;
-                let ready = String::from_utf8_lossy(&out.stdout).contains(r#""ready":true"#);
-                (ready || !wait_for_plugin).then_some(())
+                if wait_for_plugin {
+                    let out = session.pipe(None, r#"{"v":1,"id":"up","op":"hello","args":{}}"#)?;
+                    let stdout = String::from_utf8_lossy(&out.stdout);
+                    stdout.contains(r#""ready":true"#).then_some(())
+                } else {
+                    let mut cmd = session.sandbox.zellij();
+                    cmd.args(["--session", name, "action", "list-panes"]);
+                    let out = run_with_timeout(cmd, Duration::from_secs(5))?;
+                    out.status.success().then_some(())
+                }
             },
         );
         session
     }
+}
+
+/// Variables that make programs in the panes (Ink apps among them) act as
+/// in CI rather than in a user's terminal; sessions run without them.
+fn ci_markers() -> Vec<String> {
+    std::env::vars()
+        .map(|(key, _)| key)
+        .filter(|key| key == "CI" || key == "CONTINUOUS_INTEGRATION" || key.starts_with("CI_"))
+        .collect()
 }
 
 /// Runs `cmd`, killing it after `timeout`; `None` on timeout.
@@ -215,6 +234,9 @@ impl Session {
             cmd.env(k, v);
         }
         cmd.env("TERM", "xterm-256color");
+        for key in ci_markers() {
+            cmd.env_remove(key);
+        }
         cmd.env_remove("ZELLIJ");
         cmd.env_remove("ZELLIJ_SESSION_NAME");
         cmd.env_remove("ZELLIJ_PANE_ID");
