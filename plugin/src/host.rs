@@ -1,8 +1,10 @@
-//! The few Zellij calls the plugin makes, behind a trait so that request
+//! The Zellij calls the plugin makes, behind a trait so that request
 //! handling is unit-tested natively with a recording fake.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
+use zellij_mcp_protocol::ops::{Direction as Edge, Signal};
 use zellij_mcp_protocol::{PaneKind, PaneRef};
 use zellij_tile::prelude::*;
 
@@ -14,24 +16,80 @@ pub struct Ids {
     pub zellij_pid: u32,
 }
 
+/// What a new pane runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Content {
+    Shell {
+        cwd: Option<String>,
+    },
+    Command {
+        argv: Vec<String>,
+        cwd: Option<String>,
+    },
+    Editor {
+        path: String,
+        line: Option<usize>,
+        cwd: Option<String>,
+    },
+}
+
 pub trait Host {
     fn ids(&self) -> Ids;
+    fn zellij_version(&self) -> String;
+    fn list_clients(&self);
     fn scrollback(&self, pane: PaneRef, full: bool) -> Result<PaneContents, String>;
+    fn cwd(&self, pane: PaneRef) -> Option<String>;
+    fn running_command(&self, pane: PaneRef) -> Option<Vec<String>>;
     fn write(&self, pane: PaneRef, bytes: Vec<u8>);
+    fn signal(&self, pane: PaneRef, signal: Signal);
     fn output(&self, pipe_id: &str, text: &str);
     fn block(&self, pipe_id: &str);
     fn unblock(&self, pipe_id: &str);
     fn set_timeout(&self, after: Duration);
+
+    /// A new tab with the default layout; its tab id. Never moves focus.
+    fn new_tab(&self, name: Option<&str>, cwd: Option<&str>) -> Option<usize>;
+    /// New tabs from a layout; their tab ids. Zellij focuses them.
+    fn new_tabs_with_layout(&self, kdl: &str) -> Vec<usize>;
+    /// `Err` with the parser's message when `kdl` is not a valid layout.
+    fn check_layout(&self, kdl: &str) -> Result<(), String>;
+    /// A built-in or configured layout by name, as KDL.
+    fn named_layout(&self, name: &str) -> Result<String, String>;
+    /// 0-based position; moves the acting client.
+    fn go_to_tab(&self, position: usize);
+    /// A shell pane in a tab, without moving focus.
+    fn new_pane_in_tab(&self, tab_id: usize) -> Option<PaneRef>;
+    /// Replaces `pane` (closing it) by one with `content`; the new pane's id.
+    fn replace(&self, pane: PaneRef, content: &Content) -> Option<PaneRef>;
+    fn toggle_floating(&self, pane: PaneRef);
+    fn toggle_fullscreen(&self, pane: PaneRef);
+    fn set_pinned(&self, pane: PaneRef, pinned: bool);
+    fn resize(&self, pane: PaneRef, grow: bool, edge: Option<Edge>);
+    fn move_to_tab(&self, pane: PaneRef, tab_id: usize);
+    fn hide(&self, pane: PaneRef);
+    fn focus(&self, pane: PaneRef);
+    fn close_pane(&self, pane: PaneRef);
+    fn close_tab(&self, tab_id: usize);
+    fn rename_pane(&self, pane: PaneRef, name: &str);
+    fn rename_tab(&self, tab_id: usize, name: &str);
+    fn dump_layout(&self, tab_id: Option<usize>) -> Result<String, String>;
 }
 
 /// The real host: zellij-tile calls.
 #[derive(Debug, Default)]
 pub struct ZellijHost;
 
-fn pane_id(pane: PaneRef) -> PaneId {
+pub fn pane_id(pane: PaneRef) -> PaneId {
     match pane.kind {
         PaneKind::Terminal => PaneId::Terminal(pane.id),
         PaneKind::Plugin => PaneId::Plugin(pane.id),
+    }
+}
+
+pub fn pane_ref(pane: PaneId) -> PaneRef {
+    match pane {
+        PaneId::Terminal(id) => PaneRef::terminal(id),
+        PaneId::Plugin(id) => PaneRef::plugin(id),
     }
 }
 
@@ -45,12 +103,39 @@ impl Host for ZellijHost {
         }
     }
 
+    fn zellij_version(&self) -> String {
+        get_zellij_version()
+    }
+
+    fn list_clients(&self) {
+        list_clients();
+    }
+
     fn scrollback(&self, pane: PaneRef, full: bool) -> Result<PaneContents, String> {
         get_pane_scrollback(pane_id(pane), full)
     }
 
+    fn cwd(&self, pane: PaneRef) -> Option<String> {
+        let cwd = get_pane_cwd(pane_id(pane)).ok()?;
+        Some(cwd.display().to_string())
+    }
+
+    fn running_command(&self, pane: PaneRef) -> Option<Vec<String>> {
+        get_pane_running_command(pane_id(pane))
+            .ok()
+            .filter(|argv| !argv.is_empty())
+    }
+
     fn write(&self, pane: PaneRef, bytes: Vec<u8>) {
         write_to_pane_id(bytes, pane_id(pane));
+    }
+
+    fn signal(&self, pane: PaneRef, signal: Signal) {
+        match signal {
+            Signal::Interrupt => write_to_pane_id(vec![3], pane_id(pane)),
+            Signal::Sigint => send_sigint_to_pane_id(pane_id(pane)),
+            Signal::Sigkill => send_sigkill_to_pane_id(pane_id(pane)),
+        }
     }
 
     fn output(&self, pipe_id: &str, text: &str) {
@@ -68,5 +153,124 @@ impl Host for ZellijHost {
     fn set_timeout(&self, after: Duration) {
         // Zellij's timers break on negative or NaN values; Duration is neither.
         set_timeout(after.as_secs_f64());
+    }
+
+    fn new_tab(&self, name: Option<&str>, cwd: Option<&str>) -> Option<usize> {
+        new_tab_unfocused(name, cwd)
+    }
+
+    fn new_tabs_with_layout(&self, kdl: &str) -> Vec<usize> {
+        new_tabs_with_layout(kdl)
+    }
+
+    fn check_layout(&self, kdl: &str) -> Result<(), String> {
+        parse_layout(kdl).map(|_| ()).map_err(|e| format!("{e:?}"))
+    }
+
+    fn named_layout(&self, name: &str) -> Result<String, String> {
+        dump_layout(name)
+    }
+
+    fn go_to_tab(&self, position: usize) {
+        go_to_tab(position as u32);
+    }
+
+    fn new_pane_in_tab(&self, tab_id: usize) -> Option<PaneRef> {
+        // Despite its parameter name, Zellij 0.45.1 reads this as a tab id.
+        new_tiled_pane_in_tab(tab_id).map(pane_ref)
+    }
+
+    fn replace(&self, pane: PaneRef, content: &Content) -> Option<PaneRef> {
+        let context = Default::default();
+        let new = match content {
+            Content::Shell { cwd } => open_terminal_pane_in_place_of_pane_id(
+                pane_id(pane),
+                cwd.clone().unwrap_or_default(),
+                true,
+            ),
+            Content::Command { argv, cwd } => {
+                let command = CommandToRun {
+                    path: PathBuf::from(&argv[0]),
+                    args: argv[1..].to_vec(),
+                    cwd: cwd.as_ref().map(PathBuf::from),
+                };
+                open_command_pane_in_place_of_pane_id(pane_id(pane), command, true, context)
+            }
+            Content::Editor { path, line, cwd } => {
+                let file = FileToOpen {
+                    path: PathBuf::from(path),
+                    line_number: *line,
+                    cwd: cwd.as_ref().map(PathBuf::from),
+                };
+                open_edit_pane_in_place_of_pane_id(pane_id(pane), file, true, context)
+            }
+        };
+        new.map(pane_ref)
+    }
+
+    fn toggle_floating(&self, pane: PaneRef) {
+        toggle_pane_embed_or_eject_for_pane_id(pane_id(pane));
+    }
+
+    fn toggle_fullscreen(&self, pane: PaneRef) {
+        toggle_pane_id_fullscreen(pane_id(pane));
+    }
+
+    fn set_pinned(&self, pane: PaneRef, pinned: bool) {
+        set_floating_pane_pinned(pane_id(pane), pinned);
+    }
+
+    fn resize(&self, pane: PaneRef, grow: bool, edge: Option<Edge>) {
+        let strategy = ResizeStrategy {
+            resize: if grow {
+                Resize::Increase
+            } else {
+                Resize::Decrease
+            },
+            direction: edge.map(|e| match e {
+                Edge::Left => Direction::Left,
+                Edge::Right => Direction::Right,
+                Edge::Up => Direction::Up,
+                Edge::Down => Direction::Down,
+            }),
+            invert_on_boundaries: false,
+        };
+        resize_pane_with_id(strategy, pane_id(pane));
+    }
+
+    fn move_to_tab(&self, pane: PaneRef, tab_id: usize) {
+        break_panes_to_tab_with_id(&[pane_id(pane)], tab_id, false);
+    }
+
+    fn hide(&self, pane: PaneRef) {
+        hide_pane_with_id(pane_id(pane));
+    }
+
+    fn focus(&self, pane: PaneRef) {
+        focus_pane_with_id(pane_id(pane), true, false);
+    }
+
+    fn close_pane(&self, pane: PaneRef) {
+        close_pane_with_id(pane_id(pane));
+    }
+
+    fn close_tab(&self, tab_id: usize) {
+        close_tab_with_id(tab_id as u64);
+    }
+
+    fn rename_pane(&self, pane: PaneRef, name: &str) {
+        rename_pane_with_id(pane_id(pane), name);
+    }
+
+    fn rename_tab(&self, tab_id: usize, name: &str) {
+        rename_tab_with_id(tab_id as u64, name);
+    }
+
+    fn dump_layout(&self, tab_id: Option<usize>) -> Result<String, String> {
+        match tab_id {
+            Some(id) => dump_session_layout_for_tab(id),
+            None => dump_session_layout(),
+        }
+        .map(|(kdl, _)| kdl)
     }
 }

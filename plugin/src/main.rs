@@ -4,16 +4,24 @@
 //!
 //! - [`pipe`]: the request protocol and the op dispatch table.
 //! - [`handlers`]: one handler per op.
+//! - [`events`]: one function per Zellij event.
 //! - [`lease`]: which of the per-client instances acts (exactly once).
 //! - [`writes`]: per-pane FIFO of writes and timed submit CRs.
-//! - [`session`]: tabs and panes as the last events described them.
+//! - [`waits`]: event-driven waits on output, idleness and exit.
+//! - [`pending`]: replies that wait for the session to show their effect.
+//! - [`cursor`]: read cursors (`since`).
+//! - [`session`]: tabs, panes and clients as the last events described them.
 //! - [`host`]: the Zellij calls, behind a trait for native tests.
 
+mod cursor;
+mod events;
 mod handlers;
 mod host;
 mod lease;
+mod pending;
 mod pipe;
 mod session;
+mod waits;
 mod writes;
 
 use std::collections::BTreeMap;
@@ -24,9 +32,12 @@ use zellij_mcp_protocol::ops::DEFAULT_SUBMIT_DELAY_MS;
 use zellij_mcp_protocol::Reply;
 use zellij_tile::prelude::*;
 
+use handlers::Purpose;
 use host::{Host, ZellijHost};
 use lease::{Instance, Lease};
+use pending::PendingReplies;
 use session::SessionView;
+use waits::Wait;
 use writes::{Step, WriteQueue};
 
 /// How often each instance renews or checks the lease.
@@ -53,7 +64,13 @@ pub struct McpPlugin<H: Host> {
     lease: Option<Lease>,
     view: SessionView,
     writes: WriteQueue,
+    waits: Vec<Wait<Purpose>>,
+    pending: PendingReplies,
+    /// Exit codes from `CommandPaneExited`, for panes this plugin opened.
+    exit_codes: BTreeMap<u32, Option<i32>>,
     next_heartbeat: Option<Instant>,
+    /// The earliest timer already armed for waits and pending replies.
+    next_wake: Option<Instant>,
 }
 
 register_plugin!(McpPlugin<ZellijHost>);
@@ -67,6 +84,9 @@ impl ZellijPlugin for McpPlugin<ZellijHost> {
             EventType::PaneUpdate,
             EventType::TabUpdate,
             EventType::Timer,
+            EventType::ListClients,
+            EventType::PaneRenderReport,
+            EventType::CommandPaneExited,
         ]);
         set_selectable(false);
         hide_self();
@@ -75,8 +95,11 @@ impl ZellijPlugin for McpPlugin<ZellijHost> {
 
     fn update(&mut self, event: Event) -> bool {
         match event {
-            Event::PaneUpdate(manifest) => self.view.panes = Some(manifest),
-            Event::TabUpdate(tabs) => self.view.tabs = tabs,
+            Event::PaneUpdate(manifest) => self.on_pane_update(manifest),
+            Event::TabUpdate(tabs) => self.on_tab_update(tabs),
+            Event::ListClients(clients) => self.on_clients(clients),
+            Event::PaneRenderReport(rendered) => self.on_render(rendered.into_keys()),
+            Event::CommandPaneExited(pane, code, _) => self.on_command_exited(pane, code),
             Event::Timer(_) => self.on_timer(),
             _ => {}
         }
@@ -108,25 +131,6 @@ impl<H: Host> McpPlugin<H> {
     /// Whether this instance handles requests now (renewing or claiming the lease).
     fn is_acting(&self) -> bool {
         self.lease.as_ref().is_some_and(|l| l.check(unix_ms()))
-    }
-
-    fn on_timer(&mut self) {
-        let now = Instant::now();
-        let steps = self.writes.on_timer(now);
-        self.run_steps(steps);
-        // Other timers (submit CRs) also land here; only a due heartbeat re-arms.
-        if self
-            .next_heartbeat
-            .is_none_or(|due| now + Duration::from_millis(100) >= due)
-        {
-            self.heartbeat(now);
-        }
-    }
-
-    fn heartbeat(&mut self, now: Instant) {
-        self.is_acting();
-        self.host.set_timeout(HEARTBEAT);
-        self.next_heartbeat = Some(now + HEARTBEAT);
     }
 
     fn run_steps(&mut self, steps: Vec<Step>) {

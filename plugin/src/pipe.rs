@@ -9,8 +9,9 @@
 //!   reply, `{v:1, id, ok, result|error}`, written as newline-terminated
 //!   frames, and then the pipe is released. Malformed JSON, a wrong `v`, an
 //!   unknown op and bad arguments all get a typed error reply.
-//! - A deferred op (a write waiting for its turn or for its submit CR) blocks
-//!   the pipe and answers later from a timer.
+//! - A deferred op blocks the pipe and answers later, from an event or a
+//!   timer: a write waiting for its turn or its submit CR, a wait, a run, or a
+//!   change that Zellij has not shown yet (a new tab, a closed pane).
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -60,11 +61,27 @@ impl<H: Host> McpPlugin<H> {
 
     fn dispatch(&mut self, request: &Request, pipe_id: &str) -> HandlerResult {
         let args = &request.args;
+        // Ops that answer later need to know where to.
+        let pipe = (pipe_id, request.id.as_str());
         match request.op.as_str() {
             names::HELLO => self.hello(),
-            names::LIST_PANES => self.list_panes(),
+            names::SESSION_INFO => self.session_info(parse_args(args)?, pipe),
+            names::LIST_TABS => self.list_tabs(),
+            names::LIST_PANES => self.list_panes(parse_args(args)?),
+            names::NEW_TAB => self.new_tab(parse_args(args)?, pipe),
+            names::NEW_PANE => self.new_pane(parse_args(args)?, pipe),
+            names::CLOSE => self.close(parse_args(args)?, pipe),
+            names::RENAME => self.rename(parse_args(args)?, pipe),
+            names::FOCUS => self.focus(parse_args(args)?, pipe),
+            names::ARRANGE_PANE => self.arrange_pane(parse_args(args)?, pipe),
             names::READ => self.read(parse_args(args)?),
             names::WRITE => self.write(parse_args(args)?, &request.id, pipe_id),
+            names::WAIT_FOR => self.wait_for(parse_args(args)?, pipe),
+            names::RUN => self.run(parse_args(args)?, pipe),
+            names::SIGNAL => self.signal(parse_args(args)?),
+            names::OPEN_FILE => self.open_file(parse_args(args)?, pipe),
+            names::DUMP_LAYOUT => self.dump_layout(parse_args(args)?),
+            names::CANCEL => self.cancel(parse_args(args)?),
             other => Err(
                 ErrorBody::new(ErrorCode::UnknownOp, format!("unknown op '{other}'"))
                     .with_hint("update the zellij-mcp plugin to the bridge's version"),

@@ -1,14 +1,17 @@
-//! The plugin's view of the session: tabs and panes, as the last `TabUpdate`
-//! and `PaneUpdate` events described them.
+//! The plugin's view of the session: tabs, panes and clients, as the last
+//! `TabUpdate`, `PaneUpdate` and `ListClients` events described them.
 
-use zellij_mcp_protocol::ops::{Geometry, PaneEntry};
-use zellij_mcp_protocol::PaneRef;
-use zellij_tile::prelude::{PaneInfo, PaneManifest, TabInfo};
+use zellij_mcp_protocol::ops::{Geometry, PaneEntry, TabEntry};
+use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef, TabRef};
+use zellij_tile::prelude::{ClientInfo, PaneInfo, PaneManifest, TabInfo};
 
 #[derive(Debug, Default)]
 pub struct SessionView {
     pub tabs: Vec<TabInfo>,
     pub panes: Option<PaneManifest>,
+    pub clients: Vec<ClientInfo>,
+    /// Counts `ListClients` answers, so a request knows when a fresh one came.
+    pub clients_generation: u64,
 }
 
 impl SessionView {
@@ -19,6 +22,91 @@ impl SessionView {
 
     fn tab_at(&self, position: usize) -> Option<&TabInfo> {
         self.tabs.iter().find(|t| t.position == position)
+    }
+
+    pub fn tab_by_id(&self, tab_id: usize) -> Option<&TabInfo> {
+        self.tabs.iter().find(|t| t.tab_id == tab_id)
+    }
+
+    /// The tab a caller means; a name shared by several tabs is an error.
+    pub fn resolve_tab(&self, tab: &TabRef) -> Result<&TabInfo, ErrorBody> {
+        let names = || {
+            self.tabs
+                .iter()
+                .map(|t| format!("{} (tab_id {})", t.name, t.tab_id))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let not_found = || {
+            ErrorBody::new(ErrorCode::TabNotFound, format!("there is no {tab}"))
+                .with_hint(format!("use one of: {}", names()))
+        };
+        match tab {
+            TabRef::Id(id) => self.tab_by_id(*id).ok_or_else(not_found),
+            TabRef::Name(name) => {
+                let found: Vec<&TabInfo> = self.tabs.iter().filter(|t| &t.name == name).collect();
+                match found.as_slice() {
+                    [one] => Ok(one),
+                    [] => name
+                        .parse()
+                        .ok()
+                        .and_then(|id| self.tab_by_id(id))
+                        .ok_or_else(not_found),
+                    many => Err(ErrorBody::new(
+                        ErrorCode::BadRequest,
+                        format!("{} tabs are named '{name}'", many.len()),
+                    )
+                    .with_hint(format!(
+                        "pass the tab_id instead: {}",
+                        many.iter()
+                            .map(|t| t.tab_id.to_string())
+                            .collect::<Vec<_>>()
+                            .join(" or ")
+                    ))),
+                }
+            }
+        }
+    }
+
+    /// The tab new panes go to by default: the caller's, else the active one.
+    pub fn default_tab(&self, caller: Option<PaneRef>) -> Option<&TabInfo> {
+        caller
+            .and_then(|pane| self.tab_id_of(pane))
+            .and_then(|id| self.tab_by_id(id))
+            .or_else(|| self.tabs.iter().find(|t| t.active))
+            .or_else(|| self.tabs.first())
+    }
+
+    /// The panes in the tab at `position`.
+    pub fn panes_in(&self, position: usize) -> impl Iterator<Item = &PaneInfo> {
+        self.all()
+            .filter(move |(pos, _)| *pos == position)
+            .map(|(_, p)| p)
+    }
+
+    pub fn tab_entries(&self) -> Vec<TabEntry> {
+        let mut tabs: Vec<TabEntry> = self
+            .tabs
+            .iter()
+            .map(|t| {
+                let panes: Vec<&PaneInfo> = self.panes_in(t.position).collect();
+                let count = |f: fn(&PaneInfo) -> bool| panes.iter().filter(|p| f(p)).count();
+                TabEntry {
+                    tab_id: t.tab_id,
+                    position: t.position,
+                    name: t.name.clone(),
+                    active: t.active || !t.other_focused_clients.is_empty(),
+                    panes: panes.len(),
+                    tiled_panes: count(|p| !p.is_floating && !p.is_suppressed),
+                    floating_panes: count(|p| p.is_floating && !p.is_suppressed),
+                    hidden_panes: count(|p| p.is_suppressed),
+                    fullscreen: t.is_fullscreen_active,
+                    floating_visible: t.are_floating_panes_visible,
+                }
+            })
+            .collect();
+        tabs.sort_by_key(|t| t.position);
+        tabs
     }
 
     fn all(&self) -> impl Iterator<Item = (usize, &PaneInfo)> {
@@ -58,12 +146,15 @@ impl SessionView {
             tab_name: tab.map(|t| t.name.clone()).unwrap_or_default(),
             title: p.title.clone(),
             command: p.terminal_command.clone(),
+            running: None,
+            cwd: None,
             plugin_url: p.plugin_url.clone(),
             exited: p.exited,
             exit_status: p.exit_status,
             held: p.is_held,
             focused: p.is_focused,
             floating: p.is_floating,
+            fullscreen: p.is_fullscreen,
             suppressed: p.is_suppressed,
             selectable: p.is_selectable,
             geometry: Geometry {
@@ -111,6 +202,7 @@ mod tests {
                     (0, vec![pane(2, true), pane(1, false), pane(0, false)]),
                 ]),
             }),
+            ..Default::default()
         }
     }
 
@@ -130,6 +222,30 @@ mod tests {
         assert!(v.find(PaneRef::plugin(2)).is_some());
         assert!(v.find(PaneRef::terminal(2)).is_none());
         assert_eq!(v.tab_id_of(PaneRef::terminal(3)), Some(7));
+    }
+
+    #[test]
+    fn tabs_resolve_by_id_or_unique_name() {
+        let mut v = view();
+        assert_eq!(v.resolve_tab(&TabRef::Id(7)).unwrap().name, "logs");
+        assert_eq!(v.resolve_tab(&TabRef::Name("main".into())).unwrap().tab_id, 10);
+        let missing = v.resolve_tab(&TabRef::Name("nope".into())).unwrap_err();
+        assert_eq!(missing.code, ErrorCode::TabNotFound);
+        assert!(missing.hint.unwrap().contains("logs (tab_id 7)"));
+        v.tabs[1].name = "main".into();
+        let ambiguous = v.resolve_tab(&TabRef::Name("main".into())).unwrap_err();
+        assert_eq!(ambiguous.code, ErrorCode::BadRequest);
+        assert!(ambiguous.hint.unwrap().contains("10 or 7"));
+    }
+
+    #[test]
+    fn new_panes_go_to_the_callers_tab_else_the_active_one() {
+        let mut v = view();
+        v.tabs[0].active = true;
+        assert_eq!(v.default_tab(Some(PaneRef::terminal(3))).unwrap().tab_id, 7);
+        assert_eq!(v.default_tab(None).unwrap().tab_id, 10);
+        let tabs = v.tab_entries();
+        assert_eq!((tabs[0].panes, tabs[1].panes), (3, 1));
     }
 
     #[test]

@@ -11,7 +11,8 @@ use serde_json::{json, Value};
 use zellij_mcp_protocol::{Assembler, PaneRef, Reply, PIPE_NAME};
 use zellij_tile::prelude::*;
 
-use crate::host::{Host, Ids};
+use crate::host::{Content, Host, Ids};
+use zellij_mcp_protocol::ops::{Direction as Edge, Signal};
 use crate::McpPlugin;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -21,12 +22,29 @@ enum Call {
     Block(String),
     Unblock(String),
     Timeout(Duration),
+    /// Any other Zellij call, by name and arguments.
+    Do(String),
 }
 
 #[derive(Default, Clone)]
 struct FakeHost {
     client_id: u16,
     calls: Rc<RefCell<Vec<Call>>>,
+    /// What every pane shows.
+    screen: Rc<RefCell<Vec<String>>>,
+    next_pane: Rc<RefCell<u32>>,
+}
+
+impl FakeHost {
+    fn did(&self, what: String) {
+        self.calls.borrow_mut().push(Call::Do(what));
+    }
+
+    fn new_pane(&self) -> PaneRef {
+        let mut next = self.next_pane.borrow_mut();
+        *next += 1;
+        PaneRef::terminal(100 + *next)
+    }
 }
 
 impl Host for FakeHost {
@@ -37,15 +55,37 @@ impl Host for FakeHost {
             zellij_pid: 4242,
         }
     }
+    fn zellij_version(&self) -> String {
+        "0.45.1".into()
+    }
+    fn list_clients(&self) {
+        self.did("list_clients".into());
+    }
     fn scrollback(&self, _pane: PaneRef, full: bool) -> Result<PaneContents, String> {
+        let screen = self.screen.borrow();
+        if !screen.is_empty() {
+            return Ok(PaneContents {
+                viewport: screen.clone(),
+                ..Default::default()
+            });
+        }
         Ok(PaneContents {
             lines_above_viewport: if full { vec!["old".into()] } else { vec![] },
             viewport: vec!["$ echo hi".into(), "hi   ".into(), "".into()],
             ..Default::default()
         })
     }
+    fn cwd(&self, _pane: PaneRef) -> Option<String> {
+        Some("/work".into())
+    }
+    fn running_command(&self, _pane: PaneRef) -> Option<Vec<String>> {
+        Some(vec!["htop".into()])
+    }
     fn write(&self, pane: PaneRef, bytes: Vec<u8>) {
         self.calls.borrow_mut().push(Call::Write(pane, bytes));
+    }
+    fn signal(&self, pane: PaneRef, signal: Signal) {
+        self.did(format!("signal {pane} {signal:?}"));
     }
     fn output(&self, pipe_id: &str, text: &str) {
         self.calls
@@ -60,6 +100,69 @@ impl Host for FakeHost {
     }
     fn set_timeout(&self, after: Duration) {
         self.calls.borrow_mut().push(Call::Timeout(after));
+    }
+    fn new_tab(&self, name: Option<&str>, _cwd: Option<&str>) -> Option<usize> {
+        self.did(format!("new_tab {name:?}"));
+        Some(9)
+    }
+    fn new_tabs_with_layout(&self, _kdl: &str) -> Vec<usize> {
+        self.did("new_tabs_with_layout".into());
+        vec![9]
+    }
+    fn check_layout(&self, kdl: &str) -> Result<(), String> {
+        kdl.starts_with("layout").then_some(()).ok_or("bad".into())
+    }
+    fn named_layout(&self, name: &str) -> Result<String, String> {
+        (name == "compact").then(|| "layout {}".into()).ok_or("none".into())
+    }
+    fn go_to_tab(&self, position: usize) {
+        self.did(format!("go_to_tab {position}"));
+    }
+    fn new_pane_in_tab(&self, tab_id: usize) -> Option<PaneRef> {
+        let pane = self.new_pane();
+        self.did(format!("new_pane_in_tab {tab_id} -> {pane}"));
+        Some(pane)
+    }
+    fn replace(&self, pane: PaneRef, content: &Content) -> Option<PaneRef> {
+        let new = self.new_pane();
+        self.did(format!("replace {pane} {content:?} -> {new}"));
+        Some(new)
+    }
+    fn toggle_floating(&self, pane: PaneRef) {
+        self.did(format!("toggle_floating {pane}"));
+    }
+    fn toggle_fullscreen(&self, pane: PaneRef) {
+        self.did(format!("toggle_fullscreen {pane}"));
+    }
+    fn set_pinned(&self, pane: PaneRef, pinned: bool) {
+        self.did(format!("set_pinned {pane} {pinned}"));
+    }
+    fn resize(&self, pane: PaneRef, grow: bool, edge: Option<Edge>) {
+        self.did(format!("resize {pane} {grow} {edge:?}"));
+    }
+    fn move_to_tab(&self, pane: PaneRef, tab_id: usize) {
+        self.did(format!("move_to_tab {pane} {tab_id}"));
+    }
+    fn hide(&self, pane: PaneRef) {
+        self.did(format!("hide {pane}"));
+    }
+    fn focus(&self, pane: PaneRef) {
+        self.did(format!("focus {pane}"));
+    }
+    fn close_pane(&self, pane: PaneRef) {
+        self.did(format!("close_pane {pane}"));
+    }
+    fn close_tab(&self, tab_id: usize) {
+        self.did(format!("close_tab {tab_id}"));
+    }
+    fn rename_pane(&self, pane: PaneRef, name: &str) {
+        self.did(format!("rename_pane {pane} {name}"));
+    }
+    fn rename_tab(&self, tab_id: usize, name: &str) {
+        self.did(format!("rename_tab {tab_id} {name}"));
+    }
+    fn dump_layout(&self, tab_id: Option<usize>) -> Result<String, String> {
+        Ok(format!("layout {{ // {tab_id:?} }}"))
     }
 }
 
@@ -250,7 +353,8 @@ fn hello_and_list_panes_describe_the_session() {
     let hello = only_reply(&p, "p1", "1").into_result().unwrap();
     assert_eq!(hello["plugin_url"], "file:/x/zellij-mcp.wasm");
     assert_eq!(hello["zellij_pid"], 4242);
-    send(&mut p, "p2", Some(&request("2", "list_panes", json!({}))));
+    let args = json!({"include_plugins": true});
+    send(&mut p, "p2", Some(&request("2", "list_panes", args)));
     let list = only_reply(&p, "p2", "2").into_result().unwrap();
     assert_eq!(list["panes"][0]["pane_id"], "terminal_1");
     assert_eq!(list["panes"][0]["tab_id"], 3);

@@ -15,11 +15,13 @@ pub mod frames;
 pub mod keys;
 pub mod ops;
 pub mod pane_id;
+pub mod tab_ref;
 pub mod text;
 
 pub use envelope::{ErrorBody, ErrorCode, Reply, Request};
 pub use frames::{encode_reply, Assembler, Frame, MAX_FRAME_BYTES};
 pub use pane_id::{PaneKind, PaneRef};
+pub use tab_ref::TabRef;
 
 /// Version of this contract; carried in every request and reply as `v`.
 pub const PROTOCOL_VERSION: u32 = 1;

@@ -1,0 +1,119 @@
+//! One function per Zellij event the plugin subscribes to. Each updates the
+//! session view, then lets waiting requests (waits, pending replies, queued
+//! writes) react; timers are armed for the next deadline only.
+
+use std::time::{Duration, Instant};
+
+use zellij_mcp_protocol::Reply;
+use zellij_tile::prelude::{ClientInfo, PaneId, PaneManifest, TabInfo};
+
+use crate::host::{pane_ref, Host};
+use crate::{McpPlugin, HEARTBEAT};
+
+/// Waits re-check at least this often: Zellij sends no render events for
+/// hidden panes, unviewed tabs, or when no client is attached.
+pub const WAIT_RECHECK: Duration = Duration::from_millis(250);
+/// Timers fire a little early or late; treat this as "now".
+const TIMER_SLACK: Duration = Duration::from_millis(5);
+
+impl<H: Host> McpPlugin<H> {
+    pub fn on_pane_update(&mut self, manifest: PaneManifest) {
+        self.view.panes = Some(manifest);
+        self.after_view_change();
+    }
+
+    pub fn on_tab_update(&mut self, tabs: Vec<TabInfo>) {
+        self.view.tabs = tabs;
+        self.after_view_change();
+    }
+
+    pub fn on_clients(&mut self, clients: Vec<ClientInfo>) {
+        self.view.clients = clients;
+        self.view.clients_generation += 1;
+        self.after_view_change();
+    }
+
+    /// Panes whose screen changed: waits on them look at once.
+    pub fn on_render(&mut self, panes: impl Iterator<Item = PaneId>) {
+        let panes: Vec<_> = panes.map(pane_ref).collect();
+        self.check_waits(|wait| panes.contains(&wait.pane));
+    }
+
+    pub fn on_command_exited(&mut self, pane: u32, code: Option<i32>) {
+        self.exit_codes.insert(pane, code);
+        self.check_waits(|wait| wait.pane.id == pane);
+    }
+
+    pub fn on_timer(&mut self) {
+        let now = Instant::now();
+        let steps = self.writes.on_timer(now);
+        self.run_steps(steps);
+        if self
+            .next_wake
+            .is_some_and(|wake| wake <= now + TIMER_SLACK)
+        {
+            self.next_wake = None;
+        }
+        self.after_view_change();
+        // Other timers (submit CRs, waits) also land here; only a due heartbeat re-arms.
+        if self
+            .next_heartbeat
+            .is_none_or(|due| now + Duration::from_millis(100) >= due)
+        {
+            self.heartbeat(now);
+        }
+    }
+
+    pub fn heartbeat(&mut self, now: Instant) {
+        self.is_acting();
+        self.host.set_timeout(HEARTBEAT);
+        self.next_heartbeat = Some(now + HEARTBEAT);
+    }
+
+    /// Settles pending replies and re-checks every wait.
+    pub fn after_view_change(&mut self) {
+        let now = Instant::now();
+        for done in self.pending.settle(&self.view, now) {
+            let reply = match done.outcome {
+                Ok(result) => Reply::ok(&done.request_id, result),
+                Err(error) => Reply::err(&done.request_id, error),
+            };
+            self.reply(&done.pipe_id, reply);
+        }
+        self.check_waits(|_| true);
+    }
+
+    /// Checks the waits `which` selects, answers finished ones, and arms a
+    /// timer for the earliest deadline left.
+    pub fn check_waits(&mut self, which: impl Fn(&crate::waits::Wait<crate::Purpose>) -> bool) {
+        let now = Instant::now();
+        let mut index = 0;
+        while index < self.waits.len() {
+            if which(&self.waits[index]) {
+                if let Some(finished) = self.check_wait(index, now) {
+                    let wait = self.waits.swap_remove(index);
+                    self.finish_wait(wait, finished);
+                    continue;
+                }
+            }
+            index += 1;
+        }
+        self.arm_wake(now);
+    }
+
+    /// Arms one timer for the earliest moment a wait or pending reply is due.
+    fn arm_wake(&mut self, now: Instant) {
+        let due = self
+            .waits
+            .iter()
+            .flat_map(|w| [Some(w.deadline()), w.idle_due(), Some(now + WAIT_RECHECK)])
+            .flatten()
+            .chain(self.pending.next_deadline())
+            .min();
+        let Some(due) = due else { return };
+        if self.next_wake.is_none_or(|wake| due + TIMER_SLACK < wake) {
+            self.host.set_timeout(due.saturating_duration_since(now));
+            self.next_wake = Some(due);
+        }
+    }
+}

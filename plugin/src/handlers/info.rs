@@ -1,0 +1,133 @@
+//! Read-only ops: hello, session info, tabs, panes, layout.
+
+use zellij_mcp_protocol::ops::{
+    ClientEntry, DumpLayoutArgs, DumpLayoutResult, HelloResult, ListPanesArgs, ListPanesResult,
+    PaneEntry, SessionInfoArgs, SessionInfoResult, ListTabsResult,
+};
+use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneKind, PaneRef, PROTOCOL_VERSION};
+
+use super::{now, to_json};
+use crate::host::{pane_ref, Host};
+use crate::pipe::HandlerResult;
+use crate::session::SessionView;
+use crate::McpPlugin;
+
+impl<H: Host> McpPlugin<H> {
+    pub fn hello(&mut self) -> HandlerResult {
+        let ids = self.host.ids();
+        let own_pane = self.view.find(PaneRef::plugin(ids.plugin_id));
+        now(HelloResult {
+            plugin_version: env!("CARGO_PKG_VERSION").to_owned(),
+            protocol: PROTOCOL_VERSION,
+            plugin_id: ids.plugin_id,
+            client_id: ids.client_id,
+            zellij_pid: ids.zellij_pid,
+            plugin_url: own_pane.and_then(|(_, p)| p.plugin_url.clone()),
+            configuration: self.configuration.clone(),
+            ready: self.view.is_ready(),
+        })
+    }
+
+    /// Asks Zellij for the clients and answers when they arrive.
+    pub fn session_info(&mut self, args: SessionInfoArgs, pipe: (&str, &str)) -> HandlerResult {
+        self.require_ready()?;
+        let generation = self.view.clients_generation;
+        let zellij_version = self.host.zellij_version();
+        self.host.list_clients();
+        let settle = move |view: &SessionView, overdue: bool| {
+            (view.clients_generation > generation || overdue).then(|| {
+                to_json(SessionInfoResult {
+                    zellij_version: zellij_version.clone(),
+                    plugin_version: env!("CARGO_PKG_VERSION").to_owned(),
+                    protocol: PROTOCOL_VERSION,
+                    clients: client_entries(view),
+                    own_pane_id: args.caller.filter(|p| view.find(*p).is_some()),
+                    own_tab_id: args.caller.and_then(|p| view.tab_id_of(p)),
+                    tabs: view.tabs.len(),
+                    panes: view.entries().len(),
+                    ..Default::default()
+                })
+            })
+        };
+        self.reply_when(pipe.0, pipe.1, Box::new(settle))
+    }
+
+    pub fn list_tabs(&mut self) -> HandlerResult {
+        self.require_ready()?;
+        now(ListTabsResult {
+            session: String::new(),
+            tabs: self.view.tab_entries(),
+        })
+    }
+
+    pub fn list_panes(&mut self, args: ListPanesArgs) -> HandlerResult {
+        self.require_ready()?;
+        let tab_id = match &args.tab {
+            Some(tab) => Some(self.view.resolve_tab(tab)?.tab_id),
+            None => None,
+        };
+        let mut panes: Vec<PaneEntry> = self
+            .view
+            .entries()
+            .into_iter()
+            .filter(|p| args.include_plugins || p.pane_id.kind == PaneKind::Terminal)
+            .filter(|p| tab_id.is_none() || p.tab_id == tab_id)
+            .filter(|p| args.exited.is_none_or(|e| p.exited == e))
+            .filter(|p| args.floating.is_none_or(|f| p.floating == f))
+            .filter(|p| args.title.as_ref().is_none_or(|t| p.title.contains(t.as_str())))
+            .collect();
+        for pane in &mut panes {
+            if pane.pane_id.kind == PaneKind::Terminal && !pane.exited {
+                pane.cwd = self.host.cwd(pane.pane_id);
+                pane.running = self.host.running_command(pane.pane_id);
+            }
+        }
+        if let Some(needle) = &args.command {
+            panes.retain(|p| {
+                let running = p.running.as_ref().map(|argv| argv.join(" "));
+                let started = p.command.as_deref();
+                let hit = [started, running.as_deref()]
+                    .into_iter()
+                    .flatten()
+                    .any(|c| c.contains(needle.as_str()));
+                hit
+            });
+        }
+        now(ListPanesResult {
+            session: String::new(),
+            panes,
+        })
+    }
+
+    pub fn dump_layout(&mut self, args: DumpLayoutArgs) -> HandlerResult {
+        self.require_ready()?;
+        let tab_id = match &args.tab {
+            Some(tab) => Some(self.view.resolve_tab(tab)?.tab_id),
+            None => None,
+        };
+        let layout = self.host.dump_layout(tab_id).map_err(|e| {
+            ErrorBody::new(ErrorCode::Internal, format!("Zellij could not dump the layout: {e}"))
+                .with_hint("retry; if it persists, dump the whole session without `tab`")
+        })?;
+        now(DumpLayoutResult {
+            session: String::new(),
+            tab_id,
+            layout,
+        })
+    }
+}
+
+fn client_entries(view: &SessionView) -> Vec<ClientEntry> {
+    view.clients
+        .iter()
+        .map(|c| {
+            let pane = pane_ref(c.pane_id);
+            ClientEntry {
+                client_id: c.client_id,
+                pane_id: pane,
+                tab_id: view.tab_id_of(pane),
+                running_command: c.running_command.clone(),
+            }
+        })
+        .collect()
+}

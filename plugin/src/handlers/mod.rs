@@ -1,0 +1,102 @@
+//! One handler per op, grouped by what they act on. Each validates its
+//! arguments against the session view before touching anything, so bad input
+//! changes nothing.
+
+mod info;
+mod io;
+mod panes;
+mod waiting;
+
+pub use io::write_result;
+pub use waiting::Purpose;
+
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde_json::Value;
+use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneKind, PaneRef};
+use zellij_tile::prelude::PaneInfo;
+
+use crate::host::Host;
+use crate::pending::{Pending, Settle};
+use crate::pipe::{Handled, HandlerResult};
+use crate::session::SessionView;
+use crate::McpPlugin;
+
+/// How long a reply waits for Zellij to show a change before answering anyway.
+const SETTLE_TIME: Duration = Duration::from_secs(2);
+
+fn to_json<T: Serialize>(value: T) -> Result<Value, ErrorBody> {
+    serde_json::to_value(value).map_err(|e| ErrorBody::new(ErrorCode::Internal, e.to_string()))
+}
+
+fn now<T: Serialize>(value: T) -> HandlerResult {
+    to_json(value).map(Handled::Now)
+}
+
+fn bad_request(message: impl Into<String>, hint: impl Into<String>) -> ErrorBody {
+    ErrorBody::new(ErrorCode::BadRequest, message).with_hint(hint)
+}
+
+impl<H: Host> McpPlugin<H> {
+    fn require_ready(&self) -> Result<(), ErrorBody> {
+        if self.view.is_ready() {
+            Ok(())
+        } else {
+            Err(ErrorBody::new(
+                ErrorCode::NotReady,
+                "the plugin has not received the session's pane list yet",
+            )
+            .with_hint("retry in a moment"))
+        }
+    }
+
+    /// The pane as the view shows it, or `pane_not_found`.
+    fn require_pane(&self, pane: PaneRef) -> Result<&PaneInfo, ErrorBody> {
+        self.require_ready()?;
+        self.view.find(pane).map(|(_, info)| info).ok_or_else(|| {
+            ErrorBody::new(
+                ErrorCode::PaneNotFound,
+                format!("there is no pane {pane} in this session"),
+            )
+            .with_hint("call zellij_list_panes for the current pane ids")
+        })
+    }
+
+    /// Like [`Self::require_pane`], for ops that need a terminal pane.
+    fn require_terminal(&self, pane: PaneRef) -> Result<&PaneInfo, ErrorBody> {
+        if pane.kind != PaneKind::Terminal {
+            return Err(ErrorBody::new(
+                ErrorCode::WrongPaneKind,
+                format!("{pane} is a plugin pane; this needs a terminal pane"),
+            )
+            .with_hint("pass a terminal_N pane id from zellij_list_panes"));
+        }
+        self.require_pane(pane)
+    }
+
+    /// Answers later, once `settle` accepts the view (or at the deadline).
+    fn reply_when(&mut self, pipe_id: &str, request_id: &str, settle: Settle) -> HandlerResult {
+        self.host.block(pipe_id);
+        self.pending.push(Pending {
+            pipe_id: pipe_id.to_owned(),
+            request_id: request_id.to_owned(),
+            deadline: Instant::now() + SETTLE_TIME,
+            settle,
+        });
+        self.after_view_change();
+        Ok(Handled::Later)
+    }
+}
+
+/// Settles when the view shows `pane` (or at the deadline), with `make`'s result.
+fn once_pane_shows<T: Serialize + 'static>(
+    pane: PaneRef,
+    mut make: impl FnMut(&SessionView, Option<&PaneInfo>) -> T + 'static,
+    ready: impl Fn(&PaneInfo) -> bool + 'static,
+) -> Settle {
+    Box::new(move |view: &SessionView, overdue: bool| {
+        let info = view.find(pane).map(|(_, p)| p);
+        (info.is_some_and(&ready) || overdue).then(|| to_json(make(view, info)))
+    })
+}

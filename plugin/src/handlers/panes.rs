@@ -1,0 +1,467 @@
+//! Ops that create, close, rename, focus and arrange panes and tabs. Only
+//! `focus` (and an explicit `focus: true`) moves focus.
+
+use zellij_mcp_protocol::ops::{
+    ArrangePaneArgs, CloseArgs, ClosedPane, CloseResult, Geometry, NewPaneArgs, NewTabArgs,
+    NewTabResult, OpenFileArgs, PaneResult, Placement, RenameArgs, Target, TargetResult,
+};
+use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef, TabRef};
+use zellij_tile::prelude::{PaneInfo, TabInfo};
+
+use super::{bad_request, once_pane_shows, to_json};
+use crate::host::{Content, Host};
+use crate::pipe::HandlerResult;
+use crate::session::{pane_ref, SessionView};
+use crate::McpPlugin;
+
+/// Most resize steps one call takes.
+const MAX_RESIZE_STEPS: i32 = 20;
+
+/// A pane or a tab, resolved.
+enum Resolved {
+    Pane(PaneRef),
+    Tab(TabInfo),
+}
+
+impl<H: Host> McpPlugin<H> {
+    pub fn new_tab(&mut self, args: NewTabArgs, pipe: (&str, &str)) -> HandlerResult {
+        self.require_ready()?;
+        let previous = self.view.tabs.iter().find(|t| t.active).map(|t| t.position);
+        let tab_id = match &args.layout {
+            None => self
+                .host
+                .new_tab(args.name.as_deref(), args.cwd.as_deref())
+                .ok_or_else(|| internal("Zellij did not create the tab"))?,
+            Some(layout) => {
+                let kdl = self.layout_kdl(layout)?;
+                let ids = self.host.new_tabs_with_layout(&kdl);
+                let first = *ids
+                    .first()
+                    .ok_or_else(|| internal("Zellij created no tab from the layout"))?;
+                if let Some(name) = &args.name {
+                    self.host.rename_tab(first, name);
+                }
+                // Zellij focuses tabs made from a layout; give the tab back.
+                if let (false, Some(position)) = (args.focus, previous) {
+                    self.host.go_to_tab(position);
+                }
+                first
+            }
+        };
+        if args.focus && args.layout.is_none() {
+            // New tabs are appended, so it sits after the existing ones.
+            self.host.go_to_tab(self.view.tabs.len());
+        }
+        let want_name = args.name.clone();
+        let settle = move |view: &SessionView, overdue: bool| {
+            let tab = view.tab_by_id(tab_id)?;
+            let panes: Vec<PaneRef> = view.panes_in(tab.position).map(pane_ref).collect();
+            let named = want_name.as_ref().is_none_or(|n| &tab.name == n);
+            ((!panes.is_empty() && named) || overdue).then(|| {
+                to_json(NewTabResult {
+                    session: String::new(),
+                    tab_id,
+                    position: tab.position,
+                    name: tab.name.clone(),
+                    pane_ids: panes,
+                    focused: tab.active,
+                })
+            })
+        };
+        self.reply_when(pipe.0, pipe.1, Box::new(settle))
+    }
+
+    /// A layout argument as KDL: inline KDL as is, otherwise a layout name.
+    fn layout_kdl(&self, layout: &str) -> Result<String, ErrorBody> {
+        let kdl = if layout.contains('{') {
+            layout.to_owned()
+        } else {
+            self.host.named_layout(layout).map_err(|e| {
+                bad_request(
+                    format!("there is no layout named '{layout}': {e}"),
+                    "pass layout KDL, a built-in layout name (default, compact, ...) or a .kdl path",
+                )
+            })?
+        };
+        self.host.check_layout(&kdl).map_err(|e| {
+            bad_request(
+                format!("the layout is not valid: {e}"),
+                "fix the KDL; a tab layout looks like `layout { pane; pane split_direction=\"vertical\" { pane; pane } }`",
+            )
+        })?;
+        Ok(kdl)
+    }
+
+    pub fn new_pane(&mut self, args: NewPaneArgs, pipe: (&str, &str)) -> HandlerResult {
+        self.require_ready()?;
+        let tab = self.target_tab(args.tab.as_ref(), args.caller)?;
+        let content = match args.command {
+            Some(argv) => Content::Command {
+                argv: check_argv(argv)?,
+                cwd: args.cwd,
+            },
+            None => Content::Shell { cwd: args.cwd },
+        };
+        let pane = self.spawn(&tab, &content, args.placement, args.name.as_deref(), args.focus)?;
+        self.reply_pane_when_listed(pane, tab.tab_id, pipe)
+    }
+
+    pub fn open_file(&mut self, args: OpenFileArgs, pipe: (&str, &str)) -> HandlerResult {
+        self.require_ready()?;
+        if args.path.trim().is_empty() {
+            return Err(bad_request("path is empty", "pass the file to open"));
+        }
+        let tab = self.target_tab(args.tab.as_ref(), args.caller)?;
+        let content = Content::Editor {
+            path: args.path,
+            line: args.line,
+            cwd: args.cwd,
+        };
+        let pane = self.spawn(&tab, &content, args.placement, None, args.focus)?;
+        self.reply_pane_when_listed(pane, tab.tab_id, pipe)
+    }
+
+    /// The tab asked for, else the caller's, else the active one.
+    pub fn target_tab(
+        &self,
+        tab: Option<&TabRef>,
+        caller: Option<PaneRef>,
+    ) -> Result<TabInfo, ErrorBody> {
+        match tab {
+            Some(tab) => self.view.resolve_tab(tab).cloned(),
+            None => self
+                .view
+                .default_tab(caller)
+                .cloned()
+                .ok_or_else(|| internal("the session has no tabs")),
+        }
+    }
+
+    /// Opens a pane in `tab` without moving focus: a shell pane is added to the
+    /// tab, replaced in place by the content, then floated or hidden.
+    pub fn spawn(
+        &mut self,
+        tab: &TabInfo,
+        content: &Content,
+        placement: Placement,
+        name: Option<&str>,
+        focus: bool,
+    ) -> Result<PaneRef, ErrorBody> {
+        let shell = self
+            .host
+            .new_pane_in_tab(tab.tab_id)
+            .ok_or_else(|| internal(format!("Zellij opened no pane in tab_id {}", tab.tab_id)))?;
+        let pane = match content {
+            Content::Shell { cwd: None } => shell,
+            other => self.host.replace(shell, other).ok_or_else(|| {
+                let what = match other {
+                    Content::Editor { .. } => "the editor ($EDITOR, else vi) could not start",
+                    _ => "the command could not start",
+                };
+                ErrorBody::new(ErrorCode::BadRequest, what)
+                    .with_hint("check the command is installed and on PATH")
+            })?,
+        };
+        if let Some(name) = name {
+            self.host.rename_pane(pane, name);
+        }
+        match placement {
+            Placement::Tiled => {}
+            Placement::Floating => self.host.toggle_floating(pane),
+            Placement::Background => self.host.hide(pane),
+        }
+        if focus {
+            self.host.focus(pane);
+        }
+        Ok(pane)
+    }
+
+    fn reply_pane_when_listed(
+        &mut self,
+        pane: PaneRef,
+        tab_id: usize,
+        pipe: (&str, &str),
+    ) -> HandlerResult {
+        let make = move |view: &SessionView, _: Option<&PaneInfo>| PaneResult {
+            session: String::new(),
+            pane_id: pane,
+            tab_id: view.tab_id_of(pane).or(Some(tab_id)),
+        };
+        let settle = once_pane_shows(pane, make, |_| true);
+        self.reply_when(pipe.0, pipe.1, settle)
+    }
+
+    pub fn close(&mut self, args: CloseArgs, pipe: (&str, &str)) -> HandlerResult {
+        self.require_ready()?;
+        let own_plugin = PaneRef::plugin(self.host.ids().plugin_id);
+        let caller_tab = args.caller.and_then(|p| self.view.tab_id_of(p));
+        let own_tab = self.view.tab_id_of(own_plugin);
+        let refuse = |what: String| {
+            Err(ErrorBody::new(ErrorCode::BadRequest, what)
+                .with_hint("pass force: true if you really mean it"))
+        };
+        let (tab_id, closed) = match self.resolve(&args.target)? {
+            Resolved::Pane(pane) => {
+                if Some(pane) == args.caller && !args.force {
+                    return refuse(format!("{pane} is the pane this agent runs in"));
+                }
+                if pane == own_plugin {
+                    return Err(ErrorBody::new(
+                        ErrorCode::BadRequest,
+                        format!("{pane} is the zellij-mcp plugin itself"),
+                    )
+                    .with_hint("close other panes; closing this one ends zellij-mcp for the session"));
+                }
+                let info = self.require_pane(pane)?;
+                let closed = vec![closed_pane(info)];
+                self.host.close_pane(pane);
+                (None, closed)
+            }
+            Resolved::Tab(tab) => {
+                if self.view.tabs.len() == 1 && !args.force {
+                    return refuse(format!(
+                        "'{}' is the last tab; closing it ends the session",
+                        tab.name
+                    ));
+                }
+                if Some(tab.tab_id) == caller_tab && !args.force {
+                    return refuse(format!("'{}' holds the pane this agent runs in", tab.name));
+                }
+                if Some(tab.tab_id) == own_tab && !args.force {
+                    return refuse(format!(
+                        "'{}' holds the zellij-mcp plugin; closing it ends zellij-mcp for the session",
+                        tab.name
+                    ));
+                }
+                let closed = self.view.panes_in(tab.position).map(closed_pane).collect();
+                self.host.close_tab(tab.tab_id);
+                (Some(tab.tab_id), closed)
+            }
+        };
+        let gone: Vec<PaneRef> = closed.iter().map(|p: &ClosedPane| p.pane_id).collect();
+        let settle = move |view: &SessionView, overdue: bool| {
+            let all_gone = gone.iter().all(|p| view.find(*p).is_none())
+                && tab_id.is_none_or(|id| view.tab_by_id(id).is_none());
+            (all_gone || overdue).then(|| {
+                to_json(CloseResult {
+                    session: String::new(),
+                    tab_id,
+                    closed: closed.clone(),
+                })
+            })
+        };
+        self.reply_when(pipe.0, pipe.1, Box::new(settle))
+    }
+
+    pub fn rename(&mut self, args: RenameArgs, pipe: (&str, &str)) -> HandlerResult {
+        self.require_ready()?;
+        if args.name.trim().is_empty() {
+            return Err(bad_request("name is empty", "pass the new name"));
+        }
+        let name = args.name;
+        match self.resolve(&args.target)? {
+            Resolved::Pane(pane) => {
+                self.require_pane(pane)?;
+                self.host.rename_pane(pane, &name);
+                let make = move |view: &SessionView, info: Option<&PaneInfo>| TargetResult {
+                    session: String::new(),
+                    pane_id: Some(pane),
+                    tab_id: view.tab_id_of(pane),
+                    name: info.map(|p| p.title.clone()).unwrap_or_default(),
+                };
+                let wanted = name.clone();
+                let settle = once_pane_shows(pane, make, move |p| p.title == wanted);
+                self.reply_when(pipe.0, pipe.1, settle)
+            }
+            Resolved::Tab(tab) => {
+                self.host.rename_tab(tab.tab_id, &name);
+                let settle = tab_settle(tab.tab_id, move |t| t.name == name);
+                self.reply_when(pipe.0, pipe.1, settle)
+            }
+        }
+    }
+
+    pub fn focus(&mut self, args: Target, pipe: (&str, &str)) -> HandlerResult {
+        self.require_ready()?;
+        match self.resolve(&args)? {
+            Resolved::Pane(pane) => {
+                if !self.require_pane(pane)?.is_selectable {
+                    return Err(bad_request(
+                        format!("{pane} cannot take focus (it is not selectable)"),
+                        "focus a terminal pane, or the pane's tab",
+                    ));
+                }
+                self.host.focus(pane);
+                let make = move |view: &SessionView, info: Option<&PaneInfo>| TargetResult {
+                    session: String::new(),
+                    pane_id: Some(pane),
+                    tab_id: view.tab_id_of(pane),
+                    name: info.map(|p| p.title.clone()).unwrap_or_default(),
+                };
+                let settle = once_pane_shows(pane, make, |p| p.is_focused);
+                self.reply_when(pipe.0, pipe.1, settle)
+            }
+            Resolved::Tab(tab) => {
+                self.host.go_to_tab(tab.position);
+                let settle = tab_settle(tab.tab_id, |t| t.active);
+                self.reply_when(pipe.0, pipe.1, settle)
+            }
+        }
+    }
+
+    pub fn arrange_pane(&mut self, args: ArrangePaneArgs, pipe: (&str, &str)) -> HandlerResult {
+        let pane = args.pane_id;
+        let info = self.require_pane(pane)?.clone();
+        if info.is_plugin && !info.is_selectable {
+            return Err(bad_request(
+                format!("{pane} is a fixed plugin pane"),
+                "arrange terminal panes",
+            ));
+        }
+        let steps = args.resize.as_ref().map_or(0, |r| r.amount);
+        if steps.abs() > MAX_RESIZE_STEPS {
+            return Err(bad_request(
+                format!("resize amount {steps} is over the limit of {MAX_RESIZE_STEPS} steps"),
+                "pass a smaller amount (each step is one Zellij resize increment)",
+            ));
+        }
+        let floating = args.floating.unwrap_or(info.is_floating);
+        if args.pinned.is_some() && !floating {
+            return Err(bad_request(
+                format!("{pane} is tiled; only floating panes can be pinned"),
+                "pass floating: true together with pinned",
+            ));
+        }
+        let target_tab = match &args.move_to_tab {
+            Some(tab) => {
+                let tab = self.view.resolve_tab(tab)?;
+                // Zellij 0.45.1 mixes up tab ids and positions when moving panes.
+                if tab.tab_id != tab.position {
+                    return Err(ErrorBody::new(
+                        ErrorCode::Unsupported,
+                        format!(
+                            "Zellij 0.45.1 cannot move panes to '{}' (tab_id {} at position {})",
+                            tab.name, tab.tab_id, tab.position
+                        ),
+                    )
+                    .with_hint("move it to a tab whose tab_id equals its position, or open a new pane there"));
+                }
+                Some(tab.tab_id)
+            }
+            None => None,
+        };
+        let nothing = args.resize.is_none()
+            && args.floating.is_none()
+            && args.fullscreen.is_none()
+            && args.pinned.is_none()
+            && target_tab.is_none();
+        if nothing {
+            return Err(bad_request(
+                "nothing to change",
+                "pass resize, floating, fullscreen, pinned or move_to_tab",
+            ));
+        }
+        if floating != info.is_floating {
+            self.host.toggle_floating(pane);
+        }
+        if let Some(tab_id) = target_tab {
+            self.host.move_to_tab(pane, tab_id);
+        }
+        if let Some(resize) = &args.resize {
+            for _ in 0..resize.amount.abs() {
+                self.host.resize(pane, resize.amount > 0, resize.direction);
+            }
+        }
+        if args.fullscreen.is_some_and(|f| f != info.is_fullscreen) {
+            self.host.toggle_fullscreen(pane);
+        }
+        if let Some(pinned) = args.pinned {
+            self.host.set_pinned(pane, pinned);
+        }
+        let before = info;
+        let make = move |view: &SessionView, now: Option<&PaneInfo>| {
+            let p = now.unwrap_or(&before);
+            zellij_mcp_protocol::ops::ArrangePaneResult {
+                session: String::new(),
+                pane_id: pane,
+                tab_id: view.tab_id_of(pane),
+                floating: p.is_floating,
+                fullscreen: p.is_fullscreen,
+                geometry: Geometry {
+                    x: p.pane_x,
+                    y: p.pane_y,
+                    rows: p.pane_rows,
+                    cols: p.pane_columns,
+                },
+            }
+        };
+        let expected = (floating, args.fullscreen, target_tab);
+        let start = self.view.find(pane).map(|(pos, p)| (pos, p.clone()));
+        let settle = move |view: &SessionView, overdue: bool| {
+            let now = view.find(pane);
+            let changed = match (&start, now) {
+                (Some((pos0, p0)), Some((pos, p))) => {
+                    p.is_floating == expected.0
+                        && expected.1.is_none_or(|f| p.is_fullscreen == f)
+                        && expected.2.is_none_or(|_| pos != *pos0)
+                        && (p != p0 || *pos0 != pos)
+                }
+                _ => false,
+            };
+            (changed || overdue).then(|| to_json(make(view, now.map(|(_, p)| p))))
+        };
+        self.reply_when(pipe.0, pipe.1, Box::new(settle))
+    }
+
+    /// Exactly one of `pane_id` and `tab`.
+    fn resolve(&self, target: &Target) -> Result<Resolved, ErrorBody> {
+        match (target.pane_id, &target.tab) {
+            (Some(pane), None) => Ok(Resolved::Pane(pane)),
+            (None, Some(tab)) => Ok(Resolved::Tab(self.view.resolve_tab(tab)?.clone())),
+            _ => Err(bad_request(
+                "pass exactly one of pane_id and tab",
+                "pane_id for a pane, or tab (tab_id or name) for a whole tab",
+            )),
+        }
+    }
+}
+
+/// Settles once the tab satisfies `ready`, answering with its id and name.
+fn tab_settle(
+    tab_id: usize,
+    ready: impl Fn(&TabInfo) -> bool + 'static,
+) -> crate::pending::Settle {
+    Box::new(move |view: &SessionView, overdue: bool| {
+        let tab = view.tab_by_id(tab_id);
+        (tab.is_some_and(&ready) || overdue).then(|| {
+            to_json(TargetResult {
+                session: String::new(),
+                pane_id: None,
+                tab_id: Some(tab_id),
+                name: tab.map(|t| t.name.clone()).unwrap_or_default(),
+            })
+        })
+    })
+}
+
+fn closed_pane(info: &PaneInfo) -> ClosedPane {
+    ClosedPane {
+        pane_id: pane_ref(info),
+        title: info.title.clone(),
+        command: info.terminal_command.clone(),
+    }
+}
+
+pub fn check_argv(argv: Vec<String>) -> Result<Vec<String>, ErrorBody> {
+    if argv.first().is_none_or(|program| program.trim().is_empty()) {
+        return Err(bad_request(
+            "command is empty",
+            "pass argv with the program first, e.g. [\"ls\", \"-la\"]; for a shell line use [\"sh\", \"-c\", \"...\"]",
+        ));
+    }
+    Ok(argv)
+}
+
+fn internal(message: impl Into<String>) -> ErrorBody {
+    ErrorBody::new(ErrorCode::Internal, message).with_hint("retry; if it persists, check Zellij's log")
+}

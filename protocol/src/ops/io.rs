@@ -1,0 +1,205 @@
+//! Reading, writing, waiting on, running in and signalling panes.
+
+#[cfg(feature = "schema")]
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::{PaneRef, TabRef};
+
+use super::Placement;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct ReadArgs {
+    pub pane_id: PaneRef,
+    /// Whole scrollback instead of the visible screen.
+    #[serde(default)]
+    pub full: bool,
+    /// Keep only the last N lines.
+    pub tail_lines: Option<usize>,
+    /// A cursor from an earlier read: return only lines added after it (implies full).
+    pub since: Option<String>,
+    /// Keep at most this many bytes, from the end. Default 65536, max 4194304.
+    pub max_bytes: Option<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct ReadResult {
+    #[serde(default)]
+    pub session: String,
+    pub pane_id: PaneRef,
+    pub tab_id: Option<usize>,
+    /// Plain text (no ANSI), lines joined with \n.
+    pub text: String,
+    pub lines: usize,
+    /// Earlier lines were dropped (max_bytes or tail_lines).
+    pub truncated: bool,
+    /// Pass as `since` to get only what comes after this read.
+    pub cursor: String,
+    /// `since` no longer matched the scrollback (cleared or scrolled away); text starts over.
+    pub cursor_reset: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct WriteArgs {
+    pub pane_id: PaneRef,
+    /// Typed as is (no newline added).
+    pub text: Option<String>,
+    /// Named keys sent after text, e.g. ["Enter"], ["Ctrl c"], ["Up"].
+    #[serde(default)]
+    pub keys: Vec<String>,
+    /// Send text as a bracketed paste (for multi-line text).
+    #[serde(default)]
+    pub paste: bool,
+    /// Then a lone CR after submit_delay_ms, as Ink TUIs need.
+    #[serde(default)]
+    pub submit: bool,
+    /// Default 150, max 10000.
+    pub submit_delay_ms: Option<u64>,
+    /// Type into an exited or held pane anyway (a CR there re-runs its command).
+    #[serde(default)]
+    pub allow_exited: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct WriteResult {
+    #[serde(default)]
+    pub session: String,
+    pub pane_id: PaneRef,
+    pub tab_id: Option<usize>,
+    /// Including the submit CR.
+    pub bytes_written: usize,
+    pub submitted: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct WaitForArgs {
+    pub pane_id: PaneRef,
+    /// Regex (Rust syntax) to wait for.
+    pub pattern: Option<String>,
+    /// Treat pattern and stop as literal text.
+    #[serde(default)]
+    pub literal: bool,
+    /// Patterns that end the wait at once as `stopped` (e.g. error markers).
+    #[serde(default)]
+    pub stop: Vec<String>,
+    /// Done when the pane shows no new output for this long.
+    pub idle_ms: Option<u64>,
+    /// Done when the pane's command exits.
+    #[serde(default)]
+    pub exit: bool,
+    /// Default 30000, max 600000.
+    pub timeout_ms: Option<u64>,
+    /// Also match text already on screen when the call starts.
+    #[serde(default)]
+    pub include_existing: bool,
+    /// Lines returned in last_lines (default 20).
+    pub last_lines: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum WaitOutcome {
+    Matched,
+    Stopped,
+    Idle,
+    Exited,
+    Timeout,
+    PaneClosed,
+    Cancelled,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct WaitForResult {
+    #[serde(default)]
+    pub session: String,
+    pub pane_id: PaneRef,
+    pub tab_id: Option<usize>,
+    pub outcome: WaitOutcome,
+    /// The text the pattern (or stop pattern) matched.
+    pub matched: Option<String>,
+    /// The whole line it matched in.
+    pub line: Option<String>,
+    pub exit_status: Option<i32>,
+    pub elapsed_ms: u64,
+    pub last_lines: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct RunArgs {
+    /// argv, e.g. ["cargo","test"]; a shell only as ["sh","-c","..."].
+    pub command: Vec<String>,
+    pub cwd: Option<String>,
+    pub tab: Option<TabRef>,
+    pub name: Option<String>,
+    /// Default background (hidden).
+    pub placement: Option<Placement>,
+    /// Wait for the exit (default true).
+    pub wait: Option<bool>,
+    /// Default 30000, max 600000.
+    pub timeout_ms: Option<u64>,
+    /// Kill the command if it times out (default: leave it running).
+    #[serde(default)]
+    pub kill_on_timeout: bool,
+    /// Close the pane once it has exited and its output is read.
+    #[serde(default)]
+    pub close_on_exit: bool,
+    /// Output cap in bytes, tail kept. Default 65536.
+    pub max_bytes: Option<usize>,
+    #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub caller: Option<PaneRef>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct RunResult {
+    #[serde(default)]
+    pub session: String,
+    pub pane_id: PaneRef,
+    pub tab_id: Option<usize>,
+    pub exited: bool,
+    pub exit_code: Option<i32>,
+    pub output: String,
+    pub truncated: bool,
+    pub elapsed_ms: u64,
+    pub timed_out: bool,
+    pub killed: bool,
+    /// The pane was closed (close_on_exit).
+    pub closed: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Signal {
+    /// Types Ctrl-C (0x03), as a user would.
+    Interrupt,
+    Sigint,
+    Sigkill,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct SignalArgs {
+    pub pane_id: PaneRef,
+    pub signal: Signal,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CancelArgs {
+    /// The id of the request to end.
+    pub request_id: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CancelResult {
+    pub cancelled: bool,
+}

@@ -1,0 +1,232 @@
+//! Listing, creating, closing, renaming, focusing and arranging panes and tabs.
+
+#[cfg(feature = "schema")]
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::{PaneRef, TabRef};
+
+/// Where a pane is on screen, in cells.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct Geometry {
+    pub x: usize,
+    pub y: usize,
+    pub rows: usize,
+    pub cols: usize,
+}
+
+/// One pane as Zellij reports it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct PaneEntry {
+    pub pane_id: PaneRef,
+    pub tab_id: Option<usize>,
+    pub tab_position: usize,
+    pub tab_name: String,
+    pub title: String,
+    /// The command a command pane was started with.
+    pub command: Option<String>,
+    /// The foreground process now running in a terminal pane (argv).
+    pub running: Option<Vec<String>>,
+    pub cwd: Option<String>,
+    pub plugin_url: Option<String>,
+    pub exited: bool,
+    pub exit_status: Option<i32>,
+    /// Exited but kept open; a CR typed into it re-runs the command.
+    pub held: bool,
+    pub focused: bool,
+    pub floating: bool,
+    pub fullscreen: bool,
+    /// Hidden (background) pane.
+    pub suppressed: bool,
+    pub selectable: bool,
+    pub geometry: Geometry,
+    /// The pane this server runs in.
+    #[serde(default)]
+    pub is_self: bool,
+}
+
+/// Filters; all optional and combined with AND.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct ListPanesArgs {
+    pub tab: Option<TabRef>,
+    /// Substring of the title.
+    pub title: Option<String>,
+    /// Substring of the start or foreground command.
+    pub command: Option<String>,
+    pub exited: Option<bool>,
+    pub floating: Option<bool>,
+    /// Also list plugin panes (default false).
+    #[serde(default)]
+    pub include_plugins: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct ListPanesResult {
+    #[serde(default)]
+    pub session: String,
+    pub panes: Vec<PaneEntry>,
+}
+
+/// How a new pane is placed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Placement {
+    #[default]
+    Tiled,
+    Floating,
+    /// Hidden; show it later with zellij_focus.
+    Background,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct NewTabArgs {
+    pub name: Option<String>,
+    /// Absolute path; must exist.
+    pub cwd: Option<String>,
+    /// Layout KDL, a layout name (e.g. compact), or a .kdl path.
+    pub layout: Option<String>,
+    /// Switch to the new tab (default false: created in the background).
+    #[serde(default)]
+    pub focus: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct NewTabResult {
+    #[serde(default)]
+    pub session: String,
+    pub tab_id: usize,
+    pub position: usize,
+    pub name: String,
+    pub pane_ids: Vec<PaneRef>,
+    pub focused: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct NewPaneArgs {
+    /// Default: the caller's tab, else the active tab.
+    pub tab: Option<TabRef>,
+    /// argv, e.g. ["htop"]; default: a shell.
+    pub command: Option<Vec<String>>,
+    pub cwd: Option<String>,
+    pub name: Option<String>,
+    #[serde(default)]
+    pub placement: Placement,
+    /// Focus the new pane (default false).
+    #[serde(default)]
+    pub focus: bool,
+    #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub caller: Option<PaneRef>,
+}
+
+/// A pane or a tab: exactly one of the two.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct Target {
+    pub pane_id: Option<PaneRef>,
+    pub tab: Option<TabRef>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct CloseArgs {
+    #[serde(flatten)]
+    pub target: Target,
+    /// Allow closing the caller's own pane or tab, or the last tab.
+    #[serde(default)]
+    pub force: bool,
+    #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub caller: Option<PaneRef>,
+}
+
+/// A pane that was closed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct ClosedPane {
+    pub pane_id: PaneRef,
+    pub title: String,
+    pub command: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct CloseResult {
+    #[serde(default)]
+    pub session: String,
+    /// Set when a whole tab was closed.
+    pub tab_id: Option<usize>,
+    pub closed: Vec<ClosedPane>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct RenameArgs {
+    #[serde(flatten)]
+    pub target: Target,
+    pub name: String,
+}
+
+/// The pane (if one was targeted) and tab acted on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct TargetResult {
+    #[serde(default)]
+    pub session: String,
+    pub pane_id: Option<PaneRef>,
+    pub tab_id: Option<usize>,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    Left,
+    Right,
+    Up,
+    Down,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct Resize {
+    /// Edge to move; none: all edges.
+    pub direction: Option<Direction>,
+    /// Steps: positive grows, negative shrinks (max 20 either way).
+    pub amount: i32,
+}
+
+/// Changes applied in this order: embed/float, move, resize, fullscreen, pin.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct ArrangePaneArgs {
+    pub pane_id: PaneRef,
+    pub resize: Option<Resize>,
+    /// true: float it; false: embed it as tiled.
+    pub floating: Option<bool>,
+    pub fullscreen: Option<bool>,
+    /// Keep a floating pane on top.
+    pub pinned: Option<bool>,
+    pub move_to_tab: Option<TabRef>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct ArrangePaneResult {
+    #[serde(default)]
+    pub session: String,
+    pub pane_id: PaneRef,
+    pub tab_id: Option<usize>,
+    pub floating: bool,
+    pub fullscreen: bool,
+    pub geometry: Geometry,
+}

@@ -1,0 +1,109 @@
+//! Sessions, clients and tabs.
+
+#[cfg(feature = "schema")]
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+use crate::PaneRef;
+
+/// `hello`: who answers, and whether it is the acting instance.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HelloResult {
+    pub plugin_version: String,
+    pub protocol: u32,
+    pub plugin_id: u32,
+    pub client_id: u16,
+    pub zellij_pid: u32,
+    /// The plugin's own URL as Zellij loaded it, once the pane list has arrived.
+    pub plugin_url: Option<String>,
+    /// The plugin's configuration from the layout; pipes must repeat it to
+    /// reach this instance rather than launch another.
+    pub configuration: BTreeMap<String, String>,
+    /// Whether the session state (panes and tabs) has arrived.
+    pub ready: bool,
+}
+
+/// A client attached to the session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct ClientEntry {
+    pub client_id: u16,
+    /// The pane this client has focused.
+    pub pane_id: PaneRef,
+    pub tab_id: Option<usize>,
+    pub running_command: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct SessionInfoResult {
+    #[serde(default)]
+    pub session: String,
+    pub zellij_version: String,
+    pub plugin_version: String,
+    #[serde(default)]
+    pub bridge_version: String,
+    pub protocol: u32,
+    /// socket or cli.
+    #[serde(default)]
+    pub transport: String,
+    pub clients: Vec<ClientEntry>,
+    /// The pane this server runs in (ZELLIJ_PANE_ID), when inside this session.
+    #[serde(default)]
+    pub own_pane_id: Option<PaneRef>,
+    #[serde(default)]
+    pub own_tab_id: Option<usize>,
+    pub tabs: usize,
+    pub panes: usize,
+}
+
+/// `session_info` has no tool arguments; the bridge passes its own pane.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SessionInfoArgs {
+    #[serde(default)]
+    pub caller: Option<PaneRef>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct SessionEntry {
+    pub name: String,
+    /// Used when a call names no session.
+    pub default: bool,
+    /// The session this server runs in.
+    pub current: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct ListSessionsResult {
+    pub sessions: Vec<SessionEntry>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct TabEntry {
+    /// Stable id (survives moves and renames).
+    pub tab_id: usize,
+    /// 0-based.
+    pub position: usize,
+    pub name: String,
+    /// Shown to at least one client.
+    pub active: bool,
+    /// Terminal and plugin panes, hidden ones included.
+    pub panes: usize,
+    pub tiled_panes: usize,
+    pub floating_panes: usize,
+    pub hidden_panes: usize,
+    pub fullscreen: bool,
+    pub floating_visible: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct ListTabsResult {
+    #[serde(default)]
+    pub session: String,
+    pub tabs: Vec<TabEntry>,
+}
