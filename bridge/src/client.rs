@@ -67,19 +67,21 @@ impl PluginClient {
         self.config.timeout
     }
 
-    /// Runs `op` in the session the caller means; returns the session name and result.
+    /// Runs `op` in the session the caller means, as request `id`; returns
+    /// the session name and result.
     pub async fn call<A: Serialize, R: DeserializeOwned>(
         &self,
         session: Option<&str>,
         op: &str,
         args: &A,
         timeout: Duration,
+        id: String,
     ) -> Result<(String, R), ErrorBody> {
         let session = self.resolve_session(session).await?;
         let link = self.link(&session).await?;
         let args = serde_json::to_value(args)
             .map_err(|e| ErrorBody::new(ErrorCode::BadRequest, e.to_string()))?;
-        let request = Request::new(self.new_id(), op, args);
+        let request = Request::new(id, op, args);
         let outcome = link.transport.call(&request, &link.target, timeout).await;
         if matches!(outcome, Err(CallError::Transport(_))) {
             self.links.lock().await.remove(&session);
@@ -97,7 +99,29 @@ impl PluginClient {
         Ok((session, result))
     }
 
-    fn new_id(&self) -> String {
+    /// The transport a linked session uses (`socket` or `cli`).
+    pub async fn transport_of(&self, session: &str) -> Option<&'static str> {
+        let links = self.links.lock().await;
+        links.get(session).map(|link| link.transport.kind())
+    }
+
+    /// Live sessions, and the one a call without `session` would use.
+    pub async fn sessions(&self) -> (Vec<String>, Option<String>) {
+        let live = self.live_sessions().await;
+        let default = sessions::resolve(None, &self.config.sessions, &live).ok();
+        (live, default)
+    }
+
+    async fn live_sessions(&self) -> Vec<String> {
+        let socket_dir = sessions::socket_dir();
+        if socket_dir.is_dir() {
+            sessions::live_sessions(&socket_dir)
+        } else {
+            sessions::live_sessions_from_cli(&self.config.zellij).await
+        }
+    }
+
+    pub fn new_id(&self) -> String {
         format!(
             "{}{}",
             self.id_prefix,
@@ -113,7 +137,7 @@ impl PluginClient {
         }
     }
 
-    async fn resolve_session(&self, requested: Option<&str>) -> Result<String, ErrorBody> {
+    pub async fn resolve_session(&self, requested: Option<&str>) -> Result<String, ErrorBody> {
         let defaults = &self.config.sessions;
         let named = requested
             .filter(|s| !s.is_empty())
@@ -125,12 +149,7 @@ impl PluginClient {
                 return Ok(name.to_owned());
             }
         }
-        let socket_dir = sessions::socket_dir();
-        let live = if socket_dir.is_dir() {
-            sessions::live_sessions(&socket_dir)
-        } else {
-            sessions::live_sessions_from_cli(&self.config.zellij).await
-        };
+        let live = self.live_sessions().await;
         sessions::resolve(requested, defaults, &live)
     }
 

@@ -92,11 +92,15 @@ impl schemars::JsonSchema for PaneRef {
         "PaneId".into()
     }
 
+    fn inline_schema() -> bool {
+        true
+    }
+
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         schemars::json_schema!({
             "type": "string",
             "pattern": "^(terminal_|plugin_)?[0-9]+$",
-            "description": "terminal_N or plugin_N (a bare N means terminal_N)"
+            "description": "terminal_N or plugin_N"
         })
     }
 }

@@ -27,10 +27,14 @@ impl schemars::JsonSchema for TabRef {
         "Tab".into()
     }
 
+    fn inline_schema() -> bool {
+        true
+    }
+
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         schemars::json_schema!({
             "type": ["integer", "string"],
-            "description": "tab_id (number) or tab name (string)"
+            "description": "tab_id or name"
         })
     }
 }

@@ -1,0 +1,120 @@
+//! Tools that read, type into, wait on, run in and signal panes.
+
+use std::time::Duration;
+
+use rmcp::model::JsonObject;
+use rmcp::service::RequestContext;
+use rmcp::{tool, tool_router, RoleServer};
+use zellij_mcp_protocol::ops::{
+    names, PaneResult, ReadArgs, ReadResult, RunArgs, RunResult, SignalArgs, WaitForArgs,
+    WaitForResult, WriteArgs, WriteResult, DEFAULT_SUBMIT_DELAY_MS, DEFAULT_WAIT_MS,
+};
+
+use super::schema::{input, output};
+use super::{parse, paths, InSession, ToolResult, ZellijMcp};
+
+#[tool_router(router = io_tools, vis = "pub(super)")]
+impl ZellijMcp {
+    #[tool(
+        name = "zellij_read",
+        description = "Read a pane's text (no ANSI) by pane_id: the screen, or with full the \
+            scrollback. tail_lines keeps the last lines; since (a cursor from an earlier read) returns \
+            only newer lines. Focus: never moves. After: unchanged; returns cursor. Don't poll it to \
+            wait; use zellij_wait_for.",
+        input_schema = input::<ReadArgs>(),
+        output_schema = output::<ReadResult>(),
+        annotations(title = "Read a pane", read_only_hint = true, open_world_hint = false)
+    )]
+    async fn read(&self, args: JsonObject) -> ToolResult<ReadResult> {
+        self.forward::<ReadArgs, _>(args, names::READ).await
+    }
+
+    #[tool(
+        name = "zellij_write",
+        description = "Type into a terminal pane: text, then keys (Enter, Tab, Esc, Up, 'Ctrl c'...). \
+            paste: bracketed paste. submit: then a lone CR after submit_delay_ms, as Claude Code and \
+            other Ink TUIs need; returns after it. Refuses exited panes unless allow_exited. Focus: \
+            never moves. After: returns pane_id, tab_id. Don't end text with \\r when submitting. \
+            Needs: text up to 256 KiB.",
+        input_schema = input::<WriteArgs>(),
+        output_schema = output::<WriteResult>(),
+        annotations(title = "Type into a pane", read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
+    )]
+    async fn write(&self, args: JsonObject) -> ToolResult<WriteResult> {
+        let p: InSession<WriteArgs> = parse(args)?;
+        // A submit waits for its CR, and maybe for earlier writes to the pane.
+        let delay = match p.args.submit {
+            true => 2 * p.args.submit_delay_ms.unwrap_or(DEFAULT_SUBMIT_DELAY_MS),
+            false => 0,
+        };
+        let extra = Duration::from_millis(delay);
+        self.send(p.session, names::WRITE, &p.args, extra).await
+    }
+
+    #[tool(
+        name = "zellij_wait_for",
+        description = "Wait on a terminal pane until pattern (regex, or literal) appears, the pane is \
+            idle for idle_ms, or its command exits (exit); stop patterns end it early. Counts only \
+            output after the call starts unless include_existing. outcome: matched, stopped, idle, \
+            exited, timeout, pane_closed. timeout_ms default 30000, max 600000. Sends progress; can \
+            be cancelled. Focus: never moves. After: unchanged.",
+        input_schema = input::<WaitForArgs>(),
+        output_schema = output::<WaitForResult>(),
+        annotations(title = "Wait for output", read_only_hint = true, open_world_hint = false)
+    )]
+    async fn wait_for(
+        &self,
+        args: JsonObject,
+        context: RequestContext<RoleServer>,
+    ) -> ToolResult<WaitForResult> {
+        let p: InSession<WaitForArgs> = parse(args)?;
+        let session = self.client.resolve_session(p.session.as_deref()).await?;
+        let extra = Duration::from_millis(p.args.timeout_ms.unwrap_or(DEFAULT_WAIT_MS));
+        self.send_waiting(session, names::WAIT_FOR, &p.args, extra, &context)
+            .await
+    }
+
+    #[tool(
+        name = "zellij_run",
+        description = "Run command (argv; shell only as [\"sh\",\"-c\",...]) in a new command pane, \
+            hidden in the caller's tab by default. With wait (default) returns exit_code, output \
+            (tail, max_bytes), elapsed_ms, timed_out. On timeout it keeps running unless \
+            kill_on_timeout. Focus: never moves. After: the pane stays unless close_on_exit. Needs: \
+            cwd exists.",
+        input_schema = input::<RunArgs>(),
+        output_schema = output::<RunResult>(),
+        annotations(title = "Run a command", read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = true)
+    )]
+    async fn run(
+        &self,
+        args: JsonObject,
+        context: RequestContext<RoleServer>,
+    ) -> ToolResult<RunResult> {
+        let p: InSession<RunArgs> = parse(args)?;
+        let session = self.client.resolve_session(p.session.as_deref()).await?;
+        let args = RunArgs {
+            cwd: paths::cwd(p.args.cwd)?,
+            caller: self.own_pane_in(&session),
+            ..p.args
+        };
+        let extra = match args.wait {
+            Some(false) => Duration::ZERO,
+            _ => Duration::from_millis(args.timeout_ms.unwrap_or(DEFAULT_WAIT_MS)),
+        };
+        self.send_waiting(session, names::RUN, &args, extra, &context)
+            .await
+    }
+
+    #[tool(
+        name = "zellij_signal",
+        description = "Interrupt a terminal pane's program: interrupt types Ctrl-C (0x03) as a user \
+            would; sigint or sigkill signal the pane's process. Focus: never moves. After: returns \
+            pane_id; follow with zellij_wait_for (exit or idle) rather than assuming it stopped.",
+        input_schema = input::<SignalArgs>(),
+        output_schema = output::<PaneResult>(),
+        annotations(title = "Signal a pane", read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false)
+    )]
+    async fn signal(&self, args: JsonObject) -> ToolResult<PaneResult> {
+        self.forward::<SignalArgs, _>(args, names::SIGNAL).await
+    }
+}

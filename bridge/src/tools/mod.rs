@@ -1,0 +1,221 @@
+//! The MCP tools: one small function per tool, each calling one plugin op
+//! through the shared plumbing here.
+//!
+//! - [`session`]: sessions, tabs, panes, layout (read-only).
+//! - [`panes`]: creating, closing, renaming, focusing, arranging.
+//! - [`io`]: reading, writing, waiting, running, signalling.
+
+mod io;
+mod panes;
+mod paths;
+mod schema;
+mod session;
+
+use std::time::Duration;
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::IntoCallToolResult;
+use rmcp::model::{
+    CallToolResponse, CallToolResult, ContentBlock, Implementation, JsonObject,
+    ProgressNotificationParam, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{tool_handler, ErrorData, Json, RoleServer, ServerHandler};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use zellij_mcp_protocol::ops::names;
+use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef};
+
+use crate::client::SharedClient;
+
+/// A tool's arguments: the op's own, plus the session to act in.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct InSession<T> {
+    /// Default: the current session.
+    #[serde(default)]
+    pub session: Option<String>,
+    #[serde(flatten)]
+    pub args: T,
+}
+
+/// A failed call, reported to the agent as a tool error (`isError: true`)
+/// whose text names the error code and the fix.
+#[derive(Debug)]
+pub struct ToolFailure(pub ErrorBody);
+
+impl From<ErrorBody> for ToolFailure {
+    fn from(body: ErrorBody) -> Self {
+        ToolFailure(body)
+    }
+}
+
+impl IntoCallToolResult for ToolFailure {
+    fn into_call_tool_result(self) -> Result<CallToolResponse, ErrorData> {
+        Ok(CallToolResult::error(vec![ContentBlock::text(self.0.to_string())]).into())
+    }
+}
+
+type ToolResult<T> = Result<Json<T>, ToolFailure>;
+
+/// Results name the session they belong to; the plugin leaves it empty.
+pub trait SessionResult {
+    fn set_session(&mut self, session: String);
+}
+
+macro_rules! session_results {
+    ($($ty:ident),* $(,)?) => {$(
+        impl SessionResult for zellij_mcp_protocol::ops::$ty {
+            fn set_session(&mut self, session: String) {
+                self.session = session;
+            }
+        }
+    )*};
+}
+
+session_results!(
+    SessionInfoResult,
+    ListTabsResult,
+    ListPanesResult,
+    NewTabResult,
+    PaneResult,
+    CloseResult,
+    TargetResult,
+    ArrangePaneResult,
+    ReadResult,
+    WriteResult,
+    WaitForResult,
+    RunResult,
+    DumpLayoutResult,
+);
+
+/// Tool arguments, parsed here rather than by the router so that bad input is
+/// a tool error the agent can read and fix, not a protocol error.
+fn parse<T: DeserializeOwned>(args: JsonObject) -> Result<T, ToolFailure> {
+    serde_json::from_value(serde_json::Value::Object(args)).map_err(|e| {
+        ToolFailure(
+            ErrorBody::new(ErrorCode::BadRequest, format!("invalid arguments: {e}"))
+                .with_hint("check the arguments against the tool's input schema"),
+        )
+    })
+}
+
+fn bad_request(message: impl Into<String>, hint: impl Into<String>) -> ToolFailure {
+    ToolFailure(ErrorBody::new(ErrorCode::BadRequest, message).with_hint(hint))
+}
+
+#[derive(Clone)]
+pub struct ZellijMcp {
+    client: SharedClient,
+    /// The pane the bridge runs in, and its session (from ZELLIJ_PANE_ID / ZELLIJ_SESSION_NAME).
+    own_pane: Option<(String, PaneRef)>,
+    tool_router: ToolRouter<Self>,
+}
+
+impl ZellijMcp {
+    pub fn new(client: SharedClient, own_pane: Option<(String, PaneRef)>) -> Self {
+        ZellijMcp {
+            client,
+            own_pane,
+            tool_router: Self::session_tools() + Self::pane_tools() + Self::io_tools(),
+        }
+    }
+
+    /// The bridge's own pane, when it runs inside `session`.
+    fn own_pane_in(&self, session: &str) -> Option<PaneRef> {
+        self.own_pane
+            .as_ref()
+            .filter(|(s, _)| s == session)
+            .map(|(_, pane)| *pane)
+    }
+
+    /// The common tool: parse, send one op, name the session in the result.
+    async fn forward<A, R>(&self, args: JsonObject, op: &str) -> ToolResult<R>
+    where
+        A: DeserializeOwned + Serialize,
+        R: DeserializeOwned + SessionResult,
+    {
+        let p: InSession<A> = parse(args)?;
+        self.send(p.session, op, &p.args, Duration::ZERO).await
+    }
+
+    /// One op through the shared client; `extra` lengthens the timeout for
+    /// ops that wait on purpose.
+    async fn send<A: Serialize, R: DeserializeOwned + SessionResult>(
+        &self,
+        session: Option<String>,
+        op: &str,
+        args: &A,
+        extra: Duration,
+    ) -> ToolResult<R> {
+        let timeout = self.client.default_timeout() + extra;
+        let id = self.client.new_id();
+        let (session, mut result): (String, R) = self
+            .client
+            .call(session.as_deref(), op, args, timeout, id)
+            .await?;
+        result.set_session(session);
+        Ok(Json(result))
+    }
+
+    /// Like [`Self::send`] for ops that wait: sends MCP progress every second
+    /// while waiting, and on cancellation asks the plugin to end the wait.
+    async fn send_waiting<A: Serialize, R: DeserializeOwned + SessionResult>(
+        &self,
+        session: String,
+        op: &str,
+        args: &A,
+        extra: Duration,
+        context: &RequestContext<RoleServer>,
+    ) -> ToolResult<R> {
+        let timeout = self.client.default_timeout() + extra;
+        let id = self.client.new_id();
+        let call = self.client.call(Some(&session), op, args, timeout, id.clone());
+        tokio::pin!(call);
+        let started = tokio::time::Instant::now();
+        let mut ticks = tokio::time::interval(Duration::from_secs(1));
+        ticks.tick().await;
+        let progress = context.meta.get_progress_token();
+        loop {
+            tokio::select! {
+                outcome = &mut call => {
+                    let (session, mut result): (String, R) = outcome?;
+                    result.set_session(session);
+                    return Ok(Json(result));
+                }
+                _ = context.ct.cancelled() => {
+                    let cancel = serde_json::json!({ "request_id": id });
+                    let ended: Result<(String, serde_json::Value), _> = self
+                        .client
+                        .call(Some(&session), names::CANCEL, &cancel, self.client.default_timeout(), self.client.new_id())
+                        .await;
+                    tracing::debug!(?ended, "cancelled {op} {id}");
+                    return Err(ToolFailure(ErrorBody::new(ErrorCode::Timeout, "cancelled by the client")));
+                }
+                _ = ticks.tick() => {
+                    if let Some(token) = &progress {
+                        let waited = started.elapsed().as_secs_f64();
+                        let note = ProgressNotificationParam::new(token.clone(), waited)
+                            .with_message(format!("{op}: waited {waited:.0} s"));
+                        let _ = context.peer.notify_progress(note).await;
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for ZellijMcp {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        info.server_info = Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"));
+        info.instructions = Some(
+            "Drive a live Zellij session by pane id without moving the user's focus. Start with \
+             zellij_list_panes (or zellij_session_info); act on panes by pane_id. Only zellij_focus \
+             moves focus."
+                .into(),
+        );
+        info
+    }
+}

@@ -1,0 +1,93 @@
+//! Input and output schemas as published in `tools/list`, made compact: the
+//! whole list must stay small enough for an agent's context (under 24 KB).
+
+use std::sync::Arc;
+
+use rmcp::handler::server::common::schema_for_type;
+use rmcp::model::JsonObject;
+use schemars::JsonSchema;
+use serde_json::Value;
+
+use super::InSession;
+
+/// Keywords that only repeat what the type already says.
+const NOISE: &[&str] = &["$schema", "title", "format"];
+/// Output schemas describe shapes; the tool description explains the fields.
+const OUTPUT_NOISE: &[&str] = &["description", "default", "pattern"];
+
+/// The input schema of a tool taking `T` plus `session`.
+pub fn input<T: JsonSchema + 'static>() -> Arc<JsonObject> {
+    compact(schema_for_type::<InSession<T>>(), &[])
+}
+
+/// The output schema of a tool returning `T`.
+pub fn output<T: JsonSchema + 'static>() -> Arc<JsonObject> {
+    compact(schema_for_type::<T>(), OUTPUT_NOISE)
+}
+
+fn compact(schema: Arc<JsonObject>, extra_noise: &[&str]) -> Arc<JsonObject> {
+    let mut map = (*schema).clone();
+    // The root describes the Rust type, not the tool.
+    map.remove("description");
+    let mut value = Value::Object(map);
+    strip(&mut value, extra_noise);
+    match value {
+        Value::Object(map) => Arc::new(map),
+        _ => schema,
+    }
+}
+
+/// Removes noise from a schema object and every schema below it.
+fn strip(value: &mut Value, extra_noise: &[&str]) {
+    match value {
+        Value::Object(map) => {
+            for key in NOISE.iter().chain(extra_noise) {
+                map.remove(*key);
+            }
+            // Counts and sizes are unsigned; "minimum: 0" says nothing new.
+            if map.get("minimum") == Some(&Value::from(0)) {
+                map.remove("minimum");
+            }
+            if map.get("default") == Some(&Value::Null) {
+                map.remove("default");
+            }
+            for (key, child) in map.iter_mut() {
+                match (key.as_str(), child) {
+                    // Maps from names to schemas: the names are not keywords.
+                    ("properties" | "$defs", Value::Object(named)) => {
+                        named.values_mut().for_each(|s| strip(s, extra_noise))
+                    }
+                    (_, child) => strip(child, extra_noise),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|s| strip(s, extra_noise)),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use zellij_mcp_protocol::ops::ReadArgs;
+
+    #[test]
+    fn drops_noise_but_keeps_meaning() {
+        let schema = Value::Object((*input::<ReadArgs>()).clone());
+        let text = schema.to_string();
+        assert!(!text.contains("\"format\""), "{text}");
+        assert!(!text.contains("$schema"), "{text}");
+        assert!(text.contains("\"pane_id\""), "{text}");
+        assert!(text.contains("\"session\""), "{text}");
+        assert_eq!(schema["required"], serde_json::json!(["pane_id"]));
+    }
+
+    #[test]
+    fn a_property_named_like_a_keyword_stays() {
+        use zellij_mcp_protocol::ops::ListPanesResult;
+        let schema = Value::Object((*output::<ListPanesResult>()).clone());
+        let entry = &schema["$defs"]["PaneEntry"];
+        assert!(entry["properties"]["title"].is_object(), "{entry}");
+        assert!(!schema.to_string().contains("description"));
+    }
+}

@@ -1,0 +1,107 @@
+//! Read-only tools: sessions, tabs, panes and layout.
+
+use rmcp::model::JsonObject;
+use rmcp::{tool, tool_router, Json};
+use zellij_mcp_protocol::ops::{
+    names, DumpLayoutArgs, DumpLayoutResult, ListPanesArgs, ListPanesResult, ListSessionsResult,
+    ListTabsResult, NoArgs, SessionEntry, SessionInfoArgs, SessionInfoResult,
+};
+
+use super::schema::{input, output};
+use super::{parse, InSession, ToolResult, ZellijMcp};
+
+#[tool_router(router = session_tools, vis = "pub(super)")]
+impl ZellijMcp {
+    #[tool(
+        name = "zellij_session_info",
+        description = "Session name; Zellij, plugin, bridge and protocol versions; transport; attached \
+            clients with the pane and tab each has focused; this server's own pane and tab. Acts on: \
+            the session. Focus: never moves. After: unchanged. Needs: the zellij-mcp plugin loaded.",
+        input_schema = input::<NoArgs>(),
+        output_schema = output::<SessionInfoResult>(),
+        annotations(title = "Session info", read_only_hint = true, open_world_hint = false)
+    )]
+    async fn session_info(&self, args: JsonObject) -> ToolResult<SessionInfoResult> {
+        let p: InSession<NoArgs> = parse(args)?;
+        let session = self.client.resolve_session(p.session.as_deref()).await?;
+        let args = SessionInfoArgs {
+            caller: self.own_pane_in(&session),
+        };
+        let Json(mut info): Json<SessionInfoResult> = self
+            .send(Some(session.clone()), names::SESSION_INFO, &args, Default::default())
+            .await?;
+        info.bridge_version = env!("CARGO_PKG_VERSION").to_owned();
+        info.transport = self.client.transport_of(&session).await.unwrap_or_default().to_owned();
+        Ok(Json(info))
+    }
+
+    #[tool(
+        name = "zellij_list_sessions",
+        description = "Live Zellij sessions; `default` marks the one used when a call names no \
+            session, `current` the one this server runs in. Works without the plugin. Focus: never \
+            moves. After: unchanged.",
+        input_schema = input::<NoArgs>(),
+        output_schema = output::<ListSessionsResult>(),
+        annotations(title = "List sessions", read_only_hint = true, open_world_hint = false)
+    )]
+    async fn list_sessions(&self, args: JsonObject) -> ToolResult<ListSessionsResult> {
+        let _: InSession<NoArgs> = parse(args)?;
+        let (live, default) = self.client.sessions().await;
+        let current = self.own_pane.as_ref().map(|(session, _)| session);
+        let sessions = live
+            .into_iter()
+            .map(|name| SessionEntry {
+                default: default.as_ref() == Some(&name),
+                current: current == Some(&name),
+                name,
+            })
+            .collect();
+        Ok(Json(ListSessionsResult { sessions }))
+    }
+
+    #[tool(
+        name = "zellij_list_tabs",
+        description = "Every tab: tab_id (stable; use it rather than the position), position, name, \
+            active, pane counts, fullscreen, floating_visible. Acts on: the session. Focus: never \
+            moves. After: unchanged. Needs: the zellij-mcp plugin loaded.",
+        input_schema = input::<NoArgs>(),
+        output_schema = output::<ListTabsResult>(),
+        annotations(title = "List tabs", read_only_hint = true, open_world_hint = false)
+    )]
+    async fn list_tabs(&self, args: JsonObject) -> ToolResult<ListTabsResult> {
+        self.forward::<NoArgs, _>(args, names::LIST_TABS).await
+    }
+
+    #[tool(
+        name = "zellij_list_panes",
+        description = "List terminal panes (plugins with include_plugins) in all tabs: pane_id, tab_id, \
+            title, command, running (foreground argv), cwd, exited, exit_status, held, focused, \
+            floating, geometry, is_self (this server's pane). Filters combine with AND. Focus: never \
+            moves. After: unchanged. Call it for pane ids; never guess them. Needs: the zellij-mcp \
+            plugin loaded.",
+        input_schema = input::<ListPanesArgs>(),
+        output_schema = output::<ListPanesResult>(),
+        annotations(title = "List panes", read_only_hint = true, open_world_hint = false)
+    )]
+    async fn list_panes(&self, args: JsonObject) -> ToolResult<ListPanesResult> {
+        let Json(mut result): Json<ListPanesResult> =
+            self.forward::<ListPanesArgs, _>(args, names::LIST_PANES).await?;
+        let own = self.own_pane_in(&result.session);
+        for pane in &mut result.panes {
+            pane.is_self = Some(pane.pane_id) == own;
+        }
+        Ok(Json(result))
+    }
+
+    #[tool(
+        name = "zellij_dump_layout",
+        description = "The session's layout as KDL, or one tab's (tab: id or name). Acts on: the \
+            session or one tab. Focus: never moves. After: unchanged. Needs: the zellij-mcp plugin.",
+        input_schema = input::<DumpLayoutArgs>(),
+        output_schema = output::<DumpLayoutResult>(),
+        annotations(title = "Dump layout", read_only_hint = true, open_world_hint = false)
+    )]
+    async fn dump_layout(&self, args: JsonObject) -> ToolResult<DumpLayoutResult> {
+        self.forward::<DumpLayoutArgs, _>(args, names::DUMP_LAYOUT).await
+    }
+}
