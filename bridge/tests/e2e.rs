@@ -1,73 +1,13 @@
 //! End-to-end: real Zellij 0.45.1 sessions in sandboxes, the built plugin,
 //! and the built `zellij-mcp` binary driven as an MCP client.
 
-use std::path::{Path, PathBuf};
+mod common;
+
 use std::time::{Duration, Instant};
 
+use common::*;
 use serde_json::{json, Value};
-use zellij_mcp_harness::{repo_layout, wait_for, workspace_root, Mcp, Sandbox, Session};
-
-fn bridge() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_zellij-mcp"))
-}
-
-/// A session running the repo's layout, unique to this test and process.
-fn session(test: &str) -> Session {
-    let name = format!("{test}-{}", std::process::id());
-    Sandbox::new().start_session(&name, &repo_layout(), true)
-}
-
-fn mcp(session: &Session, transport: &str) -> Mcp {
-    Mcp::start(&bridge(), session.sandbox(), &["--transport", transport])
-}
-
-fn panes(mcp: &Mcp) -> Vec<Value> {
-    let list = mcp.ok("zellij_list_panes", json!({}));
-    list["panes"].as_array().expect("panes").clone()
-}
-
-/// The layout's one shell pane.
-fn shell_pane(mcp: &Mcp) -> String {
-    let terminals: Vec<Value> = panes(mcp)
-        .into_iter()
-        .filter(|p| p["pane_id"].as_str().unwrap().starts_with("terminal_"))
-        .collect();
-    assert_eq!(
-        terminals.len(),
-        1,
-        "the layout has one shell pane: {terminals:?}"
-    );
-    terminals[0]["pane_id"].as_str().unwrap().to_owned()
-}
-
-fn screen(mcp: &Mcp, pane: &str) -> String {
-    let read = mcp.ok("zellij_read", json!({"pane_id": pane}));
-    read["text"].as_str().unwrap().to_owned()
-}
-
-/// Reads the pane until a line equals `line`.
-fn read_until_line(mcp: &Mcp, pane: &str, line: &str) -> String {
-    wait_for(
-        &format!("'{line}' in {pane}"),
-        Duration::from_secs(20),
-        || {
-            let text = screen(mcp, pane);
-            text.lines().any(|l| l.trim() == line).then_some(text)
-        },
-    )
-}
-
-fn file_lines(path: &Path, count: usize) -> Vec<String> {
-    wait_for(
-        &format!("{count} lines in {}", path.display()),
-        Duration::from_secs(20),
-        || {
-            let text = std::fs::read_to_string(path).ok()?;
-            let lines: Vec<String> = text.lines().map(str::to_owned).collect();
-            (lines.len() >= count).then_some(lines)
-        },
-    )
-}
+use zellij_mcp_harness::{repo_layout, wait_for, workspace_root, Mcp, Sandbox};
 
 /// Runs a test body once per transport.
 macro_rules! on_both_transports {
@@ -362,10 +302,33 @@ fn server_identifies_itself_and_publishes_schemas() {
     assert_eq!(name, "zellij-mcp");
     assert_eq!(version, env!("CARGO_PKG_VERSION"));
     let tools = mcp.list_tools();
-    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    for expected in ["zellij_list_panes", "zellij_read", "zellij_write"] {
-        assert!(names.contains(&expected), "{names:?}");
-    }
+    let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "zellij_arrange_pane",
+            "zellij_close",
+            "zellij_dump_layout",
+            "zellij_focus",
+            "zellij_list_panes",
+            "zellij_list_sessions",
+            "zellij_list_tabs",
+            "zellij_new_pane",
+            "zellij_new_tab",
+            "zellij_open_file",
+            "zellij_read",
+            "zellij_rename",
+            "zellij_run",
+            "zellij_session_info",
+            "zellij_signal",
+            "zellij_wait_for",
+            "zellij_write",
+        ]
+    );
+    let size = serde_json::to_string(&tools).unwrap().len();
+    eprintln!("tools/list: {} tools, {size} bytes", tools.len());
+    assert!(size < 24 * 1024, "tools/list is {size} bytes");
     for tool in &tools {
         assert!(
             tool.output_schema.is_some(),

@@ -2,18 +2,38 @@
 
 use std::path::Path;
 use std::process::Stdio;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
-use rmcp::service::RunningService;
+use rmcp::model::{CallToolRequestParams, CallToolResult, ProgressNotificationParam, Tool};
+use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::TokioChildProcess;
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::Value;
 
 use crate::Sandbox;
 
+/// The client side: counts the server's progress notifications.
+#[derive(Clone, Default)]
+pub struct Recorder {
+    progress: Arc<AtomicUsize>,
+}
+
+impl ClientHandler for Recorder {
+    async fn on_progress(
+        &self,
+        _params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
 pub struct Mcp {
     runtime: tokio::runtime::Runtime,
-    client: Option<RunningService<RoleClient, ()>>,
+    client: Option<RunningService<RoleClient, Recorder>>,
+    progress: Arc<AtomicUsize>,
 }
 
 impl Mcp {
@@ -34,20 +54,42 @@ impl Mcp {
             .env_remove("ZELLIJ_PANE_ID")
             .env_remove("ZELLIJ_MCP_SESSION")
             .env_remove("ZELLIJ_MCP_TRANSPORT");
+        let recorder = Recorder::default();
+        let progress = recorder.progress.clone();
         let client = runtime.block_on(async {
             let (transport, _) = TokioChildProcess::builder(cmd)
                 .stderr(Stdio::inherit())
                 .spawn()
                 .expect("spawn the bridge");
-            ().serve(transport).await.expect("MCP initialize")
+            recorder.serve(transport).await.expect("MCP initialize")
         });
         Mcp {
             runtime,
             client: Some(client),
+            progress,
         }
     }
 
-    fn client(&self) -> &RunningService<RoleClient, ()> {
+    /// Progress notifications received so far.
+    pub fn progress_count(&self) -> usize {
+        self.progress.load(Ordering::SeqCst)
+    }
+
+    /// Starts a call and abandons it after `after`, which makes the client
+    /// send `notifications/cancelled`.
+    pub fn call_and_cancel(&self, tool: &str, args: Value, after: Duration) {
+        let Value::Object(args) = args else {
+            panic!("tool arguments must be a JSON object");
+        };
+        let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(args);
+        let peer = self.client().peer().clone();
+        self.runtime.block_on(async move {
+            let outcome = tokio::time::timeout(after, peer.call_tool(params)).await;
+            assert!(outcome.is_err(), "{tool} ended before it was cancelled: {outcome:?}");
+        });
+    }
+
+    fn client(&self) -> &RunningService<RoleClient, Recorder> {
         self.client.as_ref().expect("client is running")
     }
 

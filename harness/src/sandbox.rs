@@ -104,10 +104,19 @@ impl Sandbox {
             ("XDG_CACHE_HOME", root.join("cache")),
             ("HOME", root.join("home")),
             ("SHELL", PathBuf::from("/bin/sh")),
+            ("EDITOR", crate::workspace_root().join("harness/editor.sh")),
         ]
         .into_iter()
         .map(|(k, v)| (k.into(), v.into_os_string()))
         .collect()
+    }
+
+    /// Each client's focused pane, as `zellij action list-clients` prints it.
+    pub fn client_focus_of(&self, session: &str) -> String {
+        let mut cmd = self.zellij();
+        cmd.args(["--session", session, "action", "list-clients"]);
+        let out = run_with_timeout(cmd, Duration::from_secs(10)).expect("list-clients");
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
     }
 
     /// A `zellij` command isolated to this sandbox.
@@ -216,6 +225,11 @@ impl Session {
         }
         cmd.args(["--", payload]);
         run_with_timeout(cmd, Duration::from_secs(5))
+    }
+
+    /// Each client's focused pane (`zellij action list-clients`).
+    pub fn client_focus(&self) -> String {
+        self.sandbox.client_focus_of(&self.name)
     }
 
     /// Attaches a real client on a pseudo-terminal.

@@ -19,11 +19,19 @@ const TIMER_SLACK: Duration = Duration::from_millis(5);
 impl<H: Host> McpPlugin<H> {
     pub fn on_pane_update(&mut self, manifest: PaneManifest) {
         self.view.panes = Some(manifest);
-        self.after_view_change();
+        self.fed();
     }
 
     pub fn on_tab_update(&mut self, tabs: Vec<TabInfo>) {
         self.view.tabs = tabs;
+        self.fed();
+    }
+
+    /// This instance gets session events: it may take the lease over from
+    /// one that does not (see [`crate::lease`]).
+    fn fed(&mut self) {
+        self.fed_ms = crate::unix_ms();
+        self.is_acting();
         self.after_view_change();
     }
 
@@ -73,7 +81,7 @@ impl<H: Host> McpPlugin<H> {
     /// Settles pending replies and re-checks every wait.
     pub fn after_view_change(&mut self) {
         let now = Instant::now();
-        for done in self.pending.settle(&self.view, now) {
+        for done in self.pending.settle(&self.view, &self.host, now) {
             let reply = match done.outcome {
                 Ok(result) => Reply::ok(&done.request_id, result),
                 Err(error) => Reply::err(&done.request_id, error),

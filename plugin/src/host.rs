@@ -38,6 +38,9 @@ pub trait Host {
     fn zellij_version(&self) -> String;
     fn list_clients(&self);
     fn scrollback(&self, pane: PaneRef, full: bool) -> Result<PaneContents, String>;
+    /// The pane as Zellij has it now (events may lag, or not come at all).
+    fn pane_info(&self, pane: PaneRef) -> Option<PaneInfo>;
+    fn tab_info(&self, tab_id: usize) -> Option<TabInfo>;
     fn cwd(&self, pane: PaneRef) -> Option<String>;
     fn running_command(&self, pane: PaneRef) -> Option<Vec<String>>;
     fn write(&self, pane: PaneRef, bytes: Vec<u8>);
@@ -113,6 +116,14 @@ impl Host for ZellijHost {
 
     fn scrollback(&self, pane: PaneRef, full: bool) -> Result<PaneContents, String> {
         get_pane_scrollback(pane_id(pane), full)
+    }
+
+    fn pane_info(&self, pane: PaneRef) -> Option<PaneInfo> {
+        get_pane_info(pane_id(pane))
+    }
+
+    fn tab_info(&self, tab_id: usize) -> Option<TabInfo> {
+        get_tab_info(tab_id)
     }
 
     fn cwd(&self, pane: PaneRef) -> Option<String> {

@@ -12,6 +12,11 @@
 //!   `lease-<zellij_pid>.lock`, created with `create_new`; inside the lock it
 //!   reads the lease again, so of several claimants exactly one wins.
 //! - The lease is replaced by write-then-rename, so readers never see half a file.
+//! - Zellij sends pane and tab events only to the instances of clients whose
+//!   active tab holds the plugin. The lease records when its holder last got
+//!   one (`fed`); an instance that gets events while the holder has not for
+//!   [`STARVED_AFTER_MS`] takes the lease over, so the acting instance sees
+//!   the session as it is.
 //!
 //! The zellij pid keys the files per session: `/cache` is shared by every
 //! session that loads the same plugin URL.
@@ -24,6 +29,9 @@ use std::path::{Path, PathBuf};
 pub const STALE_AFTER_MS: u64 = 3_000;
 /// The holder rewrites its heartbeat when it is older than this.
 pub const RENEW_AFTER_MS: u64 = 500;
+/// A holder that got no session events for this long, while another
+/// instance did, hands over the lease.
+pub const STARVED_AFTER_MS: u64 = 1_000;
 /// A claim lock older than this was left by an instance that died mid-claim.
 const LOCK_STALE_AFTER_MS: u64 = 5_000;
 
@@ -38,6 +46,8 @@ pub struct Instance {
 struct Record {
     holder: Instance,
     heartbeat_ms: u64,
+    /// When the holder last received a session event (0: never).
+    fed_ms: u64,
 }
 
 impl Record {
@@ -46,25 +56,37 @@ impl Record {
         let plugin_id = u32::try_from(fields.next()?.ok()?).ok()?;
         let client_id = u16::try_from(fields.next()?.ok()?).ok()?;
         let heartbeat_ms = fields.next()?.ok()?;
+        let fed_ms = fields.next().and_then(Result::ok).unwrap_or_default();
         Some(Record {
             holder: Instance {
                 plugin_id,
                 client_id,
             },
             heartbeat_ms,
+            fed_ms,
         })
     }
 
     fn render(&self) -> String {
         format!(
-            "{} {} {}\n",
-            self.holder.plugin_id, self.holder.client_id, self.heartbeat_ms
+            "{} {} {} {}\n",
+            self.holder.plugin_id, self.holder.client_id, self.heartbeat_ms, self.fed_ms
         )
     }
 
     /// Future heartbeats (clock steps) count as fresh.
     fn is_stale(&self, now_ms: u64) -> bool {
         now_ms.saturating_sub(self.heartbeat_ms) >= STALE_AFTER_MS
+    }
+
+    /// Whether an instance fed at `fed_ms` should replace this holder.
+    fn yields_to(&self, fed_ms: u64) -> bool {
+        fed_ms > self.fed_ms + STARVED_AFTER_MS
+    }
+
+    /// Whether this record still stands against a claimant fed at `fed_ms`.
+    fn stands(&self, now_ms: u64, fed_ms: u64) -> bool {
+        !self.is_stale(now_ms) && !self.yields_to(fed_ms)
     }
 }
 
@@ -88,22 +110,24 @@ impl Lease {
         }
     }
 
-    /// Whether this instance acts now. Renews the lease when held, and claims
-    /// it when missing or stale.
-    pub fn check(&self, now_ms: u64) -> bool {
+    /// Whether this instance acts now, given when it last got a session
+    /// event. Renews the lease when held, and claims it when missing, stale,
+    /// or held by an instance that gets no events while this one does.
+    pub fn check(&self, now_ms: u64, fed_ms: u64) -> bool {
         match self.read() {
             Some(rec) if rec.holder == self.me && !rec.is_stale(now_ms) => {
-                if now_ms.saturating_sub(rec.heartbeat_ms) >= RENEW_AFTER_MS {
-                    self.write(now_ms);
+                let due = now_ms.saturating_sub(rec.heartbeat_ms) >= RENEW_AFTER_MS;
+                if due || fed_ms > rec.fed_ms {
+                    self.write(now_ms, fed_ms);
                 }
                 true
             }
-            Some(rec) if !rec.is_stale(now_ms) => false,
-            _ => self.claim(now_ms),
+            Some(rec) if rec.stands(now_ms, fed_ms) => false,
+            _ => self.claim(now_ms, fed_ms),
         }
     }
 
-    fn claim(&self, now_ms: u64) -> bool {
+    fn claim(&self, now_ms: u64, fed_ms: u64) -> bool {
         let lock = OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -112,8 +136,8 @@ impl Lease {
             Ok(mut file) => {
                 let _ = file.write_all(format!("{now_ms}\n").as_bytes());
                 let won = match self.read() {
-                    Some(rec) if !rec.is_stale(now_ms) => rec.holder == self.me,
-                    _ => self.write(now_ms),
+                    Some(rec) if rec.stands(now_ms, fed_ms) => rec.holder == self.me,
+                    _ => self.write(now_ms, fed_ms),
                 };
                 let _ = fs::remove_file(&self.lock_path);
                 won
@@ -140,10 +164,11 @@ impl Lease {
         Record::parse(&fs::read_to_string(&self.path).ok()?)
     }
 
-    fn write(&self, now_ms: u64) -> bool {
+    fn write(&self, now_ms: u64, fed_ms: u64) -> bool {
         let record = Record {
             holder: self.me,
             heartbeat_ms: now_ms,
+            fed_ms,
         };
         fs::write(&self.tmp_path, record.render()).is_ok()
             && fs::rename(&self.tmp_path, &self.path).is_ok()
@@ -174,7 +199,7 @@ mod tests {
         let dir = temp_dir("one");
         let leases: Vec<Lease> = (1..=4).map(|c| Lease::new(&dir, 9, instance(c))).collect();
         for now in [1_000, 1_400, 2_000, 2_900] {
-            let acting: Vec<_> = leases.iter().filter(|l| l.check(now)).collect();
+            let acting: Vec<_> = leases.iter().filter(|l| l.check(now, 0)).collect();
             assert_eq!(acting.len(), 1, "at {now}");
             assert_eq!(acting[0].me, instance(1));
         }
@@ -185,11 +210,11 @@ mod tests {
         let dir = temp_dir("stale");
         let a = Lease::new(&dir, 9, instance(1));
         let b = Lease::new(&dir, 9, instance(2));
-        assert!(a.check(0));
-        assert!(!b.check(STALE_AFTER_MS - 1));
-        assert!(b.check(STALE_AFTER_MS));
+        assert!(a.check(0, 0));
+        assert!(!b.check(STALE_AFTER_MS - 1, 0));
+        assert!(b.check(STALE_AFTER_MS, 0));
         assert!(
-            !a.check(STALE_AFTER_MS + 1),
+            !a.check(STALE_AFTER_MS + 1, 0),
             "the old holder must step down"
         );
     }
@@ -197,8 +222,8 @@ mod tests {
     #[test]
     fn sessions_do_not_share_a_lease() {
         let dir = temp_dir("sessions");
-        assert!(Lease::new(&dir, 1, instance(1)).check(0));
-        assert!(Lease::new(&dir, 2, instance(2)).check(0));
+        assert!(Lease::new(&dir, 1, instance(1)).check(0, 0));
+        assert!(Lease::new(&dir, 2, instance(2)).check(0, 0));
     }
 
     #[test]
@@ -206,12 +231,25 @@ mod tests {
         let dir = temp_dir("lock");
         let a = Lease::new(&dir, 9, instance(1));
         fs::write(&a.lock_path, "0\n").unwrap();
-        assert!(!a.check(10), "someone else is mid-claim");
+        assert!(!a.check(10, 0), "someone else is mid-claim");
         assert!(
-            !a.check(LOCK_STALE_AFTER_MS),
+            !a.check(LOCK_STALE_AFTER_MS, 0),
             "this check clears the abandoned lock"
         );
-        assert!(a.check(LOCK_STALE_AFTER_MS + 1));
+        assert!(a.check(LOCK_STALE_AFTER_MS + 1, 0));
+    }
+
+    #[test]
+    fn an_instance_that_gets_session_events_takes_over_from_one_that_does_not() {
+        let dir = temp_dir("fed");
+        let headless = Lease::new(&dir, 9, instance(1));
+        let viewer = Lease::new(&dir, 9, instance(2));
+        assert!(headless.check(0, 100));
+        assert!(!viewer.check(500, 900), "fed about as recently: no takeover");
+        assert!(viewer.check(2_000, 2_000), "the holder has been starved");
+        assert!(!headless.check(2_100, 100));
+        assert!(!headless.check(2_200, 2_150), "now both are fed: no flapping");
+        assert!(viewer.check(2_300, 2_150));
     }
 
     #[test]
@@ -219,6 +257,6 @@ mod tests {
         let dir = temp_dir("garbage");
         let a = Lease::new(&dir, 9, instance(1));
         fs::write(&a.path, "not a lease").unwrap();
-        assert!(a.check(5));
+        assert!(a.check(5, 0));
     }
 }

@@ -69,6 +69,8 @@ pub struct McpPlugin<H: Host> {
     /// Exit codes from `CommandPaneExited`, for panes this plugin opened.
     exit_codes: BTreeMap<u32, Option<i32>>,
     next_heartbeat: Option<Instant>,
+    /// When this instance last got a pane or tab event (unix ms).
+    fed_ms: u64,
     /// The earliest timer already armed for waits and pending replies.
     next_wake: Option<Instant>,
 }
@@ -88,8 +90,9 @@ impl ZellijPlugin for McpPlugin<ZellijHost> {
             EventType::PaneRenderReport,
             EventType::CommandPaneExited,
         ]);
+        // Not hide_self(): it does not hide a tiled pane in 0.45.1, and it
+        // stops the pane and tab events this plugin lives on.
         set_selectable(false);
-        hide_self();
         self.start(Path::new(SHARED_DIR), configuration);
     }
 
@@ -130,7 +133,9 @@ impl<H: Host> McpPlugin<H> {
 
     /// Whether this instance handles requests now (renewing or claiming the lease).
     fn is_acting(&self) -> bool {
-        self.lease.as_ref().is_some_and(|l| l.check(unix_ms()))
+        self.lease
+            .as_ref()
+            .is_some_and(|l| l.check(unix_ms(), self.fed_ms))
     }
 
     fn run_steps(&mut self, steps: Vec<Step>) {
@@ -149,7 +154,7 @@ impl<H: Host> McpPlugin<H> {
     }
 }
 
-fn unix_ms() -> u64 {
+pub(crate) fn unix_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)

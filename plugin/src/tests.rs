@@ -33,6 +33,8 @@ struct FakeHost {
     /// What every pane shows.
     screen: Rc<RefCell<Vec<String>>>,
     next_pane: Rc<RefCell<u32>>,
+    /// Panes Zellij "has" beyond the fixed terminal_1 and plugin_5.
+    opened: Rc<RefCell<Vec<PaneRef>>>,
 }
 
 impl FakeHost {
@@ -43,7 +45,9 @@ impl FakeHost {
     fn new_pane(&self) -> PaneRef {
         let mut next = self.next_pane.borrow_mut();
         *next += 1;
-        PaneRef::terminal(100 + *next)
+        let pane = PaneRef::terminal(100 + *next);
+        self.opened.borrow_mut().push(pane);
+        pane
     }
 }
 
@@ -72,6 +76,22 @@ impl Host for FakeHost {
         Ok(PaneContents {
             lines_above_viewport: if full { vec!["old".into()] } else { vec![] },
             viewport: vec!["$ echo hi".into(), "hi   ".into(), "".into()],
+            ..Default::default()
+        })
+    }
+    fn pane_info(&self, pane: PaneRef) -> Option<PaneInfo> {
+        let known = [PaneRef::terminal(1), PaneRef::plugin(5)].contains(&pane)
+            || self.opened.borrow().contains(&pane);
+        known.then(|| PaneInfo {
+            id: pane.id,
+            is_plugin: pane.kind == zellij_mcp_protocol::PaneKind::Plugin,
+            is_selectable: true,
+            ..Default::default()
+        })
+    }
+    fn tab_info(&self, tab_id: usize) -> Option<TabInfo> {
+        [3, 9].contains(&tab_id).then(|| TabInfo {
+            tab_id,
             ..Default::default()
         })
     }

@@ -33,8 +33,9 @@ impl<H: Host> McpPlugin<H> {
         self.require_ready()?;
         let generation = self.view.clients_generation;
         let zellij_version = self.host.zellij_version();
+        let active_waits = self.waits.len();
         self.host.list_clients();
-        let settle = move |view: &SessionView, overdue: bool| {
+        let settle = move |view: &SessionView, _: &dyn crate::pending::Live, overdue: bool| {
             (view.clients_generation > generation || overdue).then(|| {
                 to_json(SessionInfoResult {
                     zellij_version: zellij_version.clone(),
@@ -45,6 +46,7 @@ impl<H: Host> McpPlugin<H> {
                     own_tab_id: args.caller.and_then(|p| view.tab_id_of(p)),
                     tabs: view.tabs.len(),
                     panes: view.entries().len(),
+                    active_waits,
                     ..Default::default()
                 })
             })

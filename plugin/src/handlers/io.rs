@@ -33,7 +33,8 @@ impl<H: Host> McpPlugin<H> {
             })?),
             None => None,
         };
-        let tab_id = self.require_pane(args.pane_id).map(|_| self.view.tab_id_of(args.pane_id))?;
+        self.require_pane(args.pane_id)?;
+        let tab_id = self.view.tab_id_of(args.pane_id);
         let all = self.screen_lines(args.pane_id, args.full || since.is_some())?;
         let all: Vec<&str> = all.iter().map(String::as_str).collect();
         let cursor = Cursor::after(&all).encode();

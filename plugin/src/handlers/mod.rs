@@ -18,7 +18,7 @@ use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneKind, PaneRef};
 use zellij_tile::prelude::PaneInfo;
 
 use crate::host::Host;
-use crate::pending::{Pending, Settle};
+use crate::pending::{Live, Pending, Settle};
 use crate::pipe::{Handled, HandlerResult};
 use crate::session::SessionView;
 use crate::McpPlugin;
@@ -51,10 +51,10 @@ impl<H: Host> McpPlugin<H> {
         }
     }
 
-    /// The pane as the view shows it, or `pane_not_found`.
-    fn require_pane(&self, pane: PaneRef) -> Result<&PaneInfo, ErrorBody> {
+    /// The pane as Zellij has it now, or `pane_not_found`.
+    fn require_pane(&self, pane: PaneRef) -> Result<PaneInfo, ErrorBody> {
         self.require_ready()?;
-        self.view.find(pane).map(|(_, info)| info).ok_or_else(|| {
+        self.host.pane_info(pane).ok_or_else(|| {
             ErrorBody::new(
                 ErrorCode::PaneNotFound,
                 format!("there is no pane {pane} in this session"),
@@ -64,7 +64,7 @@ impl<H: Host> McpPlugin<H> {
     }
 
     /// Like [`Self::require_pane`], for ops that need a terminal pane.
-    fn require_terminal(&self, pane: PaneRef) -> Result<&PaneInfo, ErrorBody> {
+    fn require_terminal(&self, pane: PaneRef) -> Result<PaneInfo, ErrorBody> {
         if pane.kind != PaneKind::Terminal {
             return Err(ErrorBody::new(
                 ErrorCode::WrongPaneKind,
@@ -89,14 +89,15 @@ impl<H: Host> McpPlugin<H> {
     }
 }
 
-/// Settles when the view shows `pane` (or at the deadline), with `make`'s result.
+/// Settles when Zellij shows `pane` as `ready` (or at the deadline), with
+/// `make`'s result.
 fn once_pane_shows<T: Serialize + 'static>(
     pane: PaneRef,
     mut make: impl FnMut(&SessionView, Option<&PaneInfo>) -> T + 'static,
     ready: impl Fn(&PaneInfo) -> bool + 'static,
 ) -> Settle {
-    Box::new(move |view: &SessionView, overdue: bool| {
-        let info = view.find(pane).map(|(_, p)| p);
-        (info.is_some_and(&ready) || overdue).then(|| to_json(make(view, info)))
+    Box::new(move |view: &SessionView, live: &dyn Live, overdue: bool| {
+        let info = live.pane(pane);
+        (info.as_ref().is_some_and(&ready) || overdue).then(|| to_json(make(view, info.as_ref())))
     })
 }

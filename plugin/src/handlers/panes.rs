@@ -10,6 +10,7 @@ use zellij_tile::prelude::{PaneInfo, TabInfo};
 
 use super::{bad_request, once_pane_shows, to_json};
 use crate::host::{Content, Host};
+use crate::pending::Live;
 use crate::pipe::HandlerResult;
 use crate::session::{pane_ref, SessionView};
 use crate::McpPlugin;
@@ -53,8 +54,8 @@ impl<H: Host> McpPlugin<H> {
             self.host.go_to_tab(self.view.tabs.len());
         }
         let want_name = args.name.clone();
-        let settle = move |view: &SessionView, overdue: bool| {
-            let tab = view.tab_by_id(tab_id)?;
+        let settle = move |view: &SessionView, live: &dyn Live, overdue: bool| {
+            let tab = live.tab(tab_id)?;
             let panes: Vec<PaneRef> = view.panes_in(tab.position).map(pane_ref).collect();
             let named = want_name.as_ref().is_none_or(|n| &tab.name == n);
             ((!panes.is_empty() && named) || overdue).then(|| {
@@ -213,7 +214,7 @@ impl<H: Host> McpPlugin<H> {
                     .with_hint("close other panes; closing this one ends zellij-mcp for the session"));
                 }
                 let info = self.require_pane(pane)?;
-                let closed = vec![closed_pane(info)];
+                let closed = vec![closed_pane(&info)];
                 self.host.close_pane(pane);
                 (None, closed)
             }
@@ -239,9 +240,9 @@ impl<H: Host> McpPlugin<H> {
             }
         };
         let gone: Vec<PaneRef> = closed.iter().map(|p: &ClosedPane| p.pane_id).collect();
-        let settle = move |view: &SessionView, overdue: bool| {
-            let all_gone = gone.iter().all(|p| view.find(*p).is_none())
-                && tab_id.is_none_or(|id| view.tab_by_id(id).is_none());
+        let settle = move |_: &SessionView, live: &dyn Live, overdue: bool| {
+            let all_gone = gone.iter().all(|p| live.pane(*p).is_none())
+                && tab_id.is_none_or(|id| live.tab(id).is_none());
             (all_gone || overdue).then(|| {
                 to_json(CloseResult {
                     session: String::new(),
@@ -311,7 +312,7 @@ impl<H: Host> McpPlugin<H> {
 
     pub fn arrange_pane(&mut self, args: ArrangePaneArgs, pipe: (&str, &str)) -> HandlerResult {
         let pane = args.pane_id;
-        let info = self.require_pane(pane)?.clone();
+        let info = self.require_pane(pane)?;
         if info.is_plugin && !info.is_selectable {
             return Err(bad_request(
                 format!("{pane} is a fixed plugin pane"),
@@ -378,9 +379,9 @@ impl<H: Host> McpPlugin<H> {
         if let Some(pinned) = args.pinned {
             self.host.set_pinned(pane, pinned);
         }
-        let before = info;
+        let before = info.clone();
         let make = move |view: &SessionView, now: Option<&PaneInfo>| {
-            let p = now.unwrap_or(&before);
+            let p = now.unwrap_or(&info);
             zellij_mcp_protocol::ops::ArrangePaneResult {
                 session: String::new(),
                 pane_id: pane,
@@ -396,19 +397,16 @@ impl<H: Host> McpPlugin<H> {
             }
         };
         let expected = (floating, args.fullscreen, target_tab);
-        let start = self.view.find(pane).map(|(pos, p)| (pos, p.clone()));
-        let settle = move |view: &SessionView, overdue: bool| {
-            let now = view.find(pane);
-            let changed = match (&start, now) {
-                (Some((pos0, p0)), Some((pos, p))) => {
-                    p.is_floating == expected.0
-                        && expected.1.is_none_or(|f| p.is_fullscreen == f)
-                        && expected.2.is_none_or(|_| pos != *pos0)
-                        && (p != p0 || *pos0 != pos)
-                }
-                _ => false,
-            };
-            (changed || overdue).then(|| to_json(make(view, now.map(|(_, p)| p))))
+        let settle = move |view: &SessionView, live: &dyn Live, overdue: bool| {
+            let now = live.pane(pane);
+            let tab_now = view.tab_id_of(pane);
+            let changed = now.as_ref().is_some_and(|p| {
+                p.is_floating == expected.0
+                    && expected.1.is_none_or(|f| p.is_fullscreen == f)
+                    && expected.2.is_none_or(|t| tab_now == Some(t))
+                    && *p != before
+            });
+            (changed || overdue).then(|| to_json(make(view, now.as_ref())))
         };
         self.reply_when(pipe.0, pipe.1, Box::new(settle))
     }
@@ -431,9 +429,9 @@ fn tab_settle(
     tab_id: usize,
     ready: impl Fn(&TabInfo) -> bool + 'static,
 ) -> crate::pending::Settle {
-    Box::new(move |view: &SessionView, overdue: bool| {
-        let tab = view.tab_by_id(tab_id);
-        (tab.is_some_and(&ready) || overdue).then(|| {
+    Box::new(move |_: &SessionView, live: &dyn Live, overdue: bool| {
+        let tab = live.tab(tab_id);
+        (tab.as_ref().is_some_and(&ready) || overdue).then(|| {
             to_json(TargetResult {
                 session: String::new(),
                 pane_id: None,

@@ -164,12 +164,14 @@ impl<H: Host> McpPlugin<H> {
     /// Looks at one wait's pane now.
     pub fn check_wait(&mut self, index: usize, now: Instant) -> Option<Finished> {
         let pane = self.waits[index].pane;
-        let state = match self.view.find(pane) {
-            Some((_, info)) => {
+        let state = match self.host.pane_info(pane) {
+            Some(info) => {
                 self.waits[index].seen = true;
-                if info.exited {
-                    let code = self.exit_codes.get(&pane.id).copied().flatten();
-                    PaneState::Exited(info.exit_status.or(code))
+                // Hidden command panes may not show `exited`; our own
+                // `CommandPaneExited` event says so for panes we opened.
+                let reported = self.exit_codes.get(&pane.id).copied();
+                if info.exited || reported.is_some() {
+                    PaneState::Exited(info.exit_status.or(reported.flatten()))
                 } else {
                     PaneState::Running
                 }

@@ -56,6 +56,8 @@ pub struct SessionInfoResult {
     pub own_tab_id: Option<usize>,
     pub tabs: usize,
     pub panes: usize,
+    /// zellij_wait_for and zellij_run calls now waiting in the plugin.
+    pub active_waits: usize,
 }
 
 /// `session_info` has no tool arguments; the bridge passes its own pane.

@@ -1,0 +1,72 @@
+//! Helpers shared by the end-to-end test files.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use zellij_mcp_harness::{repo_layout, wait_for, Mcp, Sandbox, Session};
+
+pub fn bridge() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_zellij-mcp"))
+}
+
+/// A session running the repo's layout, unique to this test and process.
+pub fn session(test: &str) -> Session {
+    let name = format!("{test}-{}", std::process::id());
+    Sandbox::new().start_session(&name, &repo_layout(), true)
+}
+
+pub fn mcp(session: &Session, transport: &str) -> Mcp {
+    Mcp::start(&bridge(), session.sandbox(), &["--transport", transport])
+}
+
+/// Every pane, plugins included.
+pub fn panes(mcp: &Mcp) -> Vec<Value> {
+    let list = mcp.ok("zellij_list_panes", json!({"include_plugins": true}));
+    list["panes"].as_array().expect("panes").clone()
+}
+
+/// The layout's one shell pane.
+pub fn shell_pane(mcp: &Mcp) -> String {
+    let terminals: Vec<Value> = panes(mcp)
+        .into_iter()
+        .filter(|p| p["pane_id"].as_str().unwrap().starts_with("terminal_"))
+        .collect();
+    assert_eq!(
+        terminals.len(),
+        1,
+        "the layout has one shell pane: {terminals:?}"
+    );
+    terminals[0]["pane_id"].as_str().unwrap().to_owned()
+}
+
+pub fn screen(mcp: &Mcp, pane: &str) -> String {
+    let read = mcp.ok("zellij_read", json!({"pane_id": pane}));
+    read["text"].as_str().unwrap().to_owned()
+}
+
+/// Reads the pane until a line equals `line`.
+pub fn read_until_line(mcp: &Mcp, pane: &str, line: &str) -> String {
+    wait_for(
+        &format!("'{line}' in {pane}"),
+        Duration::from_secs(20),
+        || {
+            let text = screen(mcp, pane);
+            text.lines().any(|l| l.trim() == line).then_some(text)
+        },
+    )
+}
+
+pub fn file_lines(path: &Path, count: usize) -> Vec<String> {
+    wait_for(
+        &format!("{count} lines in {}", path.display()),
+        Duration::from_secs(20),
+        || {
+            let text = std::fs::read_to_string(path).ok()?;
+            let lines: Vec<String> = text.lines().map(str::to_owned).collect();
+            (lines.len() >= count).then_some(lines)
+        },
+    )
+}
+
