@@ -337,11 +337,13 @@ fn server_identifies_itself_and_publishes_schemas() {
         );
         assert!(tool.annotations.is_some(), "{} has annotations", tool.name);
         let description = tool.description.as_deref().unwrap_or_default();
-        assert!(
-            description.contains("Focus:"),
-            "{} states its focus effect",
-            tool.name
-        );
+        for part in ["On:", "Focus:", "After:", "Don't:", "Needs:"] {
+            assert!(
+                description.contains(part),
+                "{} states '{part}': {description}",
+                tool.name
+            );
+        }
         let props = tool
             .input_schema
             .get("properties")

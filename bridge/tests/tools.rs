@@ -81,15 +81,46 @@ fn session_tabs_panes_and_layout_are_listed() {
     assert_eq!(none["panes"], json!([]));
 
     let layout = mcp.ok("zellij_dump_layout", json!({}));
-    assert!(layout["layout"].as_str().unwrap().contains("tab name=\"main\""), "{layout}");
+    assert!(
+        layout["layout"]
+            .as_str()
+            .unwrap()
+            .contains("tab name=\"main\""),
+        "{layout}"
+    );
     let one = mcp.ok("zellij_dump_layout", json!({"tab": "main"}));
     assert!(one["layout"].as_str().unwrap().contains("pane"), "{one}");
 
-    assert_err(&mcp, "zellij_list_panes", json!({"tab": "nope"}), "tab_not_found");
-    assert_err(&mcp, "zellij_dump_layout", json!({"tab": 99}), "tab_not_found");
-    assert_err(&mcp, "zellij_list_tabs", json!({"session": "nope"}), "session_not_found");
-    assert_err(&mcp, "zellij_session_info", json!({"session": 5}), "bad_request");
-    assert_err(&mcp, "zellij_list_sessions", json!({"session": []}), "bad_request");
+    assert_err(
+        &mcp,
+        "zellij_list_panes",
+        json!({"tab": "nope"}),
+        "tab_not_found",
+    );
+    assert_err(
+        &mcp,
+        "zellij_dump_layout",
+        json!({"tab": 99}),
+        "tab_not_found",
+    );
+    assert_err(
+        &mcp,
+        "zellij_list_tabs",
+        json!({"session": "nope"}),
+        "session_not_found",
+    );
+    assert_err(
+        &mcp,
+        "zellij_session_info",
+        json!({"session": 5}),
+        "bad_request",
+    );
+    assert_err(
+        &mcp,
+        "zellij_list_sessions",
+        json!({"session": []}),
+        "bad_request",
+    );
     let last = assert_err(&mcp, "zellij_close", json!({"tab": "main"}), "bad_request");
     assert!(last.contains("last tab"), "{last}");
 }
@@ -104,7 +135,10 @@ fn creating_renaming_arranging_and_closing_never_move_focus() {
 
     let tab = mcp.ok("zellij_new_tab", json!({"name": "build", "cwd": work}));
     kept("zellij_new_tab");
-    assert_eq!((tab["name"].clone(), tab["focused"].clone()), (json!("build"), json!(false)));
+    assert_eq!(
+        (tab["name"].clone(), tab["focused"].clone()),
+        (json!("build"), json!(false))
+    );
     assert!(!tab["pane_ids"].as_array().unwrap().is_empty(), "{tab}");
     let tab_id = tab["tab_id"].clone();
     let split = mcp.ok(
@@ -123,9 +157,15 @@ fn creating_renaming_arranging_and_closing_never_move_focus() {
     assert_eq!(tiled["tab_id"], tab_id);
     let tiled = id(&tiled["pane_id"]);
     read_until_line(&mcp, &tiled, "tiled-5");
-    let floating = id(&mcp.ok("zellij_new_pane", json!({"tab": tab_id, "placement": "floating"}))["pane_id"]);
+    let floating = id(&mcp.ok(
+        "zellij_new_pane",
+        json!({"tab": tab_id, "placement": "floating"}),
+    )["pane_id"]);
     kept("zellij_new_pane (floating)");
-    let hidden = mcp.ok("zellij_new_pane", json!({"placement": "background", "cwd": work}));
+    let hidden = mcp.ok(
+        "zellij_new_pane",
+        json!({"placement": "background", "cwd": work}),
+    );
     kept("zellij_new_pane (background)");
     let hidden_id = id(&hidden["pane_id"]);
     let listed = panes(&mcp);
@@ -133,26 +173,44 @@ fn creating_renaming_arranging_and_closing_never_move_focus() {
     assert_eq!(pane_in(&listed, &floating).unwrap()["floating"], true);
     let hidden_pane = pane_in(&listed, &hidden_id).unwrap();
     assert_eq!(hidden_pane["suppressed"], true);
-    assert_eq!(hidden_pane["tab_name"], "main", "the default tab is the active one");
+    assert_eq!(
+        hidden_pane["tab_name"], "main",
+        "the default tab is the active one"
+    );
 
-    let renamed = mcp.ok("zellij_rename", json!({"pane_id": tiled, "name": "renamed"}));
+    let renamed = mcp.ok(
+        "zellij_rename",
+        json!({"pane_id": tiled, "name": "renamed"}),
+    );
     assert_eq!(renamed["name"], "renamed");
     let renamed_tab = mcp.ok("zellij_rename", json!({"tab": tab_id, "name": "build2"}));
     assert_eq!(renamed_tab["name"], "build2");
     kept("zellij_rename");
 
-    let pinned = mcp.ok("zellij_arrange_pane", json!({"pane_id": floating, "pinned": true}));
+    let pinned = mcp.ok(
+        "zellij_arrange_pane",
+        json!({"pane_id": floating, "pinned": true}),
+    );
     assert_eq!(pinned["floating"], true);
-    let floated = mcp.ok("zellij_arrange_pane", json!({"pane_id": tiled, "floating": true}));
+    let floated = mcp.ok(
+        "zellij_arrange_pane",
+        json!({"pane_id": tiled, "floating": true}),
+    );
     assert_eq!(floated["floating"], true);
-    let embedded = mcp.ok("zellij_arrange_pane", json!({"pane_id": tiled, "floating": false}));
+    let embedded = mcp.ok(
+        "zellij_arrange_pane",
+        json!({"pane_id": tiled, "floating": false}),
+    );
     assert_eq!(embedded["floating"], false);
     let resized = mcp.ok(
         "zellij_arrange_pane",
-        json!({"pane_id": tiled, "resize": {"direction": "left", "amount": 3}}),
+        json!({"pane_id": tiled, "resize": {"direction": "up", "amount": 3}}),
     );
     assert_ne!(resized["geometry"], embedded["geometry"], "{resized}");
-    let moved = mcp.ok("zellij_arrange_pane", json!({"pane_id": hidden_id, "move_to_tab": "build2"}));
+    let moved = mcp.ok(
+        "zellij_arrange_pane",
+        json!({"pane_id": hidden_id, "move_to_tab": "build2"}),
+    );
     assert_eq!(moved["tab_id"], tab_id, "{moved}");
     kept("zellij_arrange_pane");
 
@@ -170,40 +228,110 @@ fn creating_renaming_arranging_and_closing_never_move_focus() {
 
     // Bad input: a typed error with a fix, and nothing changes.
     let before = panes(&mcp).len();
-    assert_err(&mcp, "zellij_new_tab", json!({"cwd": "/no/such/dir"}), "bad_request");
-    assert_err(&mcp, "zellij_new_tab", json!({"layout": "layout { pane"}), "bad_request");
+    assert_err(
+        &mcp,
+        "zellij_new_tab",
+        json!({"cwd": "/no/such/dir"}),
+        "bad_request",
+    );
+    assert_err(
+        &mcp,
+        "zellij_new_tab",
+        json!({"layout": "layout { pane"}),
+        "bad_request",
+    );
     mcp.ok("zellij_new_tab", json!({"name": "dup"}));
     mcp.ok("zellij_new_tab", json!({"name": "dup"}));
     kept("two more tabs");
     let dup_panes = panes(&mcp).len();
-    let ambiguous = assert_err(&mcp, "zellij_new_pane", json!({"tab": "dup"}), "bad_request");
+    let ambiguous = assert_err(
+        &mcp,
+        "zellij_new_pane",
+        json!({"tab": "dup"}),
+        "bad_request",
+    );
     assert!(ambiguous.contains("tab_id"), "{ambiguous}");
-    assert_err(&mcp, "zellij_new_pane", json!({"command": []}), "bad_request");
-    assert_err(&mcp, "zellij_new_pane", json!({"command": [""]}), "bad_request");
+    assert_err(
+        &mcp,
+        "zellij_new_pane",
+        json!({"command": []}),
+        "bad_request",
+    );
+    assert_err(
+        &mcp,
+        "zellij_new_pane",
+        json!({"command": [""]}),
+        "bad_request",
+    );
     assert_err(&mcp, "zellij_new_pane", json!({"tab": 99}), "tab_not_found");
-    assert_err(&mcp, "zellij_new_pane", json!({"cwd": "/no/such/dir"}), "bad_request");
-    assert_err(&mcp, "zellij_rename", json!({"pane_id": tiled, "name": " "}), "bad_request");
-    assert_err(&mcp, "zellij_rename", json!({"pane_id": tiled, "tab": 0, "name": "x"}), "bad_request");
-    assert_err(&mcp, "zellij_rename", json!({"pane_id": "terminal_99", "name": "x"}), "pane_not_found");
-    assert_err(&mcp, "zellij_arrange_pane", json!({"pane_id": tiled}), "bad_request");
-    assert_err(&mcp, "zellij_arrange_pane", json!({"pane_id": tiled, "pinned": true}), "bad_request");
+    assert_err(
+        &mcp,
+        "zellij_new_pane",
+        json!({"cwd": "/no/such/dir"}),
+        "bad_request",
+    );
+    assert_err(
+        &mcp,
+        "zellij_rename",
+        json!({"pane_id": tiled, "name": " "}),
+        "bad_request",
+    );
+    assert_err(
+        &mcp,
+        "zellij_rename",
+        json!({"pane_id": tiled, "tab": 0, "name": "x"}),
+        "bad_request",
+    );
+    assert_err(
+        &mcp,
+        "zellij_rename",
+        json!({"pane_id": "terminal_99", "name": "x"}),
+        "pane_not_found",
+    );
+    assert_err(
+        &mcp,
+        "zellij_arrange_pane",
+        json!({"pane_id": tiled}),
+        "bad_request",
+    );
+    assert_err(
+        &mcp,
+        "zellij_arrange_pane",
+        json!({"pane_id": tiled, "pinned": true}),
+        "bad_request",
+    );
     assert_err(
         &mcp,
         "zellij_arrange_pane",
         json!({"pane_id": tiled, "resize": {"amount": 50}}),
         "bad_request",
     );
-    assert_err(&mcp, "zellij_open_file", json!({"path": "/no/such/dir/x.txt"}), "bad_request");
+    assert_err(
+        &mcp,
+        "zellij_open_file",
+        json!({"path": "/no/such/dir/x.txt"}),
+        "bad_request",
+    );
     assert_err(&mcp, "zellij_open_file", json!({"path": ""}), "bad_request");
     assert_err(&mcp, "zellij_close", json!({"tab": "dup"}), "bad_request");
-    assert_err(&mcp, "zellij_close", json!({"pane_id": "terminal_99"}), "pane_not_found");
+    assert_err(
+        &mcp,
+        "zellij_close",
+        json!({"pane_id": "terminal_99"}),
+        "pane_not_found",
+    );
     let own_tab = assert_err(&mcp, "zellij_close", json!({"tab": "main"}), "bad_request");
     assert!(own_tab.contains("plugin"), "{own_tab}");
     let plugin = panes(&mcp)
         .into_iter()
         .find(|p| p["plugin_url"] == json!(s.sandbox().plugin_url()))
         .unwrap();
-    assert_err(&mcp, "zellij_close", json!({"pane_id": plugin["pane_id"]}), "bad_request");
+    assert_err(
+        &mcp,
+        "zellij_close",
+        json!({"pane_id": plugin["pane_id"]}),
+        "bad_request",
+    );
     assert_eq!(panes(&mcp).len(), dup_panes, "bad input changed nothing");
     assert!(dup_panes > before);
 
@@ -212,10 +340,19 @@ fn creating_renaming_arranging_and_closing_never_move_focus() {
     assert!(pane_in(&panes(&mcp), &hidden_id).is_none());
     let closed_tab = mcp.ok("zellij_close", json!({"tab": tab_id}));
     assert_eq!(closed_tab["tab_id"], tab_id);
-    let closed_ids: Vec<Value> = closed_tab["closed"].as_array().unwrap().iter().map(|p| p["pane_id"].clone()).collect();
+    let closed_ids: Vec<Value> = closed_tab["closed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["pane_id"].clone())
+        .collect();
     assert!(closed_ids.contains(&json!(tiled)), "{closed_tab}");
     let tabs = mcp.ok("zellij_list_tabs", json!({}));
-    assert!(tabs["tabs"].as_array().unwrap().iter().all(|t| t["tab_id"] != tab_id));
+    assert!(tabs["tabs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|t| t["tab_id"] != tab_id));
     kept("zellij_close");
     std::thread::sleep(Duration::from_millis(300));
     kept("everything, a moment later");
@@ -246,8 +383,18 @@ fn focus_is_the_one_tool_that_moves_focus() {
         .into_iter()
         .find(|p| p["plugin_url"] == json!(s.sandbox().plugin_url()))
         .unwrap();
-    assert_err(&mcp, "zellij_focus", json!({"pane_id": plugin["pane_id"]}), "bad_request");
-    assert_err(&mcp, "zellij_focus", json!({"tab": "nope"}), "tab_not_found");
+    assert_err(
+        &mcp,
+        "zellij_focus",
+        json!({"pane_id": plugin["pane_id"]}),
+        "bad_request",
+    );
+    assert_err(
+        &mcp,
+        "zellij_focus",
+        json!({"tab": "nope"}),
+        "tab_not_found",
+    );
     assert_err(&mcp, "zellij_focus", json!({}), "bad_request");
     assert!(s.client_focus().contains(&shell), "bad input moved nothing");
 }
@@ -258,9 +405,19 @@ fn run_reports_exit_codes_output_timeouts_and_kills() {
     let mcp = mcp(&s, "cli");
     let (_client, focus) = attached(&s);
 
-    let failed = mcp.ok("zellij_run", json!({"command": ["sh", "-c", "echo run-out; exit 3"]}));
-    assert_eq!((failed["exited"].clone(), failed["exit_code"].clone()), (json!(true), json!(3)), "{failed}");
-    assert!(failed["output"].as_str().unwrap().contains("run-out"), "{failed}");
+    let failed = mcp.ok(
+        "zellij_run",
+        json!({"command": ["sh", "-c", "echo run-out; exit 3"]}),
+    );
+    assert_eq!(
+        (failed["exited"].clone(), failed["exit_code"].clone()),
+        (json!(true), json!(3)),
+        "{failed}"
+    );
+    assert!(
+        failed["output"].as_str().unwrap().contains("run-out"),
+        "{failed}"
+    );
     assert_eq!(failed["timed_out"], false);
     let ok = mcp.ok("zellij_run", json!({"command": ["true"]}));
     assert_eq!(ok["exit_code"], 0, "{ok}");
@@ -270,20 +427,44 @@ fn run_reports_exit_codes_output_timeouts_and_kills() {
         "zellij_run",
         json!({"command": ["sh", "-c", "pwd -P"], "cwd": work.display().to_string(), "close_on_exit": true}),
     );
-    assert_eq!(pwd["output"], json!(work.canonicalize().unwrap().display().to_string()));
+    assert_eq!(
+        pwd["output"],
+        json!(work.canonicalize().unwrap().display().to_string())
+    );
     assert_eq!(pwd["closed"], true);
-    assert!(pane_in(&panes(&mcp), &id(&pwd["pane_id"])).is_none(), "closed on exit");
+    assert!(
+        pane_in(&panes(&mcp), &id(&pwd["pane_id"])).is_none(),
+        "closed on exit"
+    );
 
-    let long = mcp.ok("zellij_run", json!({"command": ["seq", "1", "5000"], "max_bytes": 200}));
+    let long = mcp.ok(
+        "zellij_run",
+        json!({"command": ["seq", "1", "5000"], "max_bytes": 200}),
+    );
     let output = long["output"].as_str().unwrap();
     assert_eq!(long["truncated"], true);
-    assert!(output.len() <= 200 && output.ends_with("4999\n5000"), "{output}");
+    assert!(
+        output.len() <= 200 && output.ends_with("4999\n5000"),
+        "{output}"
+    );
 
     let start = Instant::now();
-    let slow = mcp.ok("zellij_run", json!({"command": ["sleep", "30"], "timeout_ms": 700}));
+    let slow = mcp.ok(
+        "zellij_run",
+        json!({"command": ["sleep", "30"], "timeout_ms": 700}),
+    );
     assert!(start.elapsed() < Duration::from_secs(10));
-    assert_eq!((slow["timed_out"].clone(), slow["exited"].clone(), slow["killed"].clone()), (json!(true), json!(false), json!(false)));
-    let still = pane_in(&panes(&mcp), &id(&slow["pane_id"])).cloned().unwrap();
+    assert_eq!(
+        (
+            slow["timed_out"].clone(),
+            slow["exited"].clone(),
+            slow["killed"].clone()
+        ),
+        (json!(true), json!(false), json!(false))
+    );
+    let still = pane_in(&panes(&mcp), &id(&slow["pane_id"]))
+        .cloned()
+        .unwrap();
     assert_eq!(still["exited"], false, "left running after the timeout");
 
     let killed = mcp.ok(
@@ -291,19 +472,45 @@ fn run_reports_exit_codes_output_timeouts_and_kills() {
         json!({"command": ["sleep", "30"], "timeout_ms": 500, "kill_on_timeout": true}),
     );
     assert_eq!(killed["killed"], true);
-    let after = mcp.ok("zellij_wait_for", json!({"pane_id": killed["pane_id"], "exit": true, "timeout_ms": 10000}));
+    let after = mcp.ok(
+        "zellij_wait_for",
+        json!({"pane_id": killed["pane_id"], "exit": true, "timeout_ms": 10000}),
+    );
     assert_eq!(after["outcome"], "exited", "{after}");
 
-    let started = mcp.ok("zellij_run", json!({"command": ["sleep", "5"], "wait": false}));
+    let started = mcp.ok(
+        "zellij_run",
+        json!({"command": ["sleep", "5"], "wait": false}),
+    );
     assert_eq!(started["exited"], false);
     assert!(pane_in(&panes(&mcp), &id(&started["pane_id"])).is_some());
     assert_focus_kept(&s, &focus, "zellij_run");
 
     assert_err(&mcp, "zellij_run", json!({"command": []}), "bad_request");
-    assert_err(&mcp, "zellij_run", json!({"command": ["true"], "timeout_ms": 700000}), "bad_request");
-    assert_err(&mcp, "zellij_run", json!({"command": ["true"], "cwd": "/no/such/dir"}), "bad_request");
-    assert_err(&mcp, "zellij_run", json!({"command": ["true"], "tab": "nope"}), "tab_not_found");
-    assert_err(&mcp, "zellij_run", json!({"command": "ls -la"}), "bad_request");
+    assert_err(
+        &mcp,
+        "zellij_run",
+        json!({"command": ["true"], "timeout_ms": 700000}),
+        "bad_request",
+    );
+    assert_err(
+        &mcp,
+        "zellij_run",
+        json!({"command": ["true"], "cwd": "/no/such/dir"}),
+        "bad_request",
+    );
+    assert_err(
+        &mcp,
+        "zellij_run",
+        json!({"command": ["true"], "tab": "nope"}),
+        "tab_not_found",
+    );
+    assert_err(
+        &mcp,
+        "zellij_run",
+        json!({"command": "ls -la"}),
+        "bad_request",
+    );
 }
 
 #[test]
@@ -313,11 +520,17 @@ fn wait_for_matches_stops_idles_exits_times_out_and_cancels() {
     let (_client, focus) = attached(&s);
     let pane = shell_pane(&mcp);
     let type_line = |line: &str| {
-        mcp.ok("zellij_write", json!({"pane_id": pane, "text": line, "keys": ["Enter"]}));
+        mcp.ok(
+            "zellij_write",
+            json!({"pane_id": pane, "text": line, "keys": ["Enter"]}),
+        );
     };
 
     type_line("sleep 1; echo ready-$((40+2))");
-    let matched = mcp.ok("zellij_wait_for", json!({"pane_id": pane, "pattern": r"ready-\d+", "timeout_ms": 15000}));
+    let matched = mcp.ok(
+        "zellij_wait_for",
+        json!({"pane_id": pane, "pattern": r"ready-\d+", "timeout_ms": 15000}),
+    );
     assert_eq!(matched["outcome"], "matched", "{matched}");
     assert_eq!(matched["matched"], "ready-42");
     assert_eq!(matched["line"], "ready-42");
@@ -328,25 +541,48 @@ fn wait_for_matches_stops_idles_exits_times_out_and_cancels() {
         "zellij_wait_for",
         json!({"pane_id": pane, "pattern": "fine", "stop": ["FAxIL"], "literal": true, "timeout_ms": 15000}),
     );
-    assert_eq!((stopped["outcome"].clone(), stopped["matched"].clone()), (json!("stopped"), json!("FAxIL")), "{stopped}");
+    assert_eq!(
+        (stopped["outcome"].clone(), stopped["matched"].clone()),
+        (json!("stopped"), json!("FAxIL")),
+        "{stopped}"
+    );
 
     type_line("for i in 1 2 3; do echo tick; sleep 0.2; done");
-    let idle = mcp.ok("zellij_wait_for", json!({"pane_id": pane, "idle_ms": 800, "timeout_ms": 15000}));
+    let idle = mcp.ok(
+        "zellij_wait_for",
+        json!({"pane_id": pane, "idle_ms": 800, "timeout_ms": 15000}),
+    );
     assert_eq!(idle["outcome"], "idle", "{idle}");
     assert!(idle["elapsed_ms"].as_u64().unwrap() >= 800);
 
-    let exiting = mcp.ok("zellij_run", json!({"command": ["sh", "-c", "sleep 1; exit 4"], "wait": false, "placement": "tiled"}));
-    let exited = mcp.ok("zellij_wait_for", json!({"pane_id": exiting["pane_id"], "exit": true, "timeout_ms": 15000}));
-    assert_eq!((exited["outcome"].clone(), exited["exit_status"].clone()), (json!("exited"), json!(4)), "{exited}");
+    let exiting = mcp.ok(
+        "zellij_run",
+        json!({"command": ["sh", "-c", "sleep 1; exit 4"], "wait": false, "placement": "tiled"}),
+    );
+    let exited = mcp.ok(
+        "zellij_wait_for",
+        json!({"pane_id": exiting["pane_id"], "exit": true, "timeout_ms": 15000}),
+    );
+    assert_eq!(
+        (exited["outcome"].clone(), exited["exit_status"].clone()),
+        (json!("exited"), json!(4)),
+        "{exited}"
+    );
 
-    let timeout = mcp.ok("zellij_wait_for", json!({"pane_id": pane, "pattern": "never-appears", "timeout_ms": 600}));
+    let timeout = mcp.ok(
+        "zellij_wait_for",
+        json!({"pane_id": pane, "pattern": "never-appears", "timeout_ms": 600}),
+    );
     assert_eq!(timeout["outcome"], "timeout");
     assert!(timeout["elapsed_ms"].as_u64().unwrap() >= 600);
 
     let doomed = id(&mcp.ok("zellij_new_pane", json!({"command": ["sleep", "600"]}))["pane_id"]);
     let closed = std::thread::scope(|scope| {
         let waiter = scope.spawn(|| {
-            mcp.ok("zellij_wait_for", json!({"pane_id": doomed, "pattern": "never", "timeout_ms": 20000}))
+            mcp.ok(
+                "zellij_wait_for",
+                json!({"pane_id": doomed, "pattern": "never", "timeout_ms": 20000}),
+            )
         });
         std::thread::sleep(Duration::from_millis(800));
         mcp.ok("zellij_close", json!({"pane_id": doomed}));
@@ -354,7 +590,11 @@ fn wait_for_matches_stops_idles_exits_times_out_and_cancels() {
     });
     assert_eq!(closed["outcome"], "pane_closed", "{closed}");
 
-    let waits = || mcp.ok("zellij_session_info", json!({}))["active_waits"].as_u64().unwrap();
+    let waits = || {
+        mcp.ok("zellij_session_info", json!({}))["active_waits"]
+            .as_u64()
+            .unwrap()
+    };
     std::thread::scope(|scope| {
         let waiter = scope.spawn(|| {
             mcp.call_and_cancel(
@@ -367,15 +607,45 @@ fn wait_for_matches_stops_idles_exits_times_out_and_cancels() {
         assert_eq!(waits(), 1, "the wait is running");
         waiter.join().unwrap();
     });
-    assert!(mcp.progress_count() >= 1, "progress was reported while waiting");
-    wait_for("the cancelled wait to end", Duration::from_secs(5), || (waits() == 0).then_some(()));
+    assert!(
+        mcp.progress_count() >= 1,
+        "progress was reported while waiting"
+    );
+    wait_for("the cancelled wait to end", Duration::from_secs(5), || {
+        (waits() == 0).then_some(())
+    });
     assert_focus_kept(&s, &focus, "zellij_wait_for");
 
-    assert_err(&mcp, "zellij_wait_for", json!({"pane_id": pane, "pattern": "("}), "bad_request");
-    assert_err(&mcp, "zellij_wait_for", json!({"pane_id": pane, "pattern": "x", "timeout_ms": 700000}), "bad_request");
-    assert_err(&mcp, "zellij_wait_for", json!({"pane_id": pane}), "bad_request");
-    assert_err(&mcp, "zellij_wait_for", json!({"pane_id": "plugin_2", "exit": true}), "wrong_pane_kind");
-    assert_err(&mcp, "zellij_wait_for", json!({"pane_id": "terminal_99", "exit": true}), "pane_not_found");
+    assert_err(
+        &mcp,
+        "zellij_wait_for",
+        json!({"pane_id": pane, "pattern": "("}),
+        "bad_request",
+    );
+    assert_err(
+        &mcp,
+        "zellij_wait_for",
+        json!({"pane_id": pane, "pattern": "x", "timeout_ms": 700000}),
+        "bad_request",
+    );
+    assert_err(
+        &mcp,
+        "zellij_wait_for",
+        json!({"pane_id": pane}),
+        "bad_request",
+    );
+    assert_err(
+        &mcp,
+        "zellij_wait_for",
+        json!({"pane_id": "plugin_2", "exit": true}),
+        "wrong_pane_kind",
+    );
+    assert_err(
+        &mcp,
+        "zellij_wait_for",
+        json!({"pane_id": "terminal_99", "exit": true}),
+        "pane_not_found",
+    );
 }
 
 #[test]
@@ -385,7 +655,10 @@ fn read_since_paste_exited_panes_and_signals() {
     let (_client, focus) = attached(&s);
     let pane = shell_pane(&mcp);
     let type_line = |line: &str| {
-        mcp.ok("zellij_write", json!({"pane_id": pane, "text": line, "keys": ["Enter"]}));
+        mcp.ok(
+            "zellij_write",
+            json!({"pane_id": pane, "text": line, "keys": ["Enter"]}),
+        );
     };
 
     type_line("echo first-$((1))");
@@ -395,11 +668,26 @@ fn read_since_paste_exited_panes_and_signals() {
     read_until_line(&mcp, &pane, "second-2");
     let since = mcp.ok("zellij_read", json!({"pane_id": pane, "since": cursor}));
     let text = since["text"].as_str().unwrap();
-    assert!(text.contains("second-2") && !text.contains("first-1"), "{since}");
+    assert!(
+        text.contains("second-2") && !text.contains("first-1"),
+        "{since}"
+    );
     assert_eq!(since["cursor_reset"], false);
-    let tail = mcp.ok("zellij_read", json!({"pane_id": pane, "full": true, "tail_lines": 1}));
-    assert_eq!((tail["lines"].clone(), tail["truncated"].clone()), (json!(1), json!(true)), "{tail}");
-    assert_err(&mcp, "zellij_read", json!({"pane_id": pane, "since": "garbage"}), "bad_request");
+    let tail = mcp.ok(
+        "zellij_read",
+        json!({"pane_id": pane, "full": true, "tail_lines": 1}),
+    );
+    assert_eq!(
+        (tail["lines"].clone(), tail["truncated"].clone()),
+        (json!(1), json!(true)),
+        "{tail}"
+    );
+    assert_err(
+        &mcp,
+        "zellij_read",
+        json!({"pane_id": pane, "since": "garbage"}),
+        "bad_request",
+    );
 
     let out = s.sandbox().work().join("pasted.txt");
     let cat = mcp.ok(
@@ -416,9 +704,17 @@ fn read_since_paste_exited_panes_and_signals() {
 
     let done = mcp.ok("zellij_run", json!({"command": ["true"]}));
     let held = done["pane_id"].clone();
-    let refused = assert_err(&mcp, "zellij_write", json!({"pane_id": held, "text": "x"}), "bad_request");
+    let refused = assert_err(
+        &mcp,
+        "zellij_write",
+        json!({"pane_id": held, "text": "x"}),
+        "bad_request",
+    );
     assert!(refused.contains("exited"), "{refused}");
-    mcp.ok("zellij_write", json!({"pane_id": held, "text": "x", "allow_exited": true}));
+    mcp.ok(
+        "zellij_write",
+        json!({"pane_id": held, "text": "x", "allow_exited": true}),
+    );
 
     let trap = mcp.ok(
         "zellij_new_pane",
@@ -426,16 +722,40 @@ fn read_since_paste_exited_panes_and_signals() {
     );
     let trapped = trap["pane_id"].clone();
     read_until_line(&mcp, trapped.as_str().unwrap(), "armed");
-    let signalled = mcp.ok("zellij_signal", json!({"pane_id": trapped, "signal": "interrupt"}));
+    let signalled = mcp.ok(
+        "zellij_signal",
+        json!({"pane_id": trapped, "signal": "interrupt"}),
+    );
     assert_eq!(signalled["pane_id"], trapped);
     let got = mcp.ok("zellij_wait_for", json!({"pane_id": trapped, "pattern": "got-int", "include_existing": true, "timeout_ms": 10000}));
     assert_eq!(got["outcome"], "matched", "{got}");
-    mcp.ok("zellij_signal", json!({"pane_id": trapped, "signal": "sigkill"}));
-    let dead = mcp.ok("zellij_wait_for", json!({"pane_id": trapped, "exit": true, "timeout_ms": 10000}));
+    mcp.ok(
+        "zellij_signal",
+        json!({"pane_id": trapped, "signal": "sigkill"}),
+    );
+    let dead = mcp.ok(
+        "zellij_wait_for",
+        json!({"pane_id": trapped, "exit": true, "timeout_ms": 10000}),
+    );
     assert_eq!(dead["outcome"], "exited", "{dead}");
     assert_focus_kept(&s, &focus, "zellij_write, zellij_run and zellij_signal");
 
-    assert_err(&mcp, "zellij_signal", json!({"pane_id": trapped, "signal": "sigint"}), "bad_request");
-    assert_err(&mcp, "zellij_signal", json!({"pane_id": pane, "signal": "hup"}), "bad_request");
-    assert_err(&mcp, "zellij_signal", json!({"pane_id": "plugin_2", "signal": "sigint"}), "wrong_pane_kind");
+    assert_err(
+        &mcp,
+        "zellij_signal",
+        json!({"pane_id": trapped, "signal": "sigint"}),
+        "bad_request",
+    );
+    assert_err(
+        &mcp,
+        "zellij_signal",
+        json!({"pane_id": pane, "signal": "hup"}),
+        "bad_request",
+    );
+    assert_err(
+        &mcp,
+        "zellij_signal",
+        json!({"pane_id": "plugin_2", "signal": "sigint"}),
+        "wrong_pane_kind",
+    );
 }

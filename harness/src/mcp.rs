@@ -85,7 +85,10 @@ impl Mcp {
         let peer = self.client().peer().clone();
         self.runtime.block_on(async move {
             let outcome = tokio::time::timeout(after, peer.call_tool(params)).await;
-            assert!(outcome.is_err(), "{tool} ended before it was cancelled: {outcome:?}");
+            assert!(
+                outcome.is_err(),
+                "{tool} ended before it was cancelled: {outcome:?}"
+            );
         });
     }
 

@@ -56,10 +56,7 @@ impl<H: Host> McpPlugin<H> {
         let now = Instant::now();
         let steps = self.writes.on_timer(now);
         self.run_steps(steps);
-        if self
-            .next_wake
-            .is_some_and(|wake| wake <= now + TIMER_SLACK)
-        {
+        if self.next_wake.is_some_and(|wake| wake <= now + TIMER_SLACK) {
             self.next_wake = None;
         }
         self.after_view_change();
@@ -114,7 +111,14 @@ impl<H: Host> McpPlugin<H> {
         let due = self
             .waits
             .iter()
-            .flat_map(|w| [Some(w.deadline()), w.idle_due(), Some(now + WAIT_RECHECK)])
+            .flat_map(|w| {
+                [
+                    Some(w.deadline()),
+                    w.idle_due(),
+                    w.exit_due(),
+                    Some(now + WAIT_RECHECK),
+                ]
+            })
             .flatten()
             .chain(self.pending.next_deadline())
             .min();

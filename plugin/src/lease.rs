@@ -245,10 +245,16 @@ mod tests {
         let headless = Lease::new(&dir, 9, instance(1));
         let viewer = Lease::new(&dir, 9, instance(2));
         assert!(headless.check(0, 100));
-        assert!(!viewer.check(500, 900), "fed about as recently: no takeover");
+        assert!(
+            !viewer.check(500, 900),
+            "fed about as recently: no takeover"
+        );
         assert!(viewer.check(2_000, 2_000), "the holder has been starved");
         assert!(!headless.check(2_100, 100));
-        assert!(!headless.check(2_200, 2_150), "now both are fed: no flapping");
+        assert!(
+            !headless.check(2_200, 2_150),
+            "now both are fed: no flapping"
+        );
         assert!(viewer.check(2_300, 2_150));
     }
 

@@ -31,8 +31,7 @@ impl<H: Host> Live for H {
 
 /// Decides the reply from the view and live lookups; `overdue` is set once
 /// the deadline passed, and then it must decide.
-pub type Settle =
-    Box<dyn FnMut(&SessionView, &dyn Live, bool) -> Option<Result<Value, ErrorBody>>>;
+pub type Settle = Box<dyn FnMut(&SessionView, &dyn Live, bool) -> Option<Result<Value, ErrorBody>>>;
 
 pub struct Pending {
     pub pipe_id: String,
@@ -71,17 +70,18 @@ impl PendingReplies {
     /// Settles what the view (or the clock) now allows.
     pub fn settle(&mut self, view: &SessionView, live: &dyn Live, now: Instant) -> Vec<Settled> {
         let mut done = Vec::new();
-        self.items.retain_mut(|p| match (p.settle)(view, live, now >= p.deadline) {
-            Some(outcome) => {
-                done.push(Settled {
-                    pipe_id: std::mem::take(&mut p.pipe_id),
-                    request_id: std::mem::take(&mut p.request_id),
-                    outcome,
-                });
-                false
-            }
-            None => true,
-        });
+        self.items
+            .retain_mut(|p| match (p.settle)(view, live, now >= p.deadline) {
+                Some(outcome) => {
+                    done.push(Settled {
+                        pipe_id: std::mem::take(&mut p.pipe_id),
+                        request_id: std::mem::take(&mut p.request_id),
+                        outcome,
+                    });
+                    false
+                }
+                None => true,
+            });
         done
     }
 }

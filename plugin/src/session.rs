@@ -228,7 +228,10 @@ mod tests {
     fn tabs_resolve_by_id_or_unique_name() {
         let mut v = view();
         assert_eq!(v.resolve_tab(&TabRef::Id(7)).unwrap().name, "logs");
-        assert_eq!(v.resolve_tab(&TabRef::Name("main".into())).unwrap().tab_id, 10);
+        assert_eq!(
+            v.resolve_tab(&TabRef::Name("main".into())).unwrap().tab_id,
+            10
+        );
         let missing = v.resolve_tab(&TabRef::Name("nope".into())).unwrap_err();
         assert_eq!(missing.code, ErrorCode::TabNotFound);
         assert!(missing.hint.unwrap().contains("logs (tab_id 7)"));

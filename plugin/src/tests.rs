@@ -12,8 +12,8 @@ use zellij_mcp_protocol::{Assembler, PaneRef, Reply, PIPE_NAME};
 use zellij_tile::prelude::*;
 
 use crate::host::{Content, Host, Ids};
-use zellij_mcp_protocol::ops::{Direction as Edge, Signal};
 use crate::McpPlugin;
+use zellij_mcp_protocol::ops::{Direction as Edge, Signal};
 
 #[derive(Debug, Clone, PartialEq)]
 enum Call {
@@ -133,7 +133,9 @@ impl Host for FakeHost {
         kdl.starts_with("layout").then_some(()).ok_or("bad".into())
     }
     fn named_layout(&self, name: &str) -> Result<String, String> {
-        (name == "compact").then(|| "layout {}".into()).ok_or("none".into())
+        (name == "compact")
+            .then(|| "layout {}".into())
+            .ok_or("none".into())
     }
     fn go_to_tab(&self, position: usize) {
         self.did(format!("go_to_tab {position}"));

@@ -10,6 +10,10 @@ use zellij_mcp_protocol::PaneRef;
 
 use crate::cursor::{hash_lines, Cursor};
 
+/// A command's last output can land on its pane just after Zellij reports
+/// the exit; an exit ends a wait only after this much time.
+pub const EXIT_SETTLE: Duration = Duration::from_millis(100);
+
 /// What ends a wait, besides the pane exiting or closing.
 #[derive(Debug, Clone)]
 pub struct Conditions {
@@ -84,6 +88,7 @@ pub struct Wait<P> {
     baseline: Option<Baseline>,
     last_change: Instant,
     last_hash: Option<u64>,
+    exited_at: Option<Instant>,
 }
 
 impl<P> Wait<P> {
@@ -111,6 +116,7 @@ impl<P> Wait<P> {
             }),
             last_change: now,
             last_hash: existing.map(hash_lines),
+            exited_at: None,
         }
     }
 
@@ -121,6 +127,11 @@ impl<P> Wait<P> {
     /// When the idle condition would hold if nothing changes.
     pub fn idle_due(&self) -> Option<Instant> {
         self.conditions.idle.map(|idle| self.last_change + idle)
+    }
+
+    /// When a seen exit ends the wait.
+    pub fn exit_due(&self) -> Option<Instant> {
+        self.exited_at.map(|at| at + EXIT_SETTLE)
     }
 
     /// Looks at the pane now (its lines, without screen padding); `Some` when
@@ -144,10 +155,13 @@ impl<P> Wait<P> {
         }
         match state {
             PaneState::Exited(status) => {
-                return Some(Finished {
-                    exit_status: status,
-                    ..Finished::plain(WaitOutcome::Exited)
-                })
+                let exited_at = *self.exited_at.get_or_insert(now);
+                if now >= exited_at + EXIT_SETTLE {
+                    return Some(Finished {
+                        exit_status: status,
+                        ..Finished::plain(WaitOutcome::Exited)
+                    });
+                }
             }
             PaneState::Closed => return Some(Finished::plain(WaitOutcome::PaneClosed)),
             PaneState::Running => {}
@@ -275,7 +289,11 @@ mod tests {
     fn exit_close_and_timeout_end_the_wait() {
         let t0 = Instant::now();
         let mut w = wait(Some("never"), &[], None, Some(&[]), t0);
-        let exited = w.check(&["x"], PaneState::Exited(Some(3)), t0).unwrap();
+        assert_eq!(w.check(&["x"], PaneState::Exited(Some(3)), t0), None);
+        let settled = t0 + EXIT_SETTLE;
+        let exited = w
+            .check(&["x"], PaneState::Exited(Some(3)), settled)
+            .unwrap();
         assert_eq!(
             (exited.outcome, exited.exit_status),
             (WaitOutcome::Exited, Some(3))

@@ -17,13 +17,10 @@ use super::{parse, paths, InSession, ToolResult, ZellijMcp};
 impl ZellijMcp {
     #[tool(
         name = "zellij_read",
-        description = "Read a pane's text (no ANSI) by pane_id: the screen, or with full the \
-            scrollback. tail_lines keeps the last lines; since (a cursor from an earlier read) returns \
-            only newer lines. Focus: never moves. After: unchanged; returns cursor. Don't poll it to \
-            wait; use zellij_wait_for.",
+        description = "A pane's text without ANSI: the screen, or with full the scrollback; tail_lines keeps the last lines; since (an earlier cursor) returns only newer lines. On: pane_id. Focus: never moves. After: unchanged; returns cursor. Don't: poll it to wait (use zellij_wait_for). Needs: a pane id.",
         input_schema = input::<ReadArgs>(),
         output_schema = output::<ReadResult>(),
-        annotations(title = "Read a pane", read_only_hint = true, open_world_hint = false)
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn read(&self, args: JsonObject) -> ToolResult<ReadResult> {
         self.forward::<ReadArgs, _>(args, names::READ).await
@@ -31,14 +28,10 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_write",
-        description = "Type into a terminal pane: text, then keys (Enter, Tab, Esc, Up, 'Ctrl c'...). \
-            paste: bracketed paste. submit: then a lone CR after submit_delay_ms, as Claude Code and \
-            other Ink TUIs need; returns after it. Refuses exited panes unless allow_exited. Focus: \
-            never moves. After: returns pane_id, tab_id. Don't end text with \\r when submitting. \
-            Needs: text up to 256 KiB.",
+        description = "Type text, then keys (Enter, Tab, Esc, Up, 'Ctrl c'...); paste sends a bracketed paste; submit then sends a lone CR after submit_delay_ms, as Claude Code and other Ink TUIs need, and returns after it. On: a terminal pane_id. Focus: never moves. After: returns pane_id, tab_id. Don't: end text with \\r when submitting. Needs: a live pane (allow_exited to override); text up to 256 KiB.",
         input_schema = input::<WriteArgs>(),
         output_schema = output::<WriteResult>(),
-        annotations(title = "Type into a pane", read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
     )]
     async fn write(&self, args: JsonObject) -> ToolResult<WriteResult> {
         let p: InSession<WriteArgs> = parse(args)?;
@@ -53,14 +46,10 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_wait_for",
-        description = "Wait on a terminal pane until pattern (regex, or literal) appears, the pane is \
-            idle for idle_ms, or its command exits (exit); stop patterns end it early. Counts only \
-            output after the call starts unless include_existing. outcome: matched, stopped, idle, \
-            exited, timeout, pane_closed. timeout_ms default 30000, max 600000. Sends progress; can \
-            be cancelled. Focus: never moves. After: unchanged.",
+        description = "Wait until pattern (regex, or literal) shows, the pane is idle for idle_ms, or its command exits (exit); stop patterns end it early. Only output after the call counts unless include_existing. outcome: matched, stopped, idle, exited, timeout, pane_closed. Sends progress; cancellable. On: a terminal pane_id. Focus: never moves. After: unchanged. Don't: loop zellij_read instead. Needs: timeout_ms up to 600000 (default 30000).",
         input_schema = input::<WaitForArgs>(),
         output_schema = output::<WaitForResult>(),
-        annotations(title = "Wait for output", read_only_hint = true, open_world_hint = false)
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn wait_for(
         &self,
@@ -76,14 +65,10 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_run",
-        description = "Run command (argv; shell only as [\"sh\",\"-c\",...]) in a new command pane, \
-            hidden in the caller's tab by default. With wait (default) returns exit_code, output \
-            (tail, max_bytes), elapsed_ms, timed_out. On timeout it keeps running unless \
-            kill_on_timeout. Focus: never moves. After: the pane stays unless close_on_exit. Needs: \
-            cwd exists.",
+        description = "Run command (argv; a shell only as [\"sh\",\"-c\",...]) in a new command pane, hidden by default. With wait (default) returns exit_code, output (tail, max_bytes), elapsed_ms, timed_out. On timeout it keeps running unless kill_on_timeout. On: a tab (default: the caller's). Focus: never moves. After: the pane stays unless close_on_exit. Don't: pass one shell string. Needs: cwd exists.",
         input_schema = input::<RunArgs>(),
         output_schema = output::<RunResult>(),
-        annotations(title = "Run a command", read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = true)
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = true)
     )]
     async fn run(
         &self,
@@ -107,12 +92,10 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_signal",
-        description = "Interrupt a terminal pane's program: interrupt types Ctrl-C (0x03) as a user \
-            would; sigint or sigkill signal the pane's process. Focus: never moves. After: returns \
-            pane_id; follow with zellij_wait_for (exit or idle) rather than assuming it stopped.",
+        description = "interrupt types Ctrl-C (0x03) as a user would; sigint or sigkill signal the pane's process. On: a terminal pane_id. Focus: never moves. After: returns pane_id. Don't: assume it stopped; follow with zellij_wait_for. Needs: a pane still running.",
         input_schema = input::<SignalArgs>(),
         output_schema = output::<PaneResult>(),
-        annotations(title = "Signal a pane", read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false)
+        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false)
     )]
     async fn signal(&self, args: JsonObject) -> ToolResult<PaneResult> {
         self.forward::<SignalArgs, _>(args, names::SIGNAL).await

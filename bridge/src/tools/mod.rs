@@ -170,7 +170,9 @@ impl ZellijMcp {
     ) -> ToolResult<R> {
         let timeout = self.client.default_timeout() + extra;
         let id = self.client.new_id();
-        let call = self.client.call(Some(&session), op, args, timeout, id.clone());
+        let call = self
+            .client
+            .call(Some(&session), op, args, timeout, id.clone());
         tokio::pin!(call);
         let started = tokio::time::Instant::now();
         let mut ticks = tokio::time::interval(Duration::from_secs(1));

@@ -16,30 +16,25 @@ use super::{parse, paths, InSession, ToolResult, ZellijMcp};
 impl ZellijMcp {
     #[tool(
         name = "zellij_new_tab",
-        description = "Create a tab (name, cwd, optional layout: KDL, a layout name or a .kdl path). \
-            Focus: none; created in the background unless focus: true. After: returns tab_id and its \
-            pane_ids. Don't create a tab per command; use zellij_run. Needs: cwd must exist.",
+        description = "Create a tab with name, cwd and an optional layout (KDL, layout name or .kdl path). On: the session. Focus: none; made in the background unless focus: true. After: returns tab_id and its pane_ids. Don't: make a tab per command (use zellij_run). Needs: cwd exists.",
         input_schema = input::<NewTabArgs>(),
         output_schema = output::<NewTabResult>(),
-        annotations(title = "New tab", read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
     )]
     async fn new_tab(&self, args: JsonObject) -> ToolResult<NewTabResult> {
         let mut p: InSession<NewTabArgs> = parse(args)?;
         p.args.cwd = paths::cwd(p.args.cwd)?;
         p.args.layout = p.args.layout.map(paths::layout).transpose()?;
-        self.send(p.session, names::NEW_TAB, &p.args, Duration::ZERO).await
+        self.send(p.session, names::NEW_TAB, &p.args, Duration::ZERO)
+            .await
     }
 
     #[tool(
         name = "zellij_new_pane",
-        description = "Open a pane in a tab (default: the caller's tab, else the active one), running \
-            command (argv) or a shell, with cwd and name. placement: tiled (default), floating, or \
-            background (hidden). Focus: none unless focus: true. After: returns pane_id, tab_id, \
-            session. To run a command and get its exit code use zellij_run instead. Needs: cwd must \
-            exist.",
+        description = "Open a pane running command (argv) or a shell, with cwd and name; placement tiled, floating or background (hidden). On: a tab (default: the caller's, else the active one). Focus: none unless focus: true. After: returns pane_id, tab_id. Don't: use it to get exit codes (use zellij_run). Needs: cwd exists.",
         input_schema = input::<NewPaneArgs>(),
         output_schema = output::<PaneResult>(),
-        annotations(title = "New pane", read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
     )]
     async fn new_pane(&self, args: JsonObject) -> ToolResult<PaneResult> {
         let p: InSession<NewPaneArgs> = parse(args)?;
@@ -49,18 +44,16 @@ impl ZellijMcp {
             caller: self.own_pane_in(&session),
             ..p.args
         };
-        self.send(Some(session), names::NEW_PANE, &args, Duration::ZERO).await
+        self.send(Some(session), names::NEW_PANE, &args, Duration::ZERO)
+            .await
     }
 
     #[tool(
         name = "zellij_close",
-        description = "Close a pane (pane_id) or a whole tab (tab), killing what runs there. \
-            Destructive. Refuses this server's own pane or tab and the last tab unless force: true. \
-            Focus: unchanged, unless the closed pane had it. After: returns what was closed. Don't use \
-            the closed ids again.",
+        description = "Close a pane or a whole tab, killing what runs there; destructive. Refuses this server's own pane or tab and the last tab unless force. On: pane_id or tab. Focus: unchanged unless the closed pane had it. After: returns what was closed. Don't: reuse closed ids. Needs: ids from the list tools.",
         input_schema = input::<CloseArgs>(),
         output_schema = output::<CloseResult>(),
-        annotations(title = "Close pane or tab", read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false)
+        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false)
     )]
     async fn close(&self, args: JsonObject) -> ToolResult<CloseResult> {
         let p: InSession<CloseArgs> = parse(args)?;
@@ -69,16 +62,16 @@ impl ZellijMcp {
             caller: self.own_pane_in(&session),
             ..p.args
         };
-        self.send(Some(session), names::CLOSE, &args, Duration::ZERO).await
+        self.send(Some(session), names::CLOSE, &args, Duration::ZERO)
+            .await
     }
 
     #[tool(
         name = "zellij_rename",
-        description = "Rename a pane (pane_id) or a tab (tab). Focus: never moves. After: returns the \
-            new name and ids.",
+        description = "Rename a pane or a tab. On: pane_id or tab. Focus: never moves. After: returns the new name and ids. Don't: rename to find panes later; keep the ids. Needs: a non-empty name.",
         input_schema = input::<RenameArgs>(),
         output_schema = output::<TargetResult>(),
-        annotations(title = "Rename", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn rename(&self, args: JsonObject) -> ToolResult<TargetResult> {
         self.forward::<RenameArgs, _>(args, names::RENAME).await
@@ -86,12 +79,10 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_focus",
-        description = "The only tool that moves focus: to a pane (pane_id; a hidden pane is shown \
-            floating) or a tab (tab). Every attached client can see the change; call it only when \
-            the user asked. After: returns the focused ids.",
+        description = "Move focus to a pane (a hidden one is shown floating) or a tab. On: pane_id or tab. Focus: moves; the only tool that does, and every attached client sees it. After: returns the focused ids. Don't: call it unless the user asked. Needs: a selectable pane.",
         input_schema = input::<Target>(),
         output_schema = output::<TargetResult>(),
-        annotations(title = "Focus", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn focus(&self, args: JsonObject) -> ToolResult<TargetResult> {
         self.forward::<Target, _>(args, names::FOCUS).await
@@ -99,26 +90,22 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_arrange_pane",
-        description = "Change a pane by pane_id: floating (true floats, false embeds), move_to_tab, \
-            resize (direction, amount in steps; negative shrinks), fullscreen, pinned (floating only). \
-            Focus: never moves, except fullscreen: true, which shows that pane in its tab. After: \
-            returns floating, fullscreen and geometry.",
+        description = "Float or embed (floating), move_to_tab, resize (direction; amount in steps, negative shrinks), fullscreen, pin (floating only). On: pane_id. Focus: never moves, except fullscreen: true shows that pane in its tab. After: returns floating, fullscreen, geometry. Don't: resize in a loop. Needs: a terminal pane.",
         input_schema = input::<ArrangePaneArgs>(),
         output_schema = output::<ArrangePaneResult>(),
-        annotations(title = "Arrange pane", read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
     )]
     async fn arrange_pane(&self, args: JsonObject) -> ToolResult<ArrangePaneResult> {
-        self.forward::<ArrangePaneArgs, _>(args, names::ARRANGE_PANE).await
+        self.forward::<ArrangePaneArgs, _>(args, names::ARRANGE_PANE)
+            .await
     }
 
     #[tool(
         name = "zellij_open_file",
-        description = "Open path (at line) in the session's $EDITOR (else vi) in a new pane; tab and \
-            placement as zellij_new_pane. Focus: none unless focus: true. After: returns pane_id; \
-            the editor waits for a user. Needs: the file's folder exists.",
+        description = "Open path (at line) in the session's $EDITOR (else vi) in a new pane; tab and placement as zellij_new_pane. On: a tab. Focus: none unless focus: true. After: returns pane_id; the editor waits for the user. Don't: write into it to edit. Needs: the file's folder exists.",
         input_schema = input::<OpenFileArgs>(),
         output_schema = output::<PaneResult>(),
-        annotations(title = "Open file", read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
     )]
     async fn open_file(&self, args: JsonObject) -> ToolResult<PaneResult> {
         let p: InSession<OpenFileArgs> = parse(args)?;
@@ -130,6 +117,7 @@ impl ZellijMcp {
             caller: self.own_pane_in(&session),
             ..p.args
         };
-        self.send(Some(session), names::OPEN_FILE, &args, Duration::ZERO).await
+        self.send(Some(session), names::OPEN_FILE, &args, Duration::ZERO)
+            .await
     }
 }

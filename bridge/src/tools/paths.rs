@@ -27,7 +27,9 @@ pub fn file(path: &str, cwd: Option<&str>) -> Result<String, ToolFailure> {
     if path.trim().is_empty() {
         return Err(bad_request("path is empty", "pass the file to open"));
     }
-    let base = cwd.map(PathBuf::from).or_else(|| std::env::current_dir().ok());
+    let base = cwd
+        .map(PathBuf::from)
+        .or_else(|| std::env::current_dir().ok());
     let joined = match base {
         Some(base) if Path::new(path).is_relative() => base.join(path),
         _ => PathBuf::from(path),

@@ -14,12 +14,10 @@ use super::{parse, InSession, ToolResult, ZellijMcp};
 impl ZellijMcp {
     #[tool(
         name = "zellij_session_info",
-        description = "Session name; Zellij, plugin, bridge and protocol versions; transport; attached \
-            clients with the pane and tab each has focused; this server's own pane and tab. Acts on: \
-            the session. Focus: never moves. After: unchanged. Needs: the zellij-mcp plugin loaded.",
+        description = "Session name; Zellij, plugin, bridge and protocol versions; transport; attached clients with their focused pane and tab; this server's own pane and tab; active_waits. On: the session. Focus: never moves. After: unchanged. Don't: poll it. Needs: the plugin loaded (see zellij_list_sessions when unsure).",
         input_schema = input::<NoArgs>(),
         output_schema = output::<SessionInfoResult>(),
-        annotations(title = "Session info", read_only_hint = true, open_world_hint = false)
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn session_info(&self, args: JsonObject) -> ToolResult<SessionInfoResult> {
         let p: InSession<NoArgs> = parse(args)?;
@@ -28,21 +26,29 @@ impl ZellijMcp {
             caller: self.own_pane_in(&session),
         };
         let Json(mut info): Json<SessionInfoResult> = self
-            .send(Some(session.clone()), names::SESSION_INFO, &args, Default::default())
+            .send(
+                Some(session.clone()),
+                names::SESSION_INFO,
+                &args,
+                Default::default(),
+            )
             .await?;
         info.bridge_version = env!("CARGO_PKG_VERSION").to_owned();
-        info.transport = self.client.transport_of(&session).await.unwrap_or_default().to_owned();
+        info.transport = self
+            .client
+            .transport_of(&session)
+            .await
+            .unwrap_or_default()
+            .to_owned();
         Ok(Json(info))
     }
 
     #[tool(
         name = "zellij_list_sessions",
-        description = "Live Zellij sessions; `default` marks the one used when a call names no \
-            session, `current` the one this server runs in. Works without the plugin. Focus: never \
-            moves. After: unchanged.",
+        description = "Live sessions; default marks the one calls without `session` use, current the one this server runs in. On: this machine. Focus: never moves. After: unchanged. Don't: guess session names. Needs: nothing (works without the plugin).",
         input_schema = input::<NoArgs>(),
         output_schema = output::<ListSessionsResult>(),
-        annotations(title = "List sessions", read_only_hint = true, open_world_hint = false)
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn list_sessions(&self, args: JsonObject) -> ToolResult<ListSessionsResult> {
         let _: InSession<NoArgs> = parse(args)?;
@@ -61,12 +67,10 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_list_tabs",
-        description = "Every tab: tab_id (stable; use it rather than the position), position, name, \
-            active, pane counts, fullscreen, floating_visible. Acts on: the session. Focus: never \
-            moves. After: unchanged. Needs: the zellij-mcp plugin loaded.",
+        description = "Every tab: tab_id (stable, prefer it to position), position, name, active, pane counts, fullscreen, floating_visible. On: the session. Focus: never moves. After: unchanged. Don't: address tabs by position. Needs: the plugin.",
         input_schema = input::<NoArgs>(),
         output_schema = output::<ListTabsResult>(),
-        annotations(title = "List tabs", read_only_hint = true, open_world_hint = false)
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn list_tabs(&self, args: JsonObject) -> ToolResult<ListTabsResult> {
         self.forward::<NoArgs, _>(args, names::LIST_TABS).await
@@ -74,18 +78,15 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_list_panes",
-        description = "List terminal panes (plugins with include_plugins) in all tabs: pane_id, tab_id, \
-            title, command, running (foreground argv), cwd, exited, exit_status, held, focused, \
-            floating, geometry, is_self (this server's pane). Filters combine with AND. Focus: never \
-            moves. After: unchanged. Call it for pane ids; never guess them. Needs: the zellij-mcp \
-            plugin loaded.",
+        description = "Terminal panes in all tabs (plugins with include_plugins): pane_id, tab_id, title, command, running (foreground argv), cwd, exited, exit_status, held, focused, floating, geometry, is_self (this server). Filters AND together. On: the session. Focus: never moves. After: unchanged. Don't: guess pane ids. Needs: the plugin.",
         input_schema = input::<ListPanesArgs>(),
         output_schema = output::<ListPanesResult>(),
-        annotations(title = "List panes", read_only_hint = true, open_world_hint = false)
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn list_panes(&self, args: JsonObject) -> ToolResult<ListPanesResult> {
-        let Json(mut result): Json<ListPanesResult> =
-            self.forward::<ListPanesArgs, _>(args, names::LIST_PANES).await?;
+        let Json(mut result): Json<ListPanesResult> = self
+            .forward::<ListPanesArgs, _>(args, names::LIST_PANES)
+            .await?;
         let own = self.own_pane_in(&result.session);
         for pane in &mut result.panes {
             pane.is_self = Some(pane.pane_id) == own;
@@ -95,13 +96,13 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_dump_layout",
-        description = "The session's layout as KDL, or one tab's (tab: id or name). Acts on: the \
-            session or one tab. Focus: never moves. After: unchanged. Needs: the zellij-mcp plugin.",
+        description = "The session's layout as KDL, or one tab's. On: the session or a tab. Focus: never moves. After: unchanged. Don't: feed it back to zellij_new_tab whole (it holds every tab). Needs: the plugin.",
         input_schema = input::<DumpLayoutArgs>(),
         output_schema = output::<DumpLayoutResult>(),
-        annotations(title = "Dump layout", read_only_hint = true, open_world_hint = false)
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn dump_layout(&self, args: JsonObject) -> ToolResult<DumpLayoutResult> {
-        self.forward::<DumpLayoutArgs, _>(args, names::DUMP_LAYOUT).await
+        self.forward::<DumpLayoutArgs, _>(args, names::DUMP_LAYOUT)
+            .await
     }
 }

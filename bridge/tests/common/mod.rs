@@ -69,4 +69,3 @@ pub fn file_lines(path: &Path, count: usize) -> Vec<String> {
         },
     )
 }
-

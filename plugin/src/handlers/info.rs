@@ -2,7 +2,7 @@
 
 use zellij_mcp_protocol::ops::{
     ClientEntry, DumpLayoutArgs, DumpLayoutResult, HelloResult, ListPanesArgs, ListPanesResult,
-    PaneEntry, SessionInfoArgs, SessionInfoResult, ListTabsResult,
+    ListTabsResult, PaneEntry, SessionInfoArgs, SessionInfoResult,
 };
 use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneKind, PaneRef, PROTOCOL_VERSION};
 
@@ -76,7 +76,11 @@ impl<H: Host> McpPlugin<H> {
             .filter(|p| tab_id.is_none() || p.tab_id == tab_id)
             .filter(|p| args.exited.is_none_or(|e| p.exited == e))
             .filter(|p| args.floating.is_none_or(|f| p.floating == f))
-            .filter(|p| args.title.as_ref().is_none_or(|t| p.title.contains(t.as_str())))
+            .filter(|p| {
+                args.title
+                    .as_ref()
+                    .is_none_or(|t| p.title.contains(t.as_str()))
+            })
             .collect();
         for pane in &mut panes {
             if pane.pane_id.kind == PaneKind::Terminal && !pane.exited {
@@ -103,20 +107,47 @@ impl<H: Host> McpPlugin<H> {
 
     pub fn dump_layout(&mut self, args: DumpLayoutArgs) -> HandlerResult {
         self.require_ready()?;
-        let tab_id = match &args.tab {
-            Some(tab) => Some(self.view.resolve_tab(tab)?.tab_id),
+        let tab = match &args.tab {
+            Some(tab) => Some(self.view.resolve_tab(tab)?.clone()),
             None => None,
         };
-        let layout = self.host.dump_layout(tab_id).map_err(|e| {
-            ErrorBody::new(ErrorCode::Internal, format!("Zellij could not dump the layout: {e}"))
+        let tab_id = tab.as_ref().map(|t| t.tab_id);
+        // Zellij 0.45.1 fails to dump the plugin's own tab alone; cut it out
+        // of the whole session's layout instead.
+        let layout = self
+            .host
+            .dump_layout(tab_id)
+            .or_else(|e| match &tab {
+                Some(tab) => self
+                    .host
+                    .dump_layout(None)
+                    .and_then(|all| tab_of_layout(&all, &tab.name).ok_or(e)),
+                None => Err(e),
+            })
+            .map_err(|e| {
+                ErrorBody::new(
+                    ErrorCode::Internal,
+                    format!("Zellij could not dump the layout: {e}"),
+                )
                 .with_hint("retry; if it persists, dump the whole session without `tab`")
-        })?;
+            })?;
         now(DumpLayoutResult {
             session: String::new(),
             tab_id,
             layout,
         })
     }
+}
+
+/// The `tab name="..."` node of a session layout, as KDL.
+fn tab_of_layout(layout: &str, name: &str) -> Option<String> {
+    let doc: kdl::KdlDocument = layout.parse().ok()?;
+    let root = doc.get("layout")?.children()?;
+    let tab = root.nodes().iter().find(|node| {
+        node.name().value() == "tab"
+            && node.get("name").and_then(|e| e.value().as_string()) == Some(name)
+    })?;
+    Some(tab.to_string().trim().to_owned())
 }
 
 fn client_entries(view: &SessionView) -> Vec<ClientEntry> {
@@ -132,4 +163,19 @@ fn client_entries(view: &SessionView) -> Vec<ClientEntry> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tab_of_layout;
+
+    #[test]
+    fn cuts_one_tab_out_of_a_session_layout() {
+        let layout = "layout {\n    tab name=\"main\" focus=true {\n        pane\n    }\n    tab name=\"logs\" {\n        pane command=\"tail\"\n    }\n}\n";
+        let tab = tab_of_layout(layout, "logs").unwrap();
+        assert!(tab.starts_with("tab name=\"logs\""), "{tab}");
+        assert!(tab.contains("tail") && !tab.contains("main"), "{tab}");
+        assert_eq!(tab_of_layout(layout, "nope"), None);
+        assert_eq!(tab_of_layout("not kdl {", "main"), None);
+    }
 }

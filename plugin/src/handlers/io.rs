@@ -54,7 +54,11 @@ impl<H: Host> McpPlugin<H> {
             session: String::new(),
             pane_id: args.pane_id,
             tab_id,
-            lines: if text.is_empty() { 0 } else { text.lines().count() },
+            lines: if text.is_empty() {
+                0
+            } else {
+                text.lines().count()
+            },
             text,
             truncated: truncated || cut,
             cursor,
@@ -96,7 +100,11 @@ impl<H: Host> McpPlugin<H> {
                 format!(
                     "{} has exited{}; input there would re-run its command",
                     args.pane_id,
-                    if pane.is_held { " and is held open" } else { "" }
+                    if pane.is_held {
+                        " and is held open"
+                    } else {
+                        ""
+                    }
                 ),
             )
             .with_hint("pass allow_exited: true to type into it anyway, or pick a live pane"));

@@ -2,7 +2,7 @@
 //! `focus` (and an explicit `focus: true`) moves focus.
 
 use zellij_mcp_protocol::ops::{
-    ArrangePaneArgs, CloseArgs, ClosedPane, CloseResult, Geometry, NewPaneArgs, NewTabArgs,
+    ArrangePaneArgs, CloseArgs, CloseResult, ClosedPane, Geometry, NewPaneArgs, NewTabArgs,
     NewTabResult, OpenFileArgs, PaneResult, Placement, RenameArgs, Target, TargetResult,
 };
 use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef, TabRef};
@@ -103,7 +103,13 @@ impl<H: Host> McpPlugin<H> {
             },
             None => Content::Shell { cwd: args.cwd },
         };
-        let pane = self.spawn(&tab, &content, args.placement, args.name.as_deref(), args.focus)?;
+        let pane = self.spawn(
+            &tab,
+            &content,
+            args.placement,
+            args.name.as_deref(),
+            args.focus,
+        )?;
         self.reply_pane_when_listed(pane, tab.tab_id, pipe)
     }
 
@@ -211,7 +217,9 @@ impl<H: Host> McpPlugin<H> {
                         ErrorCode::BadRequest,
                         format!("{pane} is the zellij-mcp plugin itself"),
                     )
-                    .with_hint("close other panes; closing this one ends zellij-mcp for the session"));
+                    .with_hint(
+                        "close other panes; closing this one ends zellij-mcp for the session",
+                    ));
                 }
                 let info = self.require_pane(pane)?;
                 let closed = vec![closed_pane(&info)];
@@ -425,10 +433,7 @@ impl<H: Host> McpPlugin<H> {
 }
 
 /// Settles once the tab satisfies `ready`, answering with its id and name.
-fn tab_settle(
-    tab_id: usize,
-    ready: impl Fn(&TabInfo) -> bool + 'static,
-) -> crate::pending::Settle {
+fn tab_settle(tab_id: usize, ready: impl Fn(&TabInfo) -> bool + 'static) -> crate::pending::Settle {
     Box::new(move |_: &SessionView, live: &dyn Live, overdue: bool| {
         let tab = live.tab(tab_id);
         (tab.as_ref().is_some_and(&ready) || overdue).then(|| {
@@ -461,5 +466,6 @@ pub fn check_argv(argv: Vec<String>) -> Result<Vec<String>, ErrorBody> {
 }
 
 fn internal(message: impl Into<String>) -> ErrorBody {
-    ErrorBody::new(ErrorCode::Internal, message).with_hint("retry; if it persists, check Zellij's log")
+    ErrorBody::new(ErrorCode::Internal, message)
+        .with_hint("retry; if it persists, check Zellij's log")
 }

@@ -4,8 +4,8 @@
 use std::time::{Duration, Instant};
 
 use zellij_mcp_protocol::ops::{
-    CancelArgs, CancelResult, Placement, Signal, RunArgs, RunResult, WaitForArgs,
-    WaitForResult, WaitOutcome, DEFAULT_LAST_LINES, DEFAULT_WAIT_MS, MAX_WAIT_MS,
+    CancelArgs, CancelResult, Placement, RunArgs, RunResult, Signal, WaitForArgs, WaitForResult,
+    WaitOutcome, DEFAULT_LAST_LINES, DEFAULT_WAIT_MS, MAX_WAIT_MS,
 };
 use zellij_mcp_protocol::text::tail_capped;
 use zellij_mcp_protocol::{ErrorBody, PaneRef, Reply};
@@ -27,6 +27,8 @@ pub enum Purpose {
 
 #[derive(Debug)]
 pub struct RunPlan {
+    /// The tab the pane was opened in, until the view lists it.
+    tab_id: usize,
     max_bytes: usize,
     kill_on_timeout: bool,
     close_on_exit: bool,
@@ -34,7 +36,10 @@ pub struct RunPlan {
 
 fn timeout(ms: Option<u64>) -> Result<Duration, ErrorBody> {
     match ms.unwrap_or(DEFAULT_WAIT_MS) {
-        0 => Err(bad_request("timeout_ms is 0", "pass a positive timeout_ms, or omit it for 30000")),
+        0 => Err(bad_request(
+            "timeout_ms is 0",
+            "pass a positive timeout_ms, or omit it for 30000",
+        )),
         ms if ms > MAX_WAIT_MS => Err(bad_request(
             format!("timeout_ms {ms} is over the cap of {MAX_WAIT_MS} (10 minutes)"),
             "pass a smaller timeout_ms, and call again if you need to wait longer",
@@ -48,10 +53,16 @@ impl<H: Host> McpPlugin<H> {
         let timeout = timeout(args.timeout_ms)?;
         let pattern = match &args.pattern {
             Some(p) if p.is_empty() => {
-                return Err(bad_request("pattern is empty", "pass text or a regex to wait for"))
+                return Err(bad_request(
+                    "pattern is empty",
+                    "pass text or a regex to wait for",
+                ))
             }
             Some(p) => Some(compile(p, args.literal).map_err(|e| {
-                bad_request(e, "fix the regex, or pass literal: true to match the text as is")
+                bad_request(
+                    e,
+                    "fix the regex, or pass literal: true to match the text as is",
+                )
             })?),
             None => None,
         };
@@ -99,7 +110,10 @@ impl<H: Host> McpPlugin<H> {
         let argv = check_argv(args.command)?;
         let tab = self.target_tab(args.tab.as_ref(), args.caller)?;
         let placement = args.placement.unwrap_or(Placement::Background);
-        let content = Content::Command { argv, cwd: args.cwd };
+        let content = Content::Command {
+            argv,
+            cwd: args.cwd,
+        };
         let pane = self.spawn(&tab, &content, placement, args.name.as_deref(), false)?;
         if args.wait == Some(false) {
             return self.reply_pane_started(pane, tab.tab_id, pipe);
@@ -112,6 +126,7 @@ impl<H: Host> McpPlugin<H> {
             deadline: at + timeout,
         };
         let plan = RunPlan {
+            tab_id: tab.tab_id,
             max_bytes,
             kill_on_timeout: args.kill_on_timeout,
             close_on_exit: args.close_on_exit,
@@ -121,7 +136,12 @@ impl<H: Host> McpPlugin<H> {
     }
 
     /// `run` with `wait: false`: answers once the pane is listed.
-    fn reply_pane_started(&mut self, pane: PaneRef, tab_id: usize, pipe: (&str, &str)) -> HandlerResult {
+    fn reply_pane_started(
+        &mut self,
+        pane: PaneRef,
+        tab_id: usize,
+        pipe: (&str, &str),
+    ) -> HandlerResult {
         let settle = super::once_pane_shows(
             pane,
             move |view, _| RunResult {
@@ -143,7 +163,10 @@ impl<H: Host> McpPlugin<H> {
     }
 
     pub fn cancel(&mut self, args: CancelArgs) -> HandlerResult {
-        let found = self.waits.iter().position(|w| w.request_id == args.request_id);
+        let found = self
+            .waits
+            .iter()
+            .position(|w| w.request_id == args.request_id);
         if let Some(index) = found {
             let wait = self.waits.swap_remove(index);
             self.finish_wait(wait, Finished::plain(WaitOutcome::Cancelled));
@@ -225,7 +248,7 @@ impl<H: Host> McpPlugin<H> {
                 to_json(RunResult {
                     session: String::new(),
                     pane_id: wait.pane,
-                    tab_id,
+                    tab_id: tab_id.or(Some(plan.tab_id)),
                     exited,
                     exit_code: finished.exit_status,
                     output,
