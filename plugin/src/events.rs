@@ -13,6 +13,10 @@ use crate::{McpPlugin, HEARTBEAT};
 /// Waits re-check at least this often: Zellij sends no render events for
 /// hidden panes, unviewed tabs, or when no client is attached.
 pub const WAIT_RECHECK: Duration = Duration::from_millis(250);
+/// Without pane or tab events for this long, the view is refreshed from
+/// Zellij's session metadata before each request. (Never from `load` or a
+/// timer: before the permissions apply, that call would kill the plugin.)
+const STARVED_AFTER: Duration = Duration::from_secs(2);
 /// Timers fire a little early or late; treat this as "now".
 const TIMER_SLACK: Duration = Duration::from_millis(5);
 
@@ -73,6 +77,19 @@ impl<H: Host> McpPlugin<H> {
         self.is_acting();
         self.host.set_timeout(HEARTBEAT);
         self.next_heartbeat = Some(now + HEARTBEAT);
+    }
+
+    /// Zellij sends pane and tab events only while a client views the
+    /// plugin's tab; without them, the view comes from the session metadata.
+    pub fn refresh_if_starved(&mut self) {
+        let starved =
+            crate::unix_ms().saturating_sub(self.fed_ms) > STARVED_AFTER.as_millis() as u64;
+        if !self.view.is_ready() || starved {
+            if let Some((tabs, panes)) = self.host.session_snapshot() {
+                self.view.tabs = tabs;
+                self.view.panes = Some(panes);
+            }
+        }
     }
 
     /// Settles pending replies and re-checks every wait.

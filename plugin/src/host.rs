@@ -41,6 +41,9 @@ pub trait Host {
     /// The pane as Zellij has it now (events may lag, or not come at all).
     fn pane_info(&self, pane: PaneRef) -> Option<PaneInfo>;
     fn tab_info(&self, tab_id: usize) -> Option<TabInfo>;
+    /// Tabs and panes from Zellij's session metadata (up to a second old),
+    /// for when no pane or tab events reach this instance.
+    fn session_snapshot(&self) -> Option<(Vec<TabInfo>, PaneManifest)>;
     fn cwd(&self, pane: PaneRef) -> Option<String>;
     fn running_command(&self, pane: PaneRef) -> Option<Vec<String>>;
     fn write(&self, pane: PaneRef, bytes: Vec<u8>);
@@ -124,6 +127,15 @@ impl Host for ZellijHost {
 
     fn tab_info(&self, tab_id: usize) -> Option<TabInfo> {
         get_tab_info(tab_id)
+    }
+
+    fn session_snapshot(&self) -> Option<(Vec<TabInfo>, PaneManifest)> {
+        let list = get_session_list().ok()?;
+        let current = list
+            .live_sessions
+            .into_iter()
+            .find(|s| s.is_current_session)?;
+        Some((current.tabs, current.panes))
     }
 
     fn cwd(&self, pane: PaneRef) -> Option<String> {

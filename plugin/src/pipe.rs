@@ -48,6 +48,7 @@ impl<H: Host> McpPlugin<H> {
         if !self.is_acting() {
             return;
         }
+        self.refresh_if_starved();
         let request = match parse_request(payload) {
             Ok(request) => request,
             Err((id, error)) => return self.reply(pipe_id, Reply::err(id, error)),

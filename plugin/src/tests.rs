@@ -95,6 +95,9 @@ impl Host for FakeHost {
             ..Default::default()
         })
     }
+    fn session_snapshot(&self) -> Option<(Vec<TabInfo>, PaneManifest)> {
+        None
+    }
     fn cwd(&self, _pane: PaneRef) -> Option<String> {
         Some("/work".into())
     }

@@ -1,13 +1,16 @@
 //! `make bench`: round-trip latency of `zellij_read` through MCP, per
-//! transport, beside `zellij action dump-screen` in the same session.
+//! transport, beside `zellij action dump-screen` in the same session; then
+//! how fast `zellij_wait_for` notices a line appearing in a pane, with a
+//! client attached (render events) and without one (periodic re-check).
 //!
 //! Usage: bench [PATH-TO-zellij-mcp] [ROUNDS]
 
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use zellij_mcp_harness::{repo_layout, workspace_root, Mcp, Sandbox};
+use zellij_mcp_harness::{repo_layout, workspace_root, Mcp, Sandbox, Session};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -49,6 +52,52 @@ fn main() {
         assert!(out.status.success());
     });
     report("zellij action dump-screen --pane-id", samples);
+
+    let waits = rounds.min(30);
+    println!("\nzellij_wait_for: from a line written to the pane's program to the reply ({waits} rounds)");
+    report(
+        "headless (no client attached)",
+        wait_latency(&session, &bridge, waits, "a"),
+    );
+    let _client = session.attach_client();
+    std::thread::sleep(Duration::from_secs(2));
+    report(
+        "with a client attached",
+        wait_latency(&session, &bridge, waits, "b"),
+    );
+}
+
+/// A pane runs `cat` on a FIFO; each round starts a wait for the next mark,
+/// writes the mark into the FIFO, and times until the wait answers.
+fn wait_latency(session: &Session, bridge: &Path, rounds: usize, tag: &str) -> Vec<Duration> {
+    let mcp = Mcp::start(bridge, session.sandbox(), &[]);
+    let fifo = session.sandbox().work().join(format!("marks-{tag}.fifo"));
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    let script = format!("while :; do cat {}; done", fifo.display());
+    let started = mcp.ok(
+        "zellij_run",
+        json!({"command": ["sh", "-c", script], "wait": false, "placement": "tiled"}),
+    );
+    let pane = started["pane_id"].clone();
+    (0..rounds)
+        .map(|n| {
+            std::thread::scope(|scope| {
+                let waiter = scope.spawn(|| {
+                    let args = json!({"pane_id": pane, "pattern": format!("^mark-{n}$"), "timeout_ms": 10000});
+                    let found = mcp.ok("zellij_wait_for", args);
+                    assert_eq!(found["outcome"], "matched", "{found}");
+                    Instant::now()
+                });
+                std::thread::sleep(Duration::from_millis(300));
+                let mut writer = std::fs::OpenOptions::new().write(true).open(&fifo).expect("fifo");
+                let written = Instant::now();
+                writeln!(writer, "mark-{n}").expect("write mark");
+                drop(writer);
+                waiter.join().expect("waiter") - written
+            })
+        })
+        .collect()
 }
 
 fn measure(rounds: usize, mut op: impl FnMut()) -> Vec<Duration> {
