@@ -759,3 +759,26 @@ fn read_since_paste_exited_panes_and_signals() {
         "wrong_pane_kind",
     );
 }
+
+#[test]
+fn without_any_client_new_panes_are_listed_and_run_works() {
+    let s = session("headless");
+    let mcp = mcp(&s, "socket");
+    let info = mcp.ok("zellij_session_info", json!({}));
+    assert_eq!(info["clients"], json!([]), "{info}");
+    let pane = id(&mcp.ok("zellij_new_pane", json!({"command": ["sleep", "600"]}))["pane_id"]);
+    // No pane events reach a plugin without clients; the listing catches up
+    // from Zellij's session metadata.
+    wait_for("the new pane to be listed", Duration::from_secs(10), || {
+        pane_in(&panes(&mcp), &pane).map(|_| ())
+    });
+    let ran = mcp.ok(
+        "zellij_run",
+        json!({"command": ["sh", "-c", "echo headless-ok; exit 5"]}),
+    );
+    assert_eq!(ran["exit_code"], 5, "{ran}");
+    assert!(
+        ran["output"].as_str().unwrap().contains("headless-ok"),
+        "{ran}"
+    );
+}

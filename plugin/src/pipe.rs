@@ -48,11 +48,15 @@ impl<H: Host> McpPlugin<H> {
         if !self.is_acting() {
             return;
         }
-        self.refresh_if_starved();
         let request = match parse_request(payload) {
             Ok(request) => request,
             Err((id, error)) => return self.reply(pipe_id, Reply::err(id, error)),
         };
+        // Pane ops look panes up live; the others list or resolve tabs.
+        let by_pane_id = [names::READ, names::WRITE, names::WAIT_FOR, names::SIGNAL];
+        if !by_pane_id.contains(&request.op.as_str()) || !self.view.is_ready() {
+            self.refresh_if_starved();
+        }
         match self.dispatch(&request, pipe_id) {
             Ok(Handled::Now(result)) => self.reply(pipe_id, Reply::ok(&request.id, result)),
             Ok(Handled::Later) => {}
