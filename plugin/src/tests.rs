@@ -474,3 +474,84 @@ fn of_two_instances_only_the_lease_holder_answers() {
         "the follower stays silent"
     );
 }
+
+fn did(plugin: &McpPlugin<FakeHost>) -> Vec<String> {
+    plugin
+        .host
+        .calls
+        .borrow()
+        .iter()
+        .filter_map(|c| match c {
+            Call::Do(what) => Some(what.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_new_background_pane_is_made_in_its_tab_and_never_focused() {
+    let mut p = plugin("spawn");
+    let args =
+        json!({"tab": "main", "command": ["htop"], "name": "top", "placement": "background"});
+    send(&mut p, "p", Some(&request("1", "new_pane", args)));
+    let reply = only_reply(&p, "p", "1").into_result().unwrap();
+    assert_eq!(reply["pane_id"], "terminal_102");
+    assert_eq!(reply["tab_id"], 3);
+    let done = did(&p);
+    assert_eq!(done[0], "new_pane_in_tab 3 -> terminal_101");
+    assert!(
+        done[1].starts_with("replace terminal_101 Command"),
+        "{done:?}"
+    );
+    assert_eq!(
+        done[2..],
+        ["rename_pane terminal_102 top", "hide terminal_102"]
+    );
+    assert!(!done.iter().any(|d| d.starts_with("focus")));
+}
+
+#[test]
+fn closing_the_plugins_own_tab_or_pane_is_refused_and_changes_nothing() {
+    let mut p = plugin("close");
+    for (n, args) in [json!({"tab": 3}), json!({"pane_id": "plugin_5"}), json!({})]
+        .into_iter()
+        .enumerate()
+    {
+        let id = n.to_string();
+        send(&mut p, &id, Some(&request(&id, "close", args)));
+        let error = only_reply(&p, &id, &id).into_result().unwrap_err();
+        assert_eq!(error.code, zellij_mcp_protocol::ErrorCode::BadRequest);
+    }
+    assert!(!did(&p).iter().any(|d| d.starts_with("close")));
+}
+
+#[test]
+fn a_wait_answers_when_the_pane_renders_the_pattern_and_can_be_cancelled() {
+    let mut p = plugin("wait");
+    *p.host.screen.borrow_mut() = vec!["$ make".into()];
+    let args = json!({"pane_id": 1, "pattern": "done in \\d+s"});
+    send(&mut p, "w", Some(&request("w1", "wait_for", args.clone())));
+    assert!(replies(&p, "w", "w1").is_empty(), "waiting");
+    p.host.screen.borrow_mut().push("done in 3s".into());
+    p.on_render([PaneId::Terminal(1)].into_iter());
+    let found = only_reply(&p, "w", "w1").into_result().unwrap();
+    assert_eq!(
+        (found["outcome"].clone(), found["line"].clone()),
+        (json!("matched"), json!("done in 3s"))
+    );
+
+    send(&mut p, "x", Some(&request("w2", "wait_for", args)));
+    send(
+        &mut p,
+        "c",
+        Some(&request("c1", "cancel", json!({"request_id": "w2"}))),
+    );
+    assert_eq!(
+        only_reply(&p, "x", "w2").into_result().unwrap()["outcome"],
+        "cancelled"
+    );
+    assert_eq!(
+        only_reply(&p, "c", "c1").into_result().unwrap()["cancelled"],
+        true
+    );
+}
