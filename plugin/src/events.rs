@@ -57,6 +57,9 @@ impl<H: Host> McpPlugin<H> {
     }
 
     pub fn on_timer(&mut self) {
+        for work in std::mem::take(&mut self.deferred) {
+            work(self);
+        }
         let now = Instant::now();
         let steps = self.writes.on_timer(now);
         self.run_steps(steps);

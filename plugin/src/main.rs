@@ -57,7 +57,7 @@ const PERMISSIONS: &[PermissionType] = &[
 ];
 
 #[derive(Default)]
-pub struct McpPlugin<H: Host> {
+pub struct McpPlugin<H: Host + 'static> {
     host: H,
     configuration: BTreeMap<String, String>,
     submit_delay_ms: u64,
@@ -73,7 +73,11 @@ pub struct McpPlugin<H: Host> {
     fed_ms: u64,
     /// The earliest timer already armed for waits and pending replies.
     next_wake: Option<Instant>,
+    /// Work to do on the next timer, outside any pipe message.
+    deferred: Vec<Deferred<H>>,
 }
+
+type Deferred<H> = Box<dyn FnOnce(&mut McpPlugin<H>)>;
 
 register_plugin!(McpPlugin<ZellijHost>);
 

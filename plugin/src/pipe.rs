@@ -73,18 +73,18 @@ impl<H: Host> McpPlugin<H> {
             names::SESSION_INFO => self.session_info(parse_args(args)?, pipe),
             names::LIST_TABS => self.list_tabs(),
             names::LIST_PANES => self.list_panes(parse_args(args)?),
-            names::NEW_TAB => self.new_tab(parse_args(args)?, pipe),
-            names::NEW_PANE => self.new_pane(parse_args(args)?, pipe),
-            names::CLOSE => self.close(parse_args(args)?, pipe),
-            names::RENAME => self.rename(parse_args(args)?, pipe),
-            names::FOCUS => self.focus(parse_args(args)?, pipe),
-            names::ARRANGE_PANE => self.arrange_pane(parse_args(args)?, pipe),
+            names::NEW_TAB => self.outside_pipe(parse_args(args)?, pipe, Self::new_tab),
+            names::NEW_PANE => self.outside_pipe(parse_args(args)?, pipe, Self::new_pane),
+            names::CLOSE => self.outside_pipe(parse_args(args)?, pipe, Self::close),
+            names::RENAME => self.outside_pipe(parse_args(args)?, pipe, Self::rename),
+            names::FOCUS => self.outside_pipe(parse_args(args)?, pipe, Self::focus),
+            names::ARRANGE_PANE => self.outside_pipe(parse_args(args)?, pipe, Self::arrange_pane),
             names::READ => self.read(parse_args(args)?),
             names::WRITE => self.write(parse_args(args)?, &request.id, pipe_id),
             names::WAIT_FOR => self.wait_for(parse_args(args)?, pipe),
-            names::RUN => self.run(parse_args(args)?, pipe),
+            names::RUN => self.outside_pipe(parse_args(args)?, pipe, Self::run),
             names::SIGNAL => self.signal(parse_args(args)?),
-            names::OPEN_FILE => self.open_file(parse_args(args)?, pipe),
+            names::OPEN_FILE => self.outside_pipe(parse_args(args)?, pipe, Self::open_file),
             names::DUMP_LAYOUT => self.dump_layout(parse_args(args)?),
             names::CANCEL => self.cancel(parse_args(args)?),
             other => Err(
@@ -92,6 +92,29 @@ impl<H: Host> McpPlugin<H> {
                     .with_hint("update the zellij-mcp plugin to the bridge's version"),
             ),
         }
+    }
+
+    /// Runs an op that changes panes or tabs from a timer, after `pipe()` has
+    /// returned: Zellij reports a new or changed pane or tab id to the
+    /// `zellij pipe` client of the message being handled, and that makes the
+    /// client exit before the reply arrives.
+    fn outside_pipe<A: 'static>(
+        &mut self,
+        args: A,
+        pipe: (&str, &str),
+        op: fn(&mut Self, A, (&str, &str)) -> HandlerResult,
+    ) -> HandlerResult {
+        let (pipe_id, request_id) = (pipe.0.to_owned(), pipe.1.to_owned());
+        self.host.block(&pipe_id);
+        self.deferred.push(Box::new(move |plugin: &mut Self| {
+            match op(plugin, args, (&pipe_id, &request_id)) {
+                Ok(Handled::Now(result)) => plugin.reply(&pipe_id, Reply::ok(&request_id, result)),
+                Ok(Handled::Later) => {}
+                Err(error) => plugin.reply(&pipe_id, Reply::err(&request_id, error)),
+            }
+        }));
+        self.host.set_timeout(std::time::Duration::ZERO);
+        Ok(Handled::Later)
     }
 
     /// Writes the reply's frames, then releases the pipe.

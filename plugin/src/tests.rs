@@ -494,6 +494,11 @@ fn a_new_background_pane_is_made_in_its_tab_and_never_focused() {
     let args =
         json!({"tab": "main", "command": ["htop"], "name": "top", "placement": "background"});
     send(&mut p, "p", Some(&request("1", "new_pane", args)));
+    assert!(
+        did(&p).is_empty(),
+        "nothing is opened while the pipe is handled"
+    );
+    p.on_timer();
     let reply = only_reply(&p, "p", "1").into_result().unwrap();
     assert_eq!(reply["pane_id"], "terminal_102");
     assert_eq!(reply["tab_id"], 3);
@@ -519,6 +524,7 @@ fn closing_the_plugins_own_tab_or_pane_is_refused_and_changes_nothing() {
     {
         let id = n.to_string();
         send(&mut p, &id, Some(&request(&id, "close", args)));
+        p.on_timer();
         let error = only_reply(&p, &id, &id).into_result().unwrap_err();
         assert_eq!(error.code, zellij_mcp_protocol::ErrorCode::BadRequest);
     }
