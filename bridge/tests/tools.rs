@@ -402,7 +402,7 @@ fn focus_is_the_one_tool_that_moves_focus() {
 #[test]
 fn run_reports_exit_codes_output_timeouts_and_kills() {
     let s = session("run");
-    let mcp = mcp(&s, "cli");
+    let mcp = mcp(&s, "socket");
     let (_client, focus) = attached(&s);
 
     let failed = mcp.ok(

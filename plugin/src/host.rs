@@ -33,6 +33,17 @@ pub enum Content {
     },
 }
 
+/// Where a command pane opened in one step lands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Landing {
+    /// Hidden, in the tab the plugin's client is on.
+    Hidden,
+    /// Tiled, in the plugin's own tab.
+    BesidePlugin,
+    /// Floating, in the plugin's own tab.
+    FloatingBesidePlugin,
+}
+
 pub trait Host {
     fn ids(&self) -> Ids;
     fn zellij_version(&self) -> String;
@@ -65,6 +76,8 @@ pub trait Host {
     fn go_to_tab(&self, position: usize);
     /// A shell pane in a tab, without moving focus.
     fn new_pane_in_tab(&self, tab_id: usize) -> Option<PaneRef>;
+    /// A command pane (`content` is a command), without moving focus.
+    fn open_command(&self, content: &Content, landing: Landing) -> Option<PaneRef>;
     /// Replaces `pane` (closing it) by one with `content`; the new pane's id.
     fn replace(&self, pane: PaneRef, content: &Content) -> Option<PaneRef>;
     fn toggle_floating(&self, pane: PaneRef);
@@ -89,6 +102,14 @@ pub fn pane_id(pane: PaneRef) -> PaneId {
     match pane.kind {
         PaneKind::Terminal => PaneId::Terminal(pane.id),
         PaneKind::Plugin => PaneId::Plugin(pane.id),
+    }
+}
+
+fn command_to_run(argv: &[String], cwd: &Option<String>) -> CommandToRun {
+    CommandToRun {
+        path: PathBuf::from(&argv[0]),
+        args: argv[1..].to_vec(),
+        cwd: cwd.as_ref().map(PathBuf::from),
     }
 }
 
@@ -203,6 +224,22 @@ impl Host for ZellijHost {
         new_tiled_pane_in_tab(tab_id).map(pane_ref)
     }
 
+    fn open_command(&self, content: &Content, landing: Landing) -> Option<PaneRef> {
+        let Content::Command { argv, cwd } = content else {
+            return None;
+        };
+        let command = command_to_run(argv, cwd);
+        let context = Default::default();
+        let pane = match landing {
+            Landing::Hidden => open_command_pane_background(command, context),
+            Landing::BesidePlugin => open_command_pane_near_plugin(command, context),
+            Landing::FloatingBesidePlugin => {
+                open_command_pane_floating_near_plugin(command, None, context)
+            }
+        };
+        pane.map(pane_ref)
+    }
+
     fn replace(&self, pane: PaneRef, content: &Content) -> Option<PaneRef> {
         let context = Default::default();
         let new = match content {
@@ -211,14 +248,12 @@ impl Host for ZellijHost {
                 cwd.clone().unwrap_or_default(),
                 true,
             ),
-            Content::Command { argv, cwd } => {
-                let command = CommandToRun {
-                    path: PathBuf::from(&argv[0]),
-                    args: argv[1..].to_vec(),
-                    cwd: cwd.as_ref().map(PathBuf::from),
-                };
-                open_command_pane_in_place_of_pane_id(pane_id(pane), command, true, context)
-            }
+            Content::Command { argv, cwd } => open_command_pane_in_place_of_pane_id(
+                pane_id(pane),
+                command_to_run(argv, cwd),
+                true,
+                context,
+            ),
             Content::Editor { path, line, cwd } => {
                 let file = FileToOpen {
                     path: PathBuf::from(path),

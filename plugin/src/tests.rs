@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use zellij_mcp_protocol::{Assembler, PaneRef, Reply, PIPE_NAME};
 use zellij_tile::prelude::*;
 
-use crate::host::{Content, Host, Ids};
+use crate::host::{Content, Host, Ids, Landing};
 use crate::McpPlugin;
 use zellij_mcp_protocol::ops::{Direction as Edge, Signal};
 
@@ -147,6 +147,11 @@ impl Host for FakeHost {
         let pane = self.new_pane();
         self.did(format!("new_pane_in_tab {tab_id} -> {pane}"));
         Some(pane)
+    }
+    fn open_command(&self, content: &Content, landing: Landing) -> Option<PaneRef> {
+        let new = self.new_pane();
+        self.did(format!("open_command {landing:?} {content:?} -> {new}"));
+        Some(new)
     }
     fn replace(&self, pane: PaneRef, content: &Content) -> Option<PaneRef> {
         let new = self.new_pane();
@@ -560,4 +565,19 @@ fn a_wait_answers_when_the_pane_renders_the_pattern_and_can_be_cancelled() {
         only_reply(&p, "c", "c1").into_result().unwrap()["cancelled"],
         true
     );
+}
+
+#[test]
+fn commands_open_in_one_step_where_zellij_allows_it() {
+    let mut p = plugin("direct");
+    p.view.tabs[0].active = true;
+    let hidden = json!({"command": ["make"], "placement": "background"});
+    send(&mut p, "a", Some(&request("1", "new_pane", hidden)));
+    let tiled = json!({"command": ["make"], "tab": 3});
+    send(&mut p, "b", Some(&request("2", "new_pane", tiled)));
+    p.on_timer();
+    let done = did(&p);
+    assert!(done[0].starts_with("open_command Hidden"), "{done:?}");
+    assert!(done[1].starts_with("open_command BesidePlugin"), "{done:?}");
+    assert_eq!(done.len(), 2, "no replacing, hiding or focusing: {done:?}");
 }

@@ -121,7 +121,11 @@ impl CliTransport {
                 .map_err(|e| CallError::Transport(e.to_string()))?;
             let mut reader = ReplyReader::new(&request.id);
             let mut out = String::new();
+            let mut other = String::new();
             loop {
+                if !out.trim().is_empty() {
+                    other = out.trim().to_owned();
+                }
                 out.clear();
                 let n = child
                     .stdout
@@ -129,9 +133,14 @@ impl CliTransport {
                     .await
                     .map_err(|e| CallError::Transport(e.to_string()))?;
                 if n == 0 {
-                    return Err(CallError::Transport(
-                        "zellij pipe exited without a reply (is the session alive?)".into(),
-                    ));
+                    let said = if other.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; it printed '{other}'")
+                    };
+                    return Err(CallError::Transport(format!(
+                        "zellij pipe exited without a reply (is the session alive?){said}"
+                    )));
                 }
                 if let Some(reply) = reader.push(&out) {
                     return Ok(reply);

@@ -9,7 +9,7 @@ use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef, TabRef};
 use zellij_tile::prelude::{PaneInfo, TabInfo};
 
 use super::{bad_request, once_pane_shows, to_json};
-use crate::host::{Content, Host};
+use crate::host::{Content, Host, Landing};
 use crate::pending::Live;
 use crate::pipe::HandlerResult;
 use crate::session::{pane_ref, SessionView};
@@ -144,8 +144,9 @@ impl<H: Host> McpPlugin<H> {
         }
     }
 
-    /// Opens a pane in `tab` without moving focus: a shell pane is added to the
-    /// tab, replaced in place by the content, then floated or hidden.
+    /// Opens a pane in `tab` without moving focus. Commands open directly
+    /// when the tab allows it (see [`Self::open_command`]); anything else
+    /// starts as a shell pane added to the tab and replaced in place.
     pub fn spawn(
         &mut self,
         tab: &TabInfo,
@@ -154,25 +155,19 @@ impl<H: Host> McpPlugin<H> {
         name: Option<&str>,
         focus: bool,
     ) -> Result<PaneRef, ErrorBody> {
-        let shell = self
-            .host
-            .new_pane_in_tab(tab.tab_id)
-            .ok_or_else(|| internal(format!("Zellij opened no pane in tab_id {}", tab.tab_id)))?;
-        let pane = match content {
-            Content::Shell { cwd: None } => shell,
-            other => self.host.replace(shell, other).ok_or_else(|| {
-                let what = match other {
-                    Content::Editor { .. } => "the editor ($EDITOR, else vi) could not start",
-                    _ => "the command could not start",
-                };
-                ErrorBody::new(ErrorCode::BadRequest, what)
-                    .with_hint("check the command is installed and on PATH")
-            })?,
+        let opened = match content {
+            Content::Command { .. } => self.open_command(tab, content, placement),
+            _ => None,
+        };
+        let (pane, placed) = match opened {
+            Some(pane) => (pane, true),
+            None => (self.open_in_place(tab, content)?, false),
         };
         if let Some(name) = name {
             self.host.rename_pane(pane, name);
         }
         match placement {
+            _ if placed => {}
             Placement::Tiled => {}
             Placement::Floating => self.host.toggle_floating(pane),
             Placement::Background => self.host.hide(pane),
@@ -181,6 +176,54 @@ impl<H: Host> McpPlugin<H> {
             self.host.focus(pane);
         }
         Ok(pane)
+    }
+
+    /// A command pane opened in one step, where Zellij offers one for this
+    /// tab and placement: the plugin's own tab, or (hidden) the tab the
+    /// plugin's client is on. Output a command prints at once survives only
+    /// this way: Zellij 0.45.1 drops output that arrives before an in-place
+    /// replacement is done.
+    fn open_command(
+        &mut self,
+        tab: &TabInfo,
+        content: &Content,
+        placement: Placement,
+    ) -> Option<PaneRef> {
+        let own_tab = self
+            .view
+            .tab_id_of(PaneRef::plugin(self.host.ids().plugin_id));
+        let landing_tab = self.view.tabs.iter().find(|t| t.active).map(|t| t.tab_id);
+        match placement {
+            Placement::Background if landing_tab == Some(tab.tab_id) => {
+                self.host.open_command(content, Landing::Hidden)
+            }
+            Placement::Tiled if own_tab == Some(tab.tab_id) => {
+                self.host.open_command(content, Landing::BesidePlugin)
+            }
+            Placement::Floating if own_tab == Some(tab.tab_id) => self
+                .host
+                .open_command(content, Landing::FloatingBesidePlugin),
+            _ => None,
+        }
+    }
+
+    /// A shell pane added to `tab`, replaced in place by `content`.
+    fn open_in_place(&mut self, tab: &TabInfo, content: &Content) -> Result<PaneRef, ErrorBody> {
+        let shell = self
+            .host
+            .new_pane_in_tab(tab.tab_id)
+            .ok_or_else(|| internal(format!("Zellij opened no pane in tab_id {}", tab.tab_id)))?;
+        match content {
+            Content::Shell { cwd: None } => Ok(shell),
+            other => self.host.replace(shell, other).ok_or_else(|| {
+                let what = match other {
+                    Content::Editor { .. } => "the editor ($EDITOR, else vi) could not start",
+                    _ => "the command could not start",
+                };
+                ErrorBody::new(ErrorCode::BadRequest, what)
+                    .with_hint("check the command is installed and on PATH")
+            }),
+        }
     }
 
     fn reply_pane_when_listed(
