@@ -74,7 +74,31 @@ fn main() {
         println!("   | {line}");
     }
 
-    println!("\n6. A bad pane id is a tool error that says how to fix it:");
+    println!("\n6. zellij_run [\"sh\", \"-c\", \"echo building; sleep 1; exit 3\"] in a hidden pane, waiting for the exit");
+    let ran = mcp.ok(
+        "zellij_run",
+        json!({"command": ["sh", "-c", "echo building; sleep 1; exit 3"]}),
+    );
+    println!(
+        "   -> exit_code {} after {} ms, output {:?}",
+        ran["exit_code"], ran["elapsed_ms"], ran["output"]
+    );
+
+    println!("\n7. zellij_wait_for 'ready' in {shell} while it prints it a second later");
+    mcp.ok(
+        "zellij_write",
+        json!({"pane_id": shell, "text": "sleep 1; echo ready", "keys": ["Enter"]}),
+    );
+    let waited = mcp.ok(
+        "zellij_wait_for",
+        json!({"pane_id": shell, "pattern": "^ready$", "timeout_ms": 10000}),
+    );
+    println!(
+        "   -> {} ({:?}) after {} ms",
+        waited["outcome"], waited["line"], waited["elapsed_ms"]
+    );
+
+    println!("\n8. A bad pane id is a tool error that says how to fix it:");
     println!(
         "   -> {}",
         mcp.err("zellij_read", json!({"pane_id": "terminal_99"}))

@@ -192,9 +192,16 @@ impl<H: Host> McpPlugin<H> {
         let own_tab = self
             .view
             .tab_id_of(PaneRef::plugin(self.host.ids().plugin_id));
-        let landing_tab = self.view.tabs.iter().find(|t| t.active).map(|t| t.tab_id);
+        // Zellij puts hidden command panes in the plugin client's active tab,
+        // or in tab 0 when no client is attached.
+        let landing_tab = self
+            .view
+            .tabs
+            .iter()
+            .find(|t| t.active)
+            .map_or(0, |t| t.tab_id);
         match placement {
-            Placement::Background if landing_tab == Some(tab.tab_id) => {
+            Placement::Background if landing_tab == tab.tab_id => {
                 self.host.open_command(content, Landing::Hidden)
             }
             Placement::Tiled if own_tab == Some(tab.tab_id) => {
