@@ -10,6 +10,7 @@
 //! - [`waits`]: event-driven waits on output, idleness and exit.
 //! - [`pending`]: replies that wait for the session to show their effect.
 //! - [`cursor`]: read cursors (`since`).
+//! - [`replay`]: recent replies, for requests whose pipe client died.
 //! - [`session`]: tabs, panes and clients as the last events described them.
 //! - [`host`]: the Zellij calls, behind a trait for native tests.
 
@@ -20,6 +21,7 @@ mod host;
 mod lease;
 mod pending;
 mod pipe;
+mod replay;
 mod session;
 mod waits;
 mod writes;
@@ -73,6 +75,7 @@ pub struct McpPlugin<H: Host + 'static> {
     fed_ms: u64,
     /// The earliest timer already armed for waits and pending replies.
     next_wake: Option<Instant>,
+    replies: replay::Replies,
     /// Work to do on the next timer, outside any pipe message.
     deferred: Vec<Deferred<H>>,
 }

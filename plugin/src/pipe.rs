@@ -15,13 +15,14 @@
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use zellij_mcp_protocol::ops::names;
+use zellij_mcp_protocol::ops::{names, ReplayArgs};
 use zellij_mcp_protocol::{
     encode_reply, ErrorBody, ErrorCode, Reply, Request, PIPE_NAME, PROTOCOL_VERSION,
 };
 use zellij_tile::prelude::{PipeMessage, PipeSource};
 
 use crate::host::Host;
+use crate::replay::Known;
 use crate::McpPlugin;
 
 /// What a handler did with its request.
@@ -59,7 +60,7 @@ impl<H: Host> McpPlugin<H> {
         }
         match self.dispatch(&request, pipe_id) {
             Ok(Handled::Now(result)) => self.reply(pipe_id, Reply::ok(&request.id, result)),
-            Ok(Handled::Later) => {}
+            Ok(Handled::Later) => self.replies.started(&request.id),
             Err(error) => self.reply(pipe_id, Reply::err(&request.id, error)),
         }
     }
@@ -87,6 +88,7 @@ impl<H: Host> McpPlugin<H> {
             names::OPEN_FILE => self.outside_pipe(parse_args(args)?, pipe, Self::open_file),
             names::DUMP_LAYOUT => self.dump_layout(parse_args(args)?),
             names::CANCEL => self.cancel(parse_args(args)?),
+            names::REPLAY => self.replay(parse_args(args)?, pipe),
             other => Err(
                 ErrorBody::new(ErrorCode::UnknownOp, format!("unknown op '{other}'"))
                     .with_hint("update the zellij-mcp plugin to the bridge's version"),
@@ -117,13 +119,41 @@ impl<H: Host> McpPlugin<H> {
         Ok(Handled::Later)
     }
 
-    /// Writes the reply's frames, then releases the pipe.
-    pub fn reply(&self, pipe_id: &str, reply: Reply) {
-        for line in encode_reply(&reply) {
+    /// Writes the reply's frames, then releases the pipe; also answers any
+    /// replay of this request.
+    pub fn reply(&mut self, pipe_id: &str, reply: Reply) {
+        self.send(pipe_id, &reply);
+        for (replay_pipe, replay_id) in self.replies.record(&reply) {
+            self.send(&replay_pipe, &replayed(&replay_id, &reply));
+        }
+    }
+
+    fn send(&self, pipe_id: &str, reply: &Reply) {
+        for line in encode_reply(reply) {
             self.host.output(pipe_id, &line);
         }
         self.host.unblock(pipe_id);
     }
+
+    /// `replay`: the reply to an earlier request, now or once it is ready;
+    /// `null` when this plugin never saw it (then it is safe to send again).
+    fn replay(&mut self, args: ReplayArgs, pipe: (&str, &str)) -> HandlerResult {
+        match self.replies.lookup(&args.request_id) {
+            Known::Answered(reply) => Ok(Handled::Now(
+                serde_json::to_value(reply).unwrap_or_default(),
+            )),
+            Known::InFlight => {
+                self.host.block(pipe.0);
+                self.replies.also_send_to(&args.request_id, pipe.0, pipe.1);
+                Ok(Handled::Later)
+            }
+            Known::Unknown => Ok(Handled::Now(Value::Null)),
+        }
+    }
+}
+
+fn replayed(replay_id: &str, reply: &Reply) -> Reply {
+    Reply::ok(replay_id, serde_json::to_value(reply).unwrap_or_default())
 }
 
 /// The request, or the id to answer under (empty when unknown) and the error.

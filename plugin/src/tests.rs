@@ -581,3 +581,46 @@ fn commands_open_in_one_step_where_zellij_allows_it() {
     assert!(done[1].starts_with("open_command BesidePlugin"), "{done:?}");
     assert_eq!(done.len(), 2, "no replacing, hiding or focusing: {done:?}");
 }
+
+#[test]
+fn a_replay_answers_an_earlier_request_once_more_and_never_runs_it_again() {
+    let mut p = plugin("replay");
+    let submit = json!({"pane_id": 1, "text": "hi", "submit": true, "submit_delay_ms": 0});
+    send(&mut p, "dead", Some(&request("w", "write", submit)));
+    send(
+        &mut p,
+        "new",
+        Some(&request("r1", "replay", json!({"request_id": "w"}))),
+    );
+    assert!(replies(&p, "new", "r1").is_empty(), "waits for the write");
+    p.on_timer();
+    let replayed = only_reply(&p, "new", "r1").into_result().unwrap();
+    assert_eq!(
+        (replayed["id"].clone(), replayed["ok"].clone()),
+        (json!("w"), json!(true))
+    );
+    send(
+        &mut p,
+        "later",
+        Some(&request("r2", "replay", json!({"request_id": "w"}))),
+    );
+    let again = only_reply(&p, "later", "r2").into_result().unwrap();
+    assert_eq!(again["result"]["bytes_written"], 3);
+    send(
+        &mut p,
+        "x",
+        Some(&request("r3", "replay", json!({"request_id": "never"}))),
+    );
+    assert_eq!(
+        only_reply(&p, "x", "r3").into_result().unwrap(),
+        Value::Null
+    );
+    let writes = p
+        .host
+        .calls
+        .borrow()
+        .iter()
+        .filter(|c| matches!(c, Call::Write(..)))
+        .count();
+    assert_eq!(writes, 2, "the text and the CR, once");
+}

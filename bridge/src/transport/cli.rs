@@ -6,6 +6,11 @@
 //! target and new ones are started for concurrent calls. A child whose call
 //! timed out is killed rather than reused. The child's stdin is always our
 //! pipe, never the bridge's own stdin (which carries MCP).
+//!
+//! A `zellij pipe` child sometimes exits in the middle of a request, after
+//! the plugin got it. The reply is then fetched on a new child with a
+//! `replay` request rather than by sending the request again; only a request
+//! the plugin never saw is sent again.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -15,6 +20,8 @@ use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::time::Instant;
+use zellij_mcp_protocol::ops::names;
 use zellij_mcp_protocol::{Reply, Request, PIPE_NAME};
 
 use super::{CallError, CallFuture, ReplyReader, Target, Transport};
@@ -102,23 +109,57 @@ impl CliTransport {
         target: &Target,
         timeout: Duration,
     ) -> Result<Reply, CallError> {
+        let deadline = Instant::now() + timeout;
+        match self.exchange(request, target, timeout).await {
+            Err(Exchange::ChildExited(_)) => {}
+            other => return other.map_err(Exchange::into_call_error),
+        }
+        let replay = Request::new(
+            format!("{}-replay", request.id),
+            names::REPLAY,
+            serde_json::json!({ "request_id": request.id }),
+        );
+        let left = deadline.saturating_duration_since(Instant::now());
+        let earlier = self
+            .exchange(&replay, target, left)
+            .await
+            .map_err(Exchange::into_call_error)?
+            .into_result()
+            .map_err(|e| CallError::Transport(e.to_string()))?;
+        if !earlier.is_null() {
+            return serde_json::from_value(earlier)
+                .map_err(|e| CallError::Transport(e.to_string()));
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        self.exchange(request, target, left)
+            .await
+            .map_err(Exchange::into_call_error)
+    }
+
+    /// One request on one child.
+    async fn exchange(
+        &self,
+        request: &Request,
+        target: &Target,
+        timeout: Duration,
+    ) -> Result<Reply, Exchange> {
         let mut child = match self.take_idle(target) {
             Some(child) => child,
-            None => self.spawn(target)?,
+            None => self.spawn(target).map_err(Exchange::Failed)?,
         };
-        let line =
-            serde_json::to_string(request).map_err(|e| CallError::Transport(e.to_string()))? + "\n";
+        let failed = |e: String| Exchange::Failed(CallError::Transport(e));
+        let line = serde_json::to_string(request).map_err(|e| failed(e.to_string()))? + "\n";
         let exchange = async {
             child
                 .stdin
                 .write_all(line.as_bytes())
                 .await
-                .map_err(|e| CallError::Transport(format!("zellij pipe stdin: {e}")))?;
+                .map_err(|e| Exchange::ChildExited(format!("zellij pipe stdin: {e}")))?;
             child
                 .stdin
                 .flush()
                 .await
-                .map_err(|e| CallError::Transport(e.to_string()))?;
+                .map_err(|e| Exchange::ChildExited(e.to_string()))?;
             let mut reader = ReplyReader::new(&request.id);
             let mut out = String::new();
             let mut other = String::new();
@@ -131,14 +172,14 @@ impl CliTransport {
                     .stdout
                     .read_line(&mut out)
                     .await
-                    .map_err(|e| CallError::Transport(e.to_string()))?;
+                    .map_err(|e| failed(e.to_string()))?;
                 if n == 0 {
                     let said = if other.is_empty() {
                         String::new()
                     } else {
                         format!("; it printed '{other}'")
                     };
-                    return Err(CallError::Transport(format!(
+                    return Err(Exchange::ChildExited(format!(
                         "zellij pipe exited without a reply (is the session alive?){said}"
                     )));
                 }
@@ -149,11 +190,27 @@ impl CliTransport {
         };
         let result = tokio::time::timeout(timeout, exchange)
             .await
-            .unwrap_or(Err(CallError::Timeout));
+            .unwrap_or(Err(Exchange::Failed(CallError::Timeout)));
         if result.is_ok() {
             self.put_idle(target, child);
         }
         result
+    }
+}
+
+/// How one exchange with a child failed.
+enum Exchange {
+    /// The child went away mid-request: the plugin may have the request.
+    ChildExited(String),
+    Failed(CallError),
+}
+
+impl Exchange {
+    fn into_call_error(self) -> CallError {
+        match self {
+            Exchange::ChildExited(why) => CallError::Transport(why),
+            Exchange::Failed(error) => error,
+        }
     }
 }
 

@@ -203,3 +203,10 @@ pub struct CancelArgs {
 pub struct CancelResult {
     pub cancelled: bool,
 }
+
+/// `replay`: the result is the earlier request's whole reply, or `null` when
+/// the plugin never saw that request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReplayArgs {
+    pub request_id: String,
+}

@@ -36,6 +36,8 @@ pub mod names {
     pub const DUMP_LAYOUT: &str = "dump_layout";
     /// Ends a waiting `wait_for` or `run` early (the MCP call was cancelled).
     pub const CANCEL: &str = "cancel";
+    /// The reply to an earlier request whose pipe client died before it came.
+    pub const REPLAY: &str = "replay";
 }
 
 /// Default pause between typed text and the lone CR of a submit.
