@@ -112,11 +112,21 @@ impl Sandbox {
     }
 
     /// Each client's focused pane, as `zellij action list-clients` prints it.
+    /// An empty answer (the CLI can fail while the server is busy) is asked again.
     pub fn client_focus_of(&self, session: &str) -> String {
-        let mut cmd = self.zellij();
-        cmd.args(["--session", session, "action", "list-clients"]);
-        let out = run_with_timeout(cmd, Duration::from_secs(10)).expect("list-clients");
-        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+        let mut last = String::new();
+        for _ in 0..10 {
+            let mut cmd = self.zellij();
+            cmd.args(["--session", session, "action", "list-clients"]);
+            if let Some(out) = run_with_timeout(cmd, Duration::from_secs(10)) {
+                last = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+                if !last.is_empty() {
+                    break;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        last
     }
 
     /// A `zellij` command isolated to this sandbox.
