@@ -35,10 +35,7 @@ fn list_write_read(transport: &str) {
     let s = session(&format!("lwr-{transport}"));
     let mcp = mcp(&s, transport);
     let before = panes(&mcp);
-    let plugin = before
-        .iter()
-        .find(|p| p["plugin_url"] == json!(s.sandbox().plugin_url()))
-        .expect("the zellij-mcp plugin pane is listed");
+    let plugin = plugin_pane(&mcp, &s);
     assert_eq!(
         plugin["selectable"], false,
         "the plugin stays out of the way"
@@ -144,13 +141,7 @@ fn bad_input_is_a_tool_error_and_changes_nothing(transport: &str) {
     let s = session(&format!("bad-{transport}"));
     let mcp = mcp(&s, transport);
     let pane = shell_pane(&mcp);
-    let plugin = panes(&mcp)
-        .into_iter()
-        .find(|p| p["plugin_url"] == json!(s.sandbox().plugin_url()))
-        .unwrap()["pane_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let plugin = plugin_pane(&mcp, &s)["pane_id"].clone();
     let before = screen(&mcp, &pane);
 
     let cases = [

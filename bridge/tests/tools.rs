@@ -324,10 +324,7 @@ fn creating_renaming_arranging_and_closing_never_move_focus() {
     );
     let own_tab = assert_err(&mcp, "zellij_close", json!({"tab": "main"}), "bad_request");
     assert!(own_tab.contains("plugin"), "{own_tab}");
-    let plugin = panes(&mcp)
-        .into_iter()
-        .find(|p| p["plugin_url"] == json!(s.sandbox().plugin_url()))
-        .unwrap();
+    let plugin = plugin_pane(&mcp, &s);
     assert_err(
         &mcp,
         "zellij_close",
@@ -381,10 +378,7 @@ fn focus_is_the_one_tool_that_moves_focus() {
         s.client_focus().contains(&shell).then_some(())
     });
 
-    let plugin = panes(&mcp)
-        .into_iter()
-        .find(|p| p["plugin_url"] == json!(s.sandbox().plugin_url()))
-        .unwrap();
+    let plugin = plugin_pane(&mcp, &s);
     assert_err(
         &mcp,
         "zellij_focus",
@@ -521,12 +515,7 @@ fn wait_for_matches_stops_idles_exits_times_out_and_cancels() {
     let mcp = mcp(&s, "socket");
     let (_client, focus) = attached(&s);
     let pane = shell_pane(&mcp);
-    let type_line = |line: &str| {
-        mcp.ok(
-            "zellij_write",
-            json!({"pane_id": pane, "text": line, "keys": ["Enter"]}),
-        );
-    };
+    let type_line = |line: &str| type_line(&mcp, &pane, line);
 
     type_line("sleep 1; echo ready-$((40+2))");
     let matched = mcp.ok(
@@ -656,12 +645,7 @@ fn read_since_paste_exited_panes_and_signals() {
     let mcp = mcp(&s, "socket");
     let (_client, focus) = attached(&s);
     let pane = shell_pane(&mcp);
-    let type_line = |line: &str| {
-        mcp.ok(
-            "zellij_write",
-            json!({"pane_id": pane, "text": line, "keys": ["Enter"]}),
-        );
-    };
+    let type_line = |line: &str| type_line(&mcp, &pane, line);
 
     type_line("echo first-$((1))");
     read_until_line(&mcp, &pane, "first-1");

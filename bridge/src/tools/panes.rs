@@ -37,11 +37,11 @@ impl ZellijMcp {
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
     )]
     async fn new_pane(&self, args: JsonObject) -> ToolResult<PaneResult> {
-        let p: InSession<NewPaneArgs> = parse(args)?;
+        let mut p: InSession<NewPaneArgs> = parse(args)?;
         let session = self.client.resolve_session(p.session.as_deref()).await?;
+        p.args.at.caller = self.own_pane_in(&session);
         let args = NewPaneArgs {
             cwd: paths::cwd(p.args.cwd)?,
-            caller: self.own_pane_in(&session),
             ..p.args
         };
         self.send(Some(session), names::NEW_PANE, &args, Duration::ZERO)
@@ -108,13 +108,13 @@ impl ZellijMcp {
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
     )]
     async fn open_file(&self, args: JsonObject) -> ToolResult<PaneResult> {
-        let p: InSession<OpenFileArgs> = parse(args)?;
+        let mut p: InSession<OpenFileArgs> = parse(args)?;
         let session = self.client.resolve_session(p.session.as_deref()).await?;
+        p.args.at.caller = self.own_pane_in(&session);
         let cwd = paths::cwd(p.args.cwd)?;
         let args = OpenFileArgs {
             path: paths::file(&p.args.path, cwd.as_deref())?,
             cwd,
-            caller: self.own_pane_in(&session),
             ..p.args
         };
         self.send(Some(session), names::OPEN_FILE, &args, Duration::ZERO)

@@ -69,3 +69,20 @@ pub fn file_lines(path: &Path, count: usize) -> Vec<String> {
         },
     )
 }
+
+/// The zellij-mcp plugin's own pane, as `zellij_list_panes` lists it.
+pub fn plugin_pane(mcp: &Mcp, session: &Session) -> Value {
+    let url = json!(session.sandbox().plugin_url());
+    panes(mcp)
+        .into_iter()
+        .find(|p| p["plugin_url"] == url)
+        .expect("the zellij-mcp plugin pane is listed")
+}
+
+/// Types `line` and Enter into `pane`.
+pub fn type_line(mcp: &Mcp, pane: &str, line: &str) {
+    mcp.ok(
+        "zellij_write",
+        json!({"pane_id": pane, "text": line, "keys": ["Enter"]}),
+    );
+}

@@ -95,7 +95,7 @@ impl<H: Host> McpPlugin<H> {
 
     pub fn new_pane(&mut self, args: NewPaneArgs, pipe: (&str, &str)) -> HandlerResult {
         self.require_ready()?;
-        let tab = self.target_tab(args.tab.as_ref(), args.caller)?;
+        let tab = self.target_tab(args.at.tab.as_ref(), args.at.caller)?;
         let content = match args.command {
             Some(argv) => Content::Command {
                 argv: check_argv(argv)?,
@@ -106,9 +106,9 @@ impl<H: Host> McpPlugin<H> {
         let pane = self.spawn(
             &tab,
             &content,
-            args.placement,
+            args.at.placement,
             args.name.as_deref(),
-            args.focus,
+            args.at.focus,
         )?;
         self.reply_pane_when_listed(pane, tab.tab_id, pipe)
     }
@@ -118,13 +118,13 @@ impl<H: Host> McpPlugin<H> {
         if args.path.trim().is_empty() {
             return Err(bad_request("path is empty", "pass the file to open"));
         }
-        let tab = self.target_tab(args.tab.as_ref(), args.caller)?;
+        let tab = self.target_tab(args.at.tab.as_ref(), args.at.caller)?;
         let content = Content::Editor {
             path: args.path,
             line: args.line,
             cwd: args.cwd,
         };
-        let pane = self.spawn(&tab, &content, args.placement, None, args.focus)?;
+        let pane = self.spawn(&tab, &content, args.at.placement, None, args.at.focus)?;
         self.reply_pane_when_listed(pane, tab.tab_id, pipe)
     }
 

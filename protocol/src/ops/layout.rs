@@ -4,9 +4,9 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::{PaneRef, TabRef};
+use crate::TabRef;
 
-use super::Placement;
+use super::Opening;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
@@ -16,14 +16,8 @@ pub struct OpenFileArgs {
     /// 1-based line to open at.
     pub line: Option<usize>,
     pub cwd: Option<String>,
-    pub tab: Option<TabRef>,
-    #[serde(default)]
-    pub placement: Placement,
-    #[serde(default)]
-    pub focus: bool,
-    #[serde(default)]
-    #[cfg_attr(feature = "schema", schemars(skip))]
-    pub caller: Option<PaneRef>,
+    #[serde(flatten)]
+    pub at: Opening,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

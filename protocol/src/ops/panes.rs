@@ -108,23 +108,32 @@ pub struct NewTabResult {
     pub focused: bool,
 }
 
+/// Where a new pane opens, shared by the ops that open one.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
-pub struct NewPaneArgs {
+pub struct Opening {
     /// Default: the caller's tab, else the active tab.
     pub tab: Option<TabRef>,
-    /// argv, e.g. ["htop"]; default: a shell.
-    pub command: Option<Vec<String>>,
-    pub cwd: Option<String>,
-    pub name: Option<String>,
     #[serde(default)]
     pub placement: Placement,
     /// Focus the new pane (default false).
     #[serde(default)]
     pub focus: bool,
+    /// The pane the bridge runs in; set by the bridge.
     #[serde(default)]
     #[cfg_attr(feature = "schema", schemars(skip))]
     pub caller: Option<PaneRef>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct NewPaneArgs {
+    /// argv, e.g. ["htop"]; default: a shell.
+    pub command: Option<Vec<String>>,
+    pub cwd: Option<String>,
+    pub name: Option<String>,
+    #[serde(flatten)]
+    pub at: Opening,
 }
 
 /// A pane or a tab: exactly one of the two.
