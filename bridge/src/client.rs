@@ -12,7 +12,8 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use tokio::sync::Mutex;
 use zellij_mcp_protocol::ops::{names, HelloResult};
-use zellij_mcp_protocol::{ErrorBody, ErrorCode, Request};
+use zellij_mcp_protocol::text::trim_rows;
+use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef, Request};
 
 use crate::sessions::{self, SessionDefaults};
 use crate::transport::cli::CliTransport;
@@ -97,6 +98,24 @@ impl PluginClient {
             .with_hint("use the bridge and plugin from the same zellij-mcp release")
         })?;
         Ok((session, result))
+    }
+
+    /// A pane's rows (scrollback, then screen) without padding, read by
+    /// Zellij outside the plugin: the last `tail` rows, else all of them.
+    pub async fn rows(
+        &self,
+        session: &str,
+        pane: PaneRef,
+        tail: Option<usize>,
+    ) -> Result<Vec<String>, ErrorBody> {
+        let link = self.link(session).await?;
+        let timeout = self.config.timeout;
+        let rows = link
+            .transport
+            .rows(pane, tail, timeout)
+            .await
+            .map_err(|e| call_error(e, session, timeout))?;
+        Ok(trim_rows(rows))
     }
 
     /// The transport a linked session uses (`socket` or `cli`).
@@ -237,6 +256,11 @@ fn call_error(error: CallError, session: &str, timeout: Duration) -> ErrorBody {
             format!("lost the connection to session '{session}': {why}"),
         )
         .with_hint("check the session is still running (`zellij list-sessions`), then retry"),
+        CallError::Refused(why) => ErrorBody::new(
+            ErrorCode::PaneNotFound,
+            format!("Zellij could not read the pane: {why}"),
+        )
+        .with_hint("call zellij_list_panes for the current pane ids"),
     }
 }
 

@@ -4,11 +4,14 @@
 
 use std::time::{Duration, Instant};
 
-use zellij_mcp_protocol::Reply;
-use zellij_tile::prelude::{ClientInfo, PaneId, PaneManifest, TabInfo};
+use std::collections::HashMap;
 
+use zellij_tile::prelude::{ClientInfo, PaneContents, PaneId, PaneManifest, TabInfo};
+
+use crate::handlers::ScreenText;
 use crate::host::{pane_ref, Host};
-use crate::{McpPlugin, HEARTBEAT};
+use crate::waits::{Screen, Wait};
+use crate::{McpPlugin, Purpose, HEARTBEAT};
 
 /// Waits re-check at least this often: Zellij sends no render events for
 /// hidden panes, unviewed tabs, or when no client is attached.
@@ -17,6 +20,8 @@ pub const WAIT_RECHECK: Duration = Duration::from_millis(250);
 /// Zellij's session metadata before each request. (Never from `load` or a
 /// timer: before the permissions apply, that call would kill the plugin.)
 const STARVED_AFTER: Duration = Duration::from_secs(2);
+/// Exit codes kept from `CommandPaneExited`, for waits on panes we opened.
+const KEPT_EXIT_CODES: usize = 256;
 /// Timers fire a little early or late; treat this as "now".
 const TIMER_SLACK: Duration = Duration::from_millis(5);
 
@@ -45,15 +50,31 @@ impl<H: Host> McpPlugin<H> {
         self.after_view_change();
     }
 
-    /// Panes whose screen changed: waits on them look at once.
-    pub fn on_render(&mut self, panes: impl Iterator<Item = PaneId>) {
-        let panes: Vec<_> = panes.map(pane_ref).collect();
-        self.check_waits(|wait| panes.contains(&wait.pane));
+    /// Panes whose screen changed, with their screens: waits on them look
+    /// at once, at the screen the event brought.
+    pub fn on_render(&mut self, rendered: HashMap<PaneId, PaneContents>) {
+        for (pane, contents) in rendered {
+            let pane = pane_ref(pane);
+            if !self.waits.iter().any(|wait| wait.pane == pane) {
+                continue;
+            }
+            let text = ScreenText::new(contents.viewport);
+            let rows = text.lines();
+            let screen = Screen {
+                rows: &rows,
+                height: text.height,
+            };
+            self.check_waits(|wait| wait.pane == pane, Some(screen));
+        }
     }
 
     pub fn on_command_exited(&mut self, pane: u32, code: Option<i32>) {
         self.exit_codes.insert(pane, code);
-        self.check_waits(|wait| wait.pane.id == pane);
+        // Pane ids only grow: the lowest are the oldest.
+        while self.exit_codes.len() > KEPT_EXIT_CODES {
+            self.exit_codes.pop_first();
+        }
+        self.check_waits(|wait| wait.pane.id == pane, None);
     }
 
     pub fn on_timer(&mut self) {
@@ -99,23 +120,24 @@ impl<H: Host> McpPlugin<H> {
     pub fn after_view_change(&mut self) {
         let now = Instant::now();
         for done in self.pending.settle(&self.view, &self.host, now) {
-            let reply = match done.outcome {
-                Ok(result) => Reply::ok(&done.request_id, result),
-                Err(error) => Reply::err(&done.request_id, error),
-            };
-            self.reply(&done.pipe_id, reply);
+            self.answer(&done.pipe_id, &done.request_id, done.outcome);
         }
-        self.check_waits(|_| true);
+        self.check_waits(|_| true, None);
     }
 
-    /// Checks the waits `which` selects, answers finished ones, and arms a
-    /// timer for the earliest deadline left.
-    pub fn check_waits(&mut self, which: impl Fn(&crate::waits::Wait<crate::Purpose>) -> bool) {
+    /// Checks the waits `which` selects (on `screen`, when an event brought
+    /// it), answers finished ones, and arms a timer for the earliest
+    /// deadline left.
+    pub fn check_waits(
+        &mut self,
+        which: impl Fn(&Wait<Purpose>) -> bool,
+        screen: Option<Screen<'_>>,
+    ) {
         let now = Instant::now();
         let mut index = 0;
         while index < self.waits.len() {
             if which(&self.waits[index]) {
-                if let Some(finished) = self.check_wait(index, now) {
+                if let Some(finished) = self.check_wait(index, screen, now) {
                     let wait = self.waits.swap_remove(index);
                     self.finish_wait(wait, finished);
                     continue;
@@ -136,6 +158,7 @@ impl<H: Host> McpPlugin<H> {
                     Some(w.deadline()),
                     w.idle_due(),
                     w.exit_due(),
+                    w.unseen_due(),
                     Some(now + WAIT_RECHECK),
                 ]
             })

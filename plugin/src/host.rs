@@ -46,9 +46,13 @@ pub enum Landing {
 
 pub trait Host {
     fn ids(&self) -> Ids;
+    /// The plugin's linear memory now, in bytes.
+    fn heap_bytes(&self) -> usize;
     fn zellij_version(&self) -> String;
     fn list_clients(&self);
-    fn scrollback(&self, pane: PaneRef, full: bool) -> Result<PaneContents, String>;
+    /// The pane's screen, as rows. Never the scrollback: it can be megabytes,
+    /// and the plugin lives in a 16 MiB interpreter.
+    fn screen(&self, pane: PaneRef) -> Result<Vec<String>, String>;
     /// The pane as Zellij has it now (events may lag, or not come at all).
     fn pane_info(&self, pane: PaneRef) -> Option<PaneInfo>;
     fn tab_info(&self, tab_id: usize) -> Option<TabInfo>;
@@ -94,6 +98,10 @@ pub trait Host {
     fn dump_layout(&self, tab_id: Option<usize>) -> Result<String, String>;
 }
 
+/// Bytes in a wasm memory page.
+#[cfg(target_arch = "wasm32")]
+const WASM_PAGE: usize = 64 * 1024;
+
 /// The real host: zellij-tile calls.
 #[derive(Debug, Default)]
 pub struct ZellijHost;
@@ -105,12 +113,14 @@ pub fn pane_id(pane: PaneRef) -> PaneId {
     }
 }
 
-fn command_to_run(argv: &[String], cwd: &Option<String>) -> CommandToRun {
-    CommandToRun {
-        path: PathBuf::from(&argv[0]),
-        args: argv[1..].to_vec(),
+/// `None` for an empty argv (handlers refuse one before it gets here).
+fn command_to_run(argv: &[String], cwd: &Option<String>) -> Option<CommandToRun> {
+    let (program, args) = argv.split_first()?;
+    Some(CommandToRun {
+        path: PathBuf::from(program),
+        args: args.to_vec(),
         cwd: cwd.as_ref().map(PathBuf::from),
-    }
+    })
 }
 
 pub fn pane_ref(pane: PaneId) -> PaneRef {
@@ -130,6 +140,13 @@ impl Host for ZellijHost {
         }
     }
 
+    fn heap_bytes(&self) -> usize {
+        #[cfg(target_arch = "wasm32")]
+        return core::arch::wasm32::memory_size(0) * WASM_PAGE;
+        #[cfg(not(target_arch = "wasm32"))]
+        return 0;
+    }
+
     fn zellij_version(&self) -> String {
         get_zellij_version()
     }
@@ -138,8 +155,8 @@ impl Host for ZellijHost {
         list_clients();
     }
 
-    fn scrollback(&self, pane: PaneRef, full: bool) -> Result<PaneContents, String> {
-        get_pane_scrollback(pane_id(pane), full)
+    fn screen(&self, pane: PaneRef) -> Result<Vec<String>, String> {
+        get_pane_scrollback(pane_id(pane), false).map(|contents| contents.viewport)
     }
 
     fn pane_info(&self, pane: PaneRef) -> Option<PaneInfo> {
@@ -228,7 +245,7 @@ impl Host for ZellijHost {
         let Content::Command { argv, cwd } = content else {
             return None;
         };
-        let command = command_to_run(argv, cwd);
+        let command = command_to_run(argv, cwd)?;
         let context = Default::default();
         let pane = match landing {
             Landing::Hidden => open_command_pane_background(command, context),
@@ -250,7 +267,7 @@ impl Host for ZellijHost {
             ),
             Content::Command { argv, cwd } => open_command_pane_in_place_of_pane_id(
                 pane_id(pane),
-                command_to_run(argv, cwd),
+                command_to_run(argv, cwd)?,
                 true,
                 context,
             ),

@@ -9,12 +9,10 @@
 //! - [`writes`]: per-pane FIFO of writes and timed submit CRs.
 //! - [`waits`]: event-driven waits on output, idleness and exit.
 //! - [`pending`]: replies that wait for the session to show their effect.
-//! - [`cursor`]: read cursors (`since`).
 //! - [`replay`]: recent replies, for requests whose pipe client died.
 //! - [`session`]: tabs, panes and clients as the last events described them.
 //! - [`host`]: the Zellij calls, behind a trait for native tests.
 
-mod cursor;
 mod events;
 mod handlers;
 mod host;
@@ -30,8 +28,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use zellij_mcp_protocol::ops::DEFAULT_SUBMIT_DELAY_MS;
-use zellij_mcp_protocol::Reply;
+use zellij_mcp_protocol::ops::{DEFAULT_SUBMIT_DELAY_MS, MAX_SUBMIT_DELAY_MS};
 use zellij_tile::prelude::*;
 
 use handlers::Purpose;
@@ -108,7 +105,7 @@ impl ZellijPlugin for McpPlugin<ZellijHost> {
             Event::PaneUpdate(manifest) => self.on_pane_update(manifest),
             Event::TabUpdate(tabs) => self.on_tab_update(tabs),
             Event::ListClients(clients) => self.on_clients(clients),
-            Event::PaneRenderReport(rendered) => self.on_render(rendered.into_keys()),
+            Event::PaneRenderReport(rendered) => self.on_render(rendered),
             Event::CommandPaneExited(pane, code, _) => self.on_command_exited(pane, code),
             Event::Timer(_) => self.on_timer(),
             _ => {}
@@ -126,8 +123,8 @@ impl<H: Host> McpPlugin<H> {
     fn start(&mut self, shared_dir: &Path, configuration: BTreeMap<String, String>) {
         self.submit_delay_ms = configuration
             .get("submit_delay_ms")
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(DEFAULT_SUBMIT_DELAY_MS);
+            .and_then(|v| v.parse::<u64>().ok())
+            .map_or(DEFAULT_SUBMIT_DELAY_MS, |ms| ms.min(MAX_SUBMIT_DELAY_MS));
         self.configuration = configuration;
         let ids = self.host.ids();
         let me = Instance {
@@ -152,9 +149,8 @@ impl<H: Host> McpPlugin<H> {
                 Step::WriteCr(pane) => self.host.write(pane, b"\r".to_vec()),
                 Step::ArmTimer(after) => self.host.set_timeout(after),
                 Step::Reply(done) => {
-                    let result =
-                        serde_json::to_value(handlers::write_result(&done)).unwrap_or_default();
-                    self.reply(&done.pipe_id, Reply::ok(&done.request_id, result));
+                    let result = handlers::to_json(handlers::write_result(&done));
+                    self.answer(&done.pipe_id, &done.request_id, result);
                 }
             }
         }

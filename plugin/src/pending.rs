@@ -57,6 +57,10 @@ impl PendingReplies {
         self.items.push(pending);
     }
 
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
     #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()

@@ -25,6 +25,12 @@ use crate::host::Host;
 use crate::replay::Known;
 use crate::McpPlugin;
 
+/// Requests answered later (waits, queued writes, changes Zellij has not
+/// shown yet) at most at once; more are `busy`.
+const MOST_IN_FLIGHT: usize = 256;
+/// Ops that end or look at work under way, taken even when busy.
+const ENDS_WORK: [&str; 3] = [names::CANCEL, names::REPLAY, names::HELLO];
+
 /// What a handler did with its request.
 pub enum Handled {
     /// Answer now with this result.
@@ -54,14 +60,29 @@ impl<H: Host> McpPlugin<H> {
             Err((id, error)) => return self.reply(pipe_id, Reply::err(id, error)),
         };
         // Pane ops look panes up live; the others list or resolve tabs.
-        let by_pane_id = [names::READ, names::WRITE, names::WAIT_FOR, names::SIGNAL];
+        let by_pane_id = [
+            names::READ,
+            names::LOCATE,
+            names::WRITE,
+            names::WAIT_FOR,
+            names::SIGNAL,
+        ];
         if !by_pane_id.contains(&request.op.as_str()) || !self.view.is_ready() {
             self.refresh_if_starved();
         }
+        if self.replies.sizes().2 >= MOST_IN_FLIGHT && !ENDS_WORK.contains(&request.op.as_str()) {
+            let error = ErrorBody::new(
+                ErrorCode::Busy,
+                format!("{MOST_IN_FLIGHT} requests are under way already"),
+            )
+            .with_hint("retry once some of them have answered, or cancel waits");
+            return self.answer(pipe_id, &request.id, Err(error));
+        }
+        self.replies.started(&request.id);
         match self.dispatch(&request, pipe_id) {
-            Ok(Handled::Now(result)) => self.reply(pipe_id, Reply::ok(&request.id, result)),
-            Ok(Handled::Later) => self.replies.started(&request.id),
-            Err(error) => self.reply(pipe_id, Reply::err(&request.id, error)),
+            Ok(Handled::Now(result)) => self.answer(pipe_id, &request.id, Ok(result)),
+            Ok(Handled::Later) => {}
+            Err(error) => self.answer(pipe_id, &request.id, Err(error)),
         }
     }
 
@@ -81,6 +102,7 @@ impl<H: Host> McpPlugin<H> {
             names::FOCUS => self.outside_pipe(parse_args(args)?, pipe, Self::focus),
             names::ARRANGE_PANE => self.outside_pipe(parse_args(args)?, pipe, Self::arrange_pane),
             names::READ => self.read(parse_args(args)?),
+            names::LOCATE => self.locate(parse_args(args)?),
             names::WRITE => self.write(parse_args(args)?, &request.id, pipe_id),
             names::WAIT_FOR => self.wait_for(parse_args(args)?, pipe),
             names::RUN => self.outside_pipe(parse_args(args)?, pipe, Self::run),
@@ -110,43 +132,67 @@ impl<H: Host> McpPlugin<H> {
         self.host.block(&pipe_id);
         self.deferred.push(Box::new(move |plugin: &mut Self| {
             match op(plugin, args, (&pipe_id, &request_id)) {
-                Ok(Handled::Now(result)) => plugin.reply(&pipe_id, Reply::ok(&request_id, result)),
+                Ok(Handled::Now(result)) => plugin.answer(&pipe_id, &request_id, Ok(result)),
                 Ok(Handled::Later) => {}
-                Err(error) => plugin.reply(&pipe_id, Reply::err(&request_id, error)),
+                Err(error) => plugin.answer(&pipe_id, &request_id, Err(error)),
             }
         }));
         self.host.set_timeout(std::time::Duration::ZERO);
         Ok(Handled::Later)
     }
 
+    /// Answers a request with its result or error.
+    pub fn answer(&mut self, pipe_id: &str, request_id: &str, outcome: Result<Value, ErrorBody>) {
+        let reply = match outcome {
+            Ok(result) => Reply::ok(request_id, result),
+            Err(error) => Reply::err(request_id, error),
+        };
+        self.reply(pipe_id, reply);
+    }
+
     /// Writes the reply's frames, then releases the pipe; also answers any
     /// replay of this request.
     pub fn reply(&mut self, pipe_id: &str, reply: Reply) {
-        self.send(pipe_id, &reply);
-        for (replay_pipe, replay_id) in self.replies.record(&reply) {
+        for (replay_pipe, replay_id) in self.send(pipe_id, &reply) {
             self.send(&replay_pipe, &replayed(&replay_id, &reply));
         }
     }
 
-    fn send(&self, pipe_id: &str, reply: &Reply) {
+    /// Sends one reply and notes it; returns the replays waiting for it.
+    fn send(&mut self, pipe_id: &str, reply: &Reply) -> Vec<(String, String)> {
+        let mut size = 0;
         for line in encode_reply(reply) {
+            size += line.len();
             self.host.output(pipe_id, &line);
         }
         self.host.unblock(pipe_id);
+        self.replies.record(reply, size)
     }
 
     /// `replay`: the reply to an earlier request, now or once it is ready;
     /// `null` when this plugin never saw it (then it is safe to send again).
     fn replay(&mut self, args: ReplayArgs, pipe: (&str, &str)) -> HandlerResult {
-        match self.replies.lookup(&args.request_id) {
+        let id = &args.request_id;
+        match self.replies.lookup(id) {
             Known::Answered(reply) => Ok(Handled::Now(
                 serde_json::to_value(reply).unwrap_or_default(),
             )),
             Known::InFlight => {
+                if !self.replies.also_send_to(id, pipe.0, pipe.1) {
+                    return Err(ErrorBody::new(
+                        ErrorCode::Busy,
+                        format!("request {id} is already being replayed"),
+                    )
+                    .with_hint("wait for one of the replays to answer"));
+                }
                 self.host.block(pipe.0);
-                self.replies.also_send_to(&args.request_id, pipe.0, pipe.1);
                 Ok(Handled::Later)
             }
+            Known::Lost => Err(ErrorBody::new(
+                ErrorCode::ReplyLost,
+                format!("request {id} ran, but its reply is no longer kept"),
+            )
+            .with_hint("look at the state it left (list or read) instead of sending it again")),
             Known::Unknown => Ok(Handled::Now(Value::Null)),
         }
     }

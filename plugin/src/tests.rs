@@ -59,25 +59,21 @@ impl Host for FakeHost {
             zellij_pid: 4242,
         }
     }
+    fn heap_bytes(&self) -> usize {
+        1 << 20
+    }
     fn zellij_version(&self) -> String {
         "0.45.1".into()
     }
     fn list_clients(&self) {
         self.did("list_clients".into());
     }
-    fn scrollback(&self, _pane: PaneRef, full: bool) -> Result<PaneContents, String> {
+    fn screen(&self, _pane: PaneRef) -> Result<Vec<String>, String> {
         let screen = self.screen.borrow();
         if !screen.is_empty() {
-            return Ok(PaneContents {
-                viewport: screen.clone(),
-                ..Default::default()
-            });
+            return Ok(screen.clone());
         }
-        Ok(PaneContents {
-            lines_above_viewport: if full { vec!["old".into()] } else { vec![] },
-            viewport: vec!["$ echo hi".into(), "hi   ".into(), "".into()],
-            ..Default::default()
-        })
+        Ok(vec!["$ echo hi".into(), "hi   ".into(), "".into()])
     }
     fn pane_info(&self, pane: PaneRef) -> Option<PaneInfo> {
         let known = [PaneRef::terminal(1), PaneRef::plugin(5)].contains(&pane)
@@ -392,7 +388,7 @@ fn hello_and_list_panes_describe_the_session() {
 }
 
 #[test]
-fn read_returns_the_screen_or_the_scrollback() {
+fn read_returns_the_screen_and_leaves_scrollbacks_to_the_bridge() {
     let mut p = plugin("read");
     send(
         &mut p,
@@ -402,18 +398,40 @@ fn read_returns_the_screen_or_the_scrollback() {
     let screen = only_reply(&p, "p", "1").into_result().unwrap();
     assert_eq!(screen["text"], "$ echo hi\nhi");
     assert_eq!(screen["lines"], 2);
+    for (n, args) in [
+        json!({"pane_id": 1, "full": true}),
+        json!({"pane_id": 1, "since": "1.0"}),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let pipe = format!("q{n}");
+        send(&mut p, &pipe, Some(&request("2", "read", args)));
+        let refused = only_reply(&p, &pipe, "2").into_result().unwrap_err();
+        assert_eq!(refused.code, zellij_mcp_protocol::ErrorCode::Unsupported);
+    }
+}
+
+#[test]
+fn locate_names_the_panes_tab() {
+    let mut p = plugin("locate");
+    send(
+        &mut p,
+        "p",
+        Some(&request("1", "locate", json!({"pane_id": 1}))),
+    );
+    let found = only_reply(&p, "p", "1").into_result().unwrap();
+    assert_eq!(
+        (found["pane_id"].clone(), found["tab_id"].clone()),
+        (json!("terminal_1"), json!(3))
+    );
     send(
         &mut p,
         "q",
-        Some(&request(
-            "2",
-            "read",
-            json!({"pane_id": 1, "full": true, "max_bytes": 5}),
-        )),
+        Some(&request("2", "locate", json!({"pane_id": 9}))),
     );
-    let tail = only_reply(&p, "q", "2").into_result().unwrap();
-    assert_eq!(tail["text"], "hi");
-    assert_eq!(tail["truncated"], true);
+    let missing = only_reply(&p, "q", "2").into_result().unwrap_err();
+    assert_eq!(missing.code, zellij_mcp_protocol::ErrorCode::PaneNotFound);
 }
 
 #[test]
@@ -544,7 +562,11 @@ fn a_wait_answers_when_the_pane_renders_the_pattern_and_can_be_cancelled() {
     send(&mut p, "w", Some(&request("w1", "wait_for", args.clone())));
     assert!(replies(&p, "w", "w1").is_empty(), "waiting");
     p.host.screen.borrow_mut().push("done in 3s".into());
-    p.on_render([PaneId::Terminal(1)].into_iter());
+    let rendered = PaneContents {
+        viewport: p.host.screen.borrow().clone(),
+        ..Default::default()
+    };
+    p.on_render(HashMap::from([(PaneId::Terminal(1), rendered)]));
     let found = only_reply(&p, "w", "w1").into_result().unwrap();
     assert_eq!(
         (found["outcome"].clone(), found["line"].clone()),

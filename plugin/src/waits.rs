@@ -1,43 +1,61 @@
 //! Waiting on a pane's output, idleness or exit, driven by events: the plugin
-//! calls [`Wait::check`] when the pane renders, when the pane list changes and
-//! when a timer fires; there is no polling loop. Plain state, tested natively.
+//! calls [`Wait::check`] with the pane's screen when the pane renders, when
+//! the pane list changes and when a timer fires; there is no polling loop.
+//!
+//! A wait looks only at the screen, never at the whole scrollback, so what a
+//! check costs does not grow with the pane's history. Each check compares the
+//! screen with the one before (see [`Baseline`]). When more rows went by
+//! between two checks than the screen holds, the wait notes where it lost
+//! track, treats the whole screen as new, and stops for a round (at once, or
+//! once the round is [`SHORTEST_ROUND`] old) so the bridge can look for the
+//! patterns in the scrollback ([`Finished::goes_on`]).
+//! Plain state, tested natively.
 
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use regex::{Regex, RegexBuilder};
+use zellij_mcp_protocol::cursor::hash_lines;
+use zellij_mcp_protocol::fresh::{Baseline, Fresh};
+use zellij_mcp_protocol::matching::{Found, Patterns};
 use zellij_mcp_protocol::ops::WaitOutcome;
 use zellij_mcp_protocol::PaneRef;
-
-use crate::cursor::{hash_lines, Cursor};
 
 /// A command's last output can land on its pane just after Zellij reports
 /// the exit; an exit ends a wait only after this much time.
 pub const EXIT_SETTLE: Duration = Duration::from_millis(100);
+/// A round of a wait lasts at least this long before it stops for the
+/// bridge to check rows that went by unseen: a pane that scrolls or redraws
+/// all the time costs the bridge at most a few scrollback reads a second,
+/// while a burst after a quiet while is checked at once (before it leaves
+/// Zellij's scrollback).
+pub const SHORTEST_ROUND: Duration = Duration::from_millis(250);
+/// Rows kept from earlier checks, so a pattern spanning several lines still
+/// matches when its lines arrive in different checks.
+const CONTEXT_ROWS: usize = 32;
 
 /// What ends a wait, besides the pane exiting or closing.
 #[derive(Debug, Clone)]
 pub struct Conditions {
-    pub pattern: Option<Regex>,
-    pub stop: Vec<Regex>,
+    pub patterns: Patterns,
     pub idle: Option<Duration>,
     pub deadline: Instant,
 }
 
-/// Compiles a pattern as multi-line regex, or as literal text.
-pub fn compile(pattern: &str, literal: bool) -> Result<Regex, String> {
-    let source = if literal {
-        regex::escape(pattern)
-    } else {
-        pattern.to_owned()
-    };
-    RegexBuilder::new(&source)
-        .multi_line(true)
-        .size_limit(1 << 20)
-        .build()
-        .map_err(|e| format!("invalid regex '{pattern}': {e}"))
+/// A pane's screen: its rows without padding, and its height in rows.
+#[derive(Debug, Clone, Copy)]
+pub struct Screen<'a> {
+    pub rows: &'a [&'a str],
+    pub height: usize,
 }
 
-/// The pane as the session view shows it.
+impl Screen<'_> {
+    /// Output reaches the bottom row: rows may have scrolled off the top.
+    fn is_full(&self) -> bool {
+        self.rows.len() + 1 >= self.height
+    }
+}
+
+/// The pane as Zellij shows it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum PaneState {
     Running,
@@ -45,79 +63,165 @@ pub enum PaneState {
     Closed,
 }
 
-/// How a wait ended.
+/// How a wait (or one round of it) ended.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Finished {
     pub outcome: WaitOutcome,
-    pub matched: Option<String>,
-    pub line: Option<String>,
+    pub found: Option<Found>,
     pub exit_status: Option<i32>,
+    /// Rows went by unseen after this baseline.
+    pub unseen: Option<Baseline>,
+    /// Only this round is over: the bridge checks `unseen`, then resumes.
+    pub goes_on: bool,
 }
 
 impl Finished {
     pub fn plain(outcome: WaitOutcome) -> Self {
         Finished {
             outcome,
-            matched: None,
-            line: None,
+            found: None,
             exit_status: None,
+            unseen: None,
+            goes_on: false,
         }
     }
 }
 
-/// Where "new" output starts: after this cursor, minus the part of the
-/// growing line that was already there.
-#[derive(Debug, Clone)]
-struct Baseline {
-    cursor: Cursor,
-    growing_line: String,
+/// The screen as last seen, and the new rows around it.
+#[derive(Debug)]
+struct Watch {
+    baseline: Baseline,
+    /// New rows since the wait began: the last few checks' worth.
+    window: VecDeque<String>,
+    /// The window's last row is the growing row, and may grow on.
+    tail_open: bool,
+    /// Where track was first lost, and when.
+    lost: Option<(Baseline, Instant)>,
 }
 
-/// One waiting request, for `wait_for` or `run`.
+impl Watch {
+    /// Takes in the screen; true when it shows anything new.
+    fn advance(&mut self, screen: Screen<'_>, now: Instant) -> bool {
+        let rows = screen.rows;
+        // With nothing to anchor on, a full screen may have scrolled too.
+        let blind = self.baseline.cursor.is_start() && screen.is_full();
+        let fresh = match self.baseline.fresh(rows).filter(|_| !blind) {
+            Some(fresh) => fresh,
+            None => {
+                // Rows went by unseen, or the screen was cleared or redrawn:
+                // all of it is new, and the scrollback gets a look later.
+                self.lost.get_or_insert((self.baseline.clone(), now));
+                self.tail_open = false;
+                Fresh {
+                    rows: rows.to_vec(),
+                    continues: false,
+                }
+            }
+        };
+        self.baseline = Baseline::after(rows);
+        let mut new_rows = fresh.rows.into_iter();
+        let Some(first) = new_rows.next() else {
+            return false;
+        };
+        let grew = !first.is_empty() || new_rows.len() > 0;
+        match self.window.back_mut() {
+            Some(last) if self.tail_open && fresh.continues => last.push_str(first),
+            _ => self.window.push_back(first.to_owned()),
+        }
+        self.window.extend(new_rows.map(str::to_owned));
+        self.tail_open = true;
+        grew
+    }
+
+    fn text(&self) -> String {
+        let rows: Vec<&str> = self.window.iter().map(String::as_str).collect();
+        rows.join("\n")
+    }
+
+    /// Keeps only the context later checks need.
+    fn forget_old_rows(&mut self) {
+        while self.window.len() > CONTEXT_ROWS {
+            self.window.pop_front();
+        }
+    }
+}
+
+/// One waiting request, for `wait_for` (watching output) or `run` (exit only).
 #[derive(Debug)]
 pub struct Wait<P> {
     pub pipe_id: String,
     pub request_id: String,
     pub pane: PaneRef,
+    /// When the wait began, earlier rounds included.
     pub started: Instant,
+    /// When this round began.
+    round_started: Instant,
     /// The pane has been listed once (a new pane takes a moment to appear).
     pub seen: bool,
     /// What the request does once the wait is over.
     pub purpose: P,
     conditions: Conditions,
-    baseline: Option<Baseline>,
+    /// `None` for waits that need no output (`run`).
+    watch: Option<Watch>,
     last_change: Instant,
     last_hash: Option<u64>,
     exited_at: Option<Instant>,
 }
 
+/// Where a wait starts watching output from.
+pub enum Start<'a> {
+    /// Output after this screen counts (`None`: the screen counts too).
+    Screen(Option<&'a [&'a str]>),
+    /// Output after this baseline counts (a resumed wait).
+    After(Baseline),
+    /// Output does not matter, only the pane's state.
+    Ignore,
+}
+
 impl<P> Wait<P> {
-    /// Starts a wait. With `existing` set to the pane's current lines, only
-    /// output after them counts; with `None`, the text already there counts too.
     pub fn new(
         ids: (String, String),
         pane: PaneRef,
         conditions: Conditions,
-        existing: Option<&[&str]>,
+        start: Start<'_>,
         purpose: P,
         now: Instant,
     ) -> Self {
+        let baseline = match start {
+            Start::Screen(rows) => Some(Baseline::after(rows.unwrap_or_default())),
+            Start::After(baseline) => Some(baseline),
+            Start::Ignore => None,
+        };
         Wait {
             pipe_id: ids.0,
             request_id: ids.1,
             pane,
             started: now,
+            round_started: now,
             seen: false,
             purpose,
             conditions,
-            baseline: existing.map(|lines| Baseline {
-                cursor: Cursor::after(lines),
-                growing_line: lines.last().map(|l| l.to_string()).unwrap_or_default(),
+            watch: baseline.map(|baseline| Watch {
+                baseline,
+                window: VecDeque::new(),
+                tail_open: false,
+                lost: None,
             }),
             last_change: now,
-            last_hash: existing.map(hash_lines),
+            last_hash: None,
             exited_at: None,
         }
+    }
+
+    /// Counts `elapsed` (earlier rounds) into the wait's elapsed time.
+    pub fn waited_before(mut self, elapsed: Duration) -> Self {
+        self.started = self.started.checked_sub(elapsed).unwrap_or(self.started);
+        self
+    }
+
+    /// Whether checks need the pane's screen.
+    pub fn watches_output(&self) -> bool {
+        self.watch.is_some()
     }
 
     pub fn deadline(&self) -> Instant {
@@ -134,24 +238,23 @@ impl<P> Wait<P> {
         self.exited_at.map(|at| at + EXIT_SETTLE)
     }
 
-    /// Looks at the pane now (its lines, without screen padding); `Some` when
-    /// the wait is over. Stop patterns win over the pattern, output over exit.
-    pub fn check(&mut self, lines: &[&str], state: PaneState, now: Instant) -> Option<Finished> {
-        let hash = hash_lines(lines);
-        if self.last_hash != Some(hash) {
-            self.last_hash = Some(hash);
-            self.last_change = now;
-        }
-        let fresh = self.fresh_text(lines);
-        for stop in &self.conditions.stop {
-            if let Some(found) = found(stop, &fresh, WaitOutcome::Stopped) {
-                return Some(found);
-            }
-        }
-        if let Some(pattern) = &self.conditions.pattern {
-            if let Some(found) = found(pattern, &fresh, WaitOutcome::Matched) {
-                return Some(found);
-            }
+    /// When lost rows are due for a look in the scrollback.
+    pub fn unseen_due(&self) -> Option<Instant> {
+        let (_, at) = self.watch.as_ref()?.lost.as_ref()?;
+        Some((*at).max(self.round_started + SHORTEST_ROUND))
+    }
+
+    /// Looks at the pane now (its screen without padding, when the wait
+    /// watches output); `Some` when the wait, or this round of it, is over.
+    /// Stop patterns win over the pattern, output over exit.
+    pub fn check(
+        &mut self,
+        screen: Option<Screen<'_>>,
+        state: PaneState,
+        now: Instant,
+    ) -> Option<Finished> {
+        if let Some(found) = screen.and_then(|screen| self.look(screen, now)) {
+            return Some(self.finish(found.outcome, Some(found)));
         }
         match state {
             PaneState::Exited(status) => {
@@ -159,7 +262,7 @@ impl<P> Wait<P> {
                 if now >= exited_at + EXIT_SETTLE {
                     return Some(Finished {
                         exit_status: status,
-                        ..Finished::plain(WaitOutcome::Exited)
+                        ..self.finish(WaitOutcome::Exited, None)
                     });
                 }
             }
@@ -167,58 +270,71 @@ impl<P> Wait<P> {
             PaneState::Running => {}
         }
         if self.idle_due().is_some_and(|due| now >= due) {
-            return Some(Finished::plain(WaitOutcome::Idle));
+            return Some(self.finish(WaitOutcome::Idle, None));
         }
-        (now >= self.conditions.deadline).then(|| Finished::plain(WaitOutcome::Timeout))
+        if now >= self.conditions.deadline {
+            return Some(self.finish(WaitOutcome::Timeout, None));
+        }
+        if self.unseen_due().is_some_and(|due| now >= due) {
+            return Some(Finished {
+                goes_on: true,
+                ..self.finish(WaitOutcome::Timeout, None)
+            });
+        }
+        None
     }
 
-    /// The text that counts as new for this wait.
-    fn fresh_text(&self, lines: &[&str]) -> String {
-        let Some(baseline) = &self.baseline else {
-            return lines.join("\n");
-        };
-        let Some(start) = baseline.cursor.find(lines) else {
-            // The screen was cleared: everything on it is new.
-            return lines.join("\n");
-        };
-        let mut fresh: Vec<&str> = lines[start..].to_vec();
-        if let Some(first) = fresh.first_mut() {
-            if let Some(rest) = first.strip_prefix(baseline.growing_line.as_str()) {
-                *first = rest;
-            }
+    /// Takes in a changed screen; what the patterns found in it.
+    fn look(&mut self, screen: Screen<'_>, now: Instant) -> Option<Found> {
+        let watch = self.watch.as_mut()?;
+        let hash = hash_lines(screen.rows);
+        if self.last_hash == Some(hash) {
+            return None;
         }
-        fresh.join("\n")
+        self.last_hash = Some(hash);
+        self.last_change = now;
+        let found = watch
+            .advance(screen, now)
+            .then(|| self.conditions.patterns.search(&watch.text()))
+            .flatten();
+        watch.forget_old_rows();
+        found
     }
-}
 
-fn found(regex: &Regex, text: &str, outcome: WaitOutcome) -> Option<Finished> {
-    let m = regex.find(text)?;
-    let line_start = text[..m.start()].rfind('\n').map_or(0, |i| i + 1);
-    let line_end = text[m.end()..]
-        .find('\n')
-        .map_or(text.len(), |i| m.end() + i);
-    Some(Finished {
-        outcome,
-        matched: Some(m.as_str().to_owned()),
-        line: Some(text[line_start..line_end].to_owned()),
-        exit_status: None,
-    })
+    /// Ends the wait, handing over any rows that went by unseen: a stop
+    /// pattern or an earlier match may be there.
+    pub fn finish(&mut self, outcome: WaitOutcome, found: Option<Found>) -> Finished {
+        let stopped = outcome == WaitOutcome::Stopped;
+        let unseen = match self.watch.as_mut() {
+            Some(watch) if !stopped => watch.lost.take().map(|(baseline, _)| baseline),
+            _ => None,
+        };
+        Finished {
+            outcome,
+            found,
+            unseen,
+            ..Finished::plain(outcome)
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use zellij_mcp_protocol::matching::compile;
 
     fn wait(
         pattern: Option<&str>,
         stop: &[&str],
         idle_ms: Option<u64>,
-        existing: Option<&[&str]>,
+        start: Start<'_>,
         t0: Instant,
     ) -> Wait<()> {
         let conditions = Conditions {
-            pattern: pattern.map(|p| compile(p, false).unwrap()),
-            stop: stop.iter().map(|p| compile(p, true).unwrap()).collect(),
+            patterns: Patterns {
+                pattern: pattern.map(|p| compile(p, false).unwrap()),
+                stop: stop.iter().map(|p| compile(p, true).unwrap()).collect(),
+            },
             idle: idle_ms.map(Duration::from_millis),
             deadline: t0 + Duration::from_secs(5),
         };
@@ -226,90 +342,209 @@ mod tests {
             ("pipe".into(), "req".into()),
             PaneRef::terminal(1),
             conditions,
-            existing,
+            start,
             (),
             t0,
         )
+    }
+
+    const RUNNING: PaneState = PaneState::Running;
+
+    /// A screen of `rows` with room to spare below them.
+    fn screen<'a>(rows: &'a [&'a str]) -> Option<Screen<'a>> {
+        Some(Screen {
+            rows,
+            height: rows.len() + 10,
+        })
+    }
+
+    fn matched_line(finished: Option<Finished>) -> Option<String> {
+        finished.and_then(|f| f.found).map(|found| found.line)
     }
 
     #[test]
     fn matches_only_output_that_appears_after_the_start() {
         let t0 = Instant::now();
         let before = ["done 1", "$ "];
-        let mut w = wait(Some(r"done \d"), &[], None, Some(&before), t0);
-        assert_eq!(w.check(&before, PaneState::Running, t0), None);
+        let mut w = wait(
+            Some(r"done \d"),
+            &[],
+            None,
+            Start::Screen(Some(&before)),
+            t0,
+        );
+        assert_eq!(w.check(screen(&before), RUNNING, t0), None);
         let after = ["done 1", "$ echo hi", "hi", "done 2", "$ "];
-        let found = w.check(&after, PaneState::Running, t0).unwrap();
+        let found = w.check(screen(&after), RUNNING, t0).unwrap();
         assert_eq!(found.outcome, WaitOutcome::Matched);
-        assert_eq!(found.matched.as_deref(), Some("done 2"));
-        assert_eq!(found.line.as_deref(), Some("done 2"));
+        assert_eq!(found.found.unwrap().matched, "done 2");
     }
 
     #[test]
     fn the_growing_line_counts_only_for_what_was_added() {
         let t0 = Instant::now();
-        let mut w = wait(Some(r"^\$ "), &[], None, Some(&["$ "]), t0);
-        assert_eq!(w.check(&["$ typing"], PaneState::Running, t0), None);
-        let mut w = wait(Some("typing"), &[], None, Some(&["$ "]), t0);
-        let found = w.check(&["$ typing"], PaneState::Running, t0).unwrap();
-        assert_eq!(found.line.as_deref(), Some("typing"));
+        let prompt = ["$ "];
+        let mut w = wait(Some(r"^\$ "), &[], None, Start::Screen(Some(&prompt)), t0);
+        assert_eq!(w.check(screen(&["$ typing"]), RUNNING, t0), None);
+        let mut w = wait(Some("typing"), &[], None, Start::Screen(Some(&prompt)), t0);
+        let found = w.check(screen(&["$ typ"]), RUNNING, t0);
+        assert_eq!(found, None);
+        let found = w.check(screen(&["$ typing"]), RUNNING, t0);
+        assert_eq!(matched_line(found).as_deref(), Some("typing"));
+    }
+
+    #[test]
+    fn a_pattern_spanning_two_checks_still_matches() {
+        let t0 = Instant::now();
+        let mut w = wait(
+            Some("step 1\nstep 2"),
+            &[],
+            None,
+            Start::Screen(Some(&["$ "])),
+            t0,
+        );
+        assert_eq!(w.check(screen(&["$ run", "step 1", ""]), RUNNING, t0), None);
+        let found = w.check(screen(&["$ run", "step 1", "step 2", ""]), RUNNING, t0);
+        assert_eq!(found.unwrap().outcome, WaitOutcome::Matched);
     }
 
     #[test]
     fn include_existing_matches_what_is_already_there() {
         let t0 = Instant::now();
-        let mut w = wait(Some("ready"), &[], None, None, t0);
-        let found = w.check(&["server ready"], PaneState::Running, t0).unwrap();
-        assert_eq!(found.line.as_deref(), Some("server ready"));
+        let mut w = wait(Some("ready"), &[], None, Start::Screen(None), t0);
+        let found = w.check(screen(&["server ready"]), RUNNING, t0);
+        assert_eq!(matched_line(found).as_deref(), Some("server ready"));
     }
 
     #[test]
-    fn stop_patterns_win_and_are_literal_when_asked() {
+    fn stop_patterns_win() {
         let t0 = Instant::now();
-        let mut w = wait(Some("ok"), &["error[E"], None, Some(&[]), t0);
+        let mut w = wait(Some("ok"), &["error[E"], None, Start::Screen(Some(&[])), t0);
         let found = w
-            .check(&["ok", "error[E0308]"], PaneState::Running, t0)
+            .check(screen(&["ok", "error[E0308]"]), RUNNING, t0)
             .unwrap();
         assert_eq!(found.outcome, WaitOutcome::Stopped);
-        assert_eq!(found.matched.as_deref(), Some("error[E"));
     }
 
     #[test]
     fn idle_counts_from_the_last_change() {
         let t0 = Instant::now();
         let ms = Duration::from_millis;
-        let mut w = wait(None, &[], Some(300), Some(&["a"]), t0);
-        assert_eq!(w.check(&["a", "b"], PaneState::Running, t0 + ms(200)), None);
-        assert_eq!(w.check(&["a", "b"], PaneState::Running, t0 + ms(400)), None);
-        let done = w.check(&["a", "b"], PaneState::Running, t0 + ms(500));
+        let mut w = wait(None, &[], Some(300), Start::Screen(Some(&["a"])), t0);
+        assert_eq!(w.check(screen(&["a", "b"]), RUNNING, t0 + ms(200)), None);
+        assert_eq!(w.check(screen(&["a", "b"]), RUNNING, t0 + ms(400)), None);
+        let done = w.check(screen(&["a", "b"]), RUNNING, t0 + ms(500));
         assert_eq!(done.unwrap().outcome, WaitOutcome::Idle);
     }
 
     #[test]
     fn exit_close_and_timeout_end_the_wait() {
         let t0 = Instant::now();
-        let mut w = wait(Some("never"), &[], None, Some(&[]), t0);
-        assert_eq!(w.check(&["x"], PaneState::Exited(Some(3)), t0), None);
-        let settled = t0 + EXIT_SETTLE;
-        let exited = w
-            .check(&["x"], PaneState::Exited(Some(3)), settled)
-            .unwrap();
+        let mut w = wait(Some("never"), &[], None, Start::Screen(Some(&[])), t0);
+        let exited = PaneState::Exited(Some(3));
+        assert_eq!(w.check(screen(&["x"]), exited, t0), None);
+        let settled = w.check(screen(&["x"]), exited, t0 + EXIT_SETTLE).unwrap();
         assert_eq!(
-            (exited.outcome, exited.exit_status),
+            (settled.outcome, settled.exit_status),
             (WaitOutcome::Exited, Some(3))
         );
-        let closed = w.check(&[], PaneState::Closed, t0).unwrap();
+        let closed = w.check(None, PaneState::Closed, t0).unwrap();
         assert_eq!(closed.outcome, WaitOutcome::PaneClosed);
         let late = t0 + Duration::from_secs(6);
+        let timeout = w.check(screen(&["x"]), RUNNING, late).unwrap();
         assert_eq!(
-            w.check(&["x"], PaneState::Running, late).unwrap().outcome,
-            WaitOutcome::Timeout
+            (timeout.outcome, timeout.goes_on),
+            (WaitOutcome::Timeout, false)
         );
     }
 
     #[test]
-    fn bad_regexes_say_why() {
-        assert!(compile("(", false).unwrap_err().contains("invalid regex"));
-        assert!(compile("(", true).is_ok());
+    fn a_run_wait_needs_no_screen() {
+        let t0 = Instant::now();
+        let mut w = wait(None, &[], None, Start::Ignore, t0);
+        assert!(!w.watches_output());
+        let done = w.check(None, PaneState::Exited(Some(0)), t0 + EXIT_SETTLE);
+        assert_eq!(
+            done, None,
+            "the first sight of the exit starts the settle time"
+        );
+        let done = w.check(None, PaneState::Exited(Some(0)), t0 + 2 * EXIT_SETTLE);
+        assert_eq!(done.unwrap().exit_status, Some(0));
+    }
+
+    #[test]
+    fn rows_that_went_by_unseen_are_handed_over_once_the_round_is_old_enough() {
+        let t0 = Instant::now();
+        let first = ["a", "b", "c", "$ "];
+        let mut w = wait(Some("never"), &[], None, Start::Screen(Some(&first)), t0);
+        // More rows went by than the screen holds: the anchor is gone.
+        let later = ["x", "y", "z", "$ "];
+        assert_eq!(w.check(screen(&later), RUNNING, t0), None);
+        assert_eq!(w.unseen_due(), Some(t0 + SHORTEST_ROUND));
+        let round = w
+            .check(screen(&later), RUNNING, t0 + SHORTEST_ROUND)
+            .unwrap();
+        assert!(round.goes_on);
+        assert_eq!(round.unseen, Some(Baseline::after(&first)));
+
+        // A burst after a quiet while is handed over at once.
+        let mut w = wait(Some("never"), &[], None, Start::Screen(Some(&first)), t0);
+        let late = t0 + 2 * SHORTEST_ROUND;
+        let round = w.check(screen(&later), RUNNING, late).unwrap();
+        assert!(round.goes_on);
+    }
+
+    #[test]
+    fn a_resumed_wait_goes_on_after_its_baseline() {
+        let t0 = Instant::now();
+        let base = Baseline::after(&["old", "mark", "$ "]);
+        let mut w = wait(Some("new"), &[], None, Start::After(base), t0);
+        let now = ["old", "mark", "$ echo new", "new", "$ "];
+        let found = w.check(screen(&now), RUNNING, t0).unwrap();
+        assert_eq!(found.found.unwrap().line, "echo new");
+        assert_eq!(found.unseen, None);
+    }
+
+    #[test]
+    fn a_wait_that_ends_after_losing_track_hands_the_rows_over() {
+        let t0 = Instant::now();
+        let mut w = wait(
+            None,
+            &[],
+            Some(100),
+            Start::Screen(Some(&["a", "b", "c"])),
+            t0,
+        );
+        assert_eq!(w.check(screen(&["p", "q", "r"]), RUNNING, t0), None);
+        let idle = w
+            .check(
+                screen(&["p", "q", "r"]),
+                RUNNING,
+                t0 + Duration::from_millis(150),
+            )
+            .unwrap();
+        assert_eq!(idle.outcome, WaitOutcome::Idle);
+        assert!(!idle.goes_on);
+        assert!(idle.unseen.is_some());
+    }
+
+    #[test]
+    fn an_empty_screen_that_fills_up_may_have_scrolled() {
+        let t0 = Instant::now();
+        let mut w = wait(Some("never"), &[], None, Start::Screen(Some(&[])), t0);
+        let some = ["1", "2"];
+        assert_eq!(w.check(screen(&some), RUNNING, t0), None);
+        assert_eq!(
+            w.unseen_due(),
+            None,
+            "a screen with room left scrolled nothing"
+        );
+        let mut w = wait(Some("never"), &[], None, Start::Screen(Some(&[])), t0);
+        let full = Screen {
+            rows: &["7", "8", "9"],
+            height: 4,
+        };
+        assert_eq!(w.check(Some(full), RUNNING, t0), None);
+        assert!(w.unseen_due().is_some(), "a full screen may have scrolled");
     }
 }

@@ -107,9 +107,13 @@ impl WriteQueue {
     }
 
     /// Writes waiting or in progress, over all panes.
-    #[cfg(test)]
     pub fn pending(&self) -> usize {
         self.panes.values().map(|q| q.items.len()).sum()
+    }
+
+    /// Writes waiting or in progress for one pane.
+    pub fn queued_for(&self, pane: PaneRef) -> usize {
+        self.panes.get(&pane).map_or(0, |q| q.items.len())
     }
 
     /// Starts queued writes until one needs a timer or the queue is empty.

@@ -97,6 +97,10 @@ pub enum ErrorCode {
     Timeout,
     /// The transport to Zellij failed.
     Transport,
+    /// Too much is under way (e.g. waits); retry once some of it ends.
+    Busy,
+    /// The request ran, but its reply is no longer kept (`replay`).
+    ReplyLost,
     Internal,
 }
 
@@ -116,6 +120,8 @@ impl ErrorCode {
             ErrorCode::SessionNotFound => "session_not_found",
             ErrorCode::Timeout => "timeout",
             ErrorCode::Transport => "transport",
+            ErrorCode::Busy => "busy",
+            ErrorCode::ReplyLost => "reply_lost",
             ErrorCode::Internal => "internal",
         }
     }
@@ -189,6 +195,8 @@ mod tests {
             ErrorCode::UnknownOp,
             ErrorCode::PluginNotLoaded,
             ErrorCode::WrongPaneKind,
+            ErrorCode::Busy,
+            ErrorCode::ReplyLost,
         ] {
             let name = serde_json::to_value(code).unwrap();
             assert_eq!(name.as_str().unwrap(), code.as_str());

@@ -10,14 +10,18 @@
 //! joins back together. Every line names the request id, so a reader can drop
 //! lines that belong to another (stale or duplicated) request.
 
+pub mod cursor;
 pub mod envelope;
 pub mod frames;
+pub mod fresh;
 pub mod keys;
+pub mod matching;
 pub mod ops;
 pub mod pane_id;
 pub mod tab_ref;
 pub mod text;
 
+pub use cursor::Cursor;
 pub use envelope::{ErrorBody, ErrorCode, Reply, Request};
 pub use frames::{encode_reply, Assembler, Frame, MAX_FRAME_BYTES};
 pub use pane_id::{PaneKind, PaneRef};

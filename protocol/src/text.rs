@@ -1,4 +1,69 @@
-//! Screen text shaping shared by the plugin (which builds replies) and tests.
+//! Screen text shaping, shared by the plugin (screen reads) and the bridge
+//! (scrollback reads), so both give the same text and cursors.
+
+use crate::cursor::Cursor;
+
+/// A pane's rows without screen padding: trailing spaces on each row and
+/// trailing blank rows removed.
+pub fn trim_rows(rows: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut rows: Vec<String> = rows
+        .into_iter()
+        .map(|mut row| {
+            row.truncate(row.trim_end().len());
+            row
+        })
+        .collect();
+    while rows.last().is_some_and(|r| r.is_empty()) {
+        rows.pop();
+    }
+    rows
+}
+
+/// What a read returns, before it names its pane and tab.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shaped {
+    pub text: String,
+    pub lines: usize,
+    /// Earlier lines were dropped (`max_bytes` or `tail_lines`).
+    pub truncated: bool,
+    /// The cursor after all of `rows`.
+    pub cursor: Cursor,
+    /// `since` was not found in `rows`: the text starts over.
+    pub cursor_reset: bool,
+}
+
+/// The text of a read of `rows` (already trimmed): the lines after `since`,
+/// then the last `tail_lines`, then the tail within `max_bytes`.
+pub fn shape_read(
+    rows: &[&str],
+    since: Option<&Cursor>,
+    tail_lines: Option<usize>,
+    max_bytes: usize,
+) -> Shaped {
+    let (start, cursor_reset) = match since.map(|c| c.find(rows)) {
+        None => (0, false),
+        Some(Some(start)) => (start, false),
+        Some(None) => (0, true),
+    };
+    let mut lines = &rows[start..];
+    let mut truncated = false;
+    if let Some(n) = tail_lines.filter(|n| *n < lines.len()) {
+        lines = &lines[lines.len() - n..];
+        truncated = true;
+    }
+    let (text, cut) = tail_capped(lines.iter().copied(), max_bytes);
+    Shaped {
+        lines: if text.is_empty() {
+            0
+        } else {
+            text.lines().count()
+        },
+        text,
+        truncated: truncated || cut,
+        cursor: Cursor::after(rows),
+        cursor_reset,
+    }
+}
 
 /// Joins screen lines into text, keeping the **tail** within `max_bytes`.
 ///
@@ -44,6 +109,40 @@ fn tail_of(line: &str, max_bytes: usize) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trims_padding_but_keeps_inner_blank_rows() {
+        let rows = trim_rows([
+            "a  ".to_owned(),
+            "".into(),
+            "b".into(),
+            " ".into(),
+            "".into(),
+        ]);
+        assert_eq!(rows, ["a", "", "b"]);
+    }
+
+    #[test]
+    fn a_read_since_a_cursor_returns_only_what_came_after() {
+        let first = shape_read(&["$ make", "built", "$ "], None, None, 100);
+        assert_eq!((first.text.as_str(), first.lines), ("$ make\nbuilt\n$", 3));
+        let now = ["$ make", "built", "$ ls", "a", "$ "];
+        let next = shape_read(&now, Some(&first.cursor), None, 100);
+        assert_eq!(next.text, "$ ls\na\n$");
+        assert!(!next.cursor_reset);
+        let lost = shape_read(&["other"], Some(&next.cursor), None, 100);
+        assert!(lost.cursor_reset);
+        assert_eq!(lost.text, "other");
+    }
+
+    #[test]
+    fn tail_lines_and_max_bytes_keep_the_end() {
+        let rows = ["1", "2", "3", "4"];
+        let tail = shape_read(&rows, None, Some(2), 100);
+        assert_eq!((tail.text.as_str(), tail.truncated), ("3\n4", true));
+        let capped = shape_read(&rows, None, None, 3);
+        assert_eq!((capped.text.as_str(), capped.lines), ("3\n4", 2));
+    }
 
     #[test]
     fn keeps_everything_under_the_cap_without_padding() {

@@ -4,14 +4,16 @@ use std::time::Duration;
 
 use rmcp::model::JsonObject;
 use rmcp::service::RequestContext;
+use rmcp::Json;
 use rmcp::{tool, tool_router, RoleServer};
 use zellij_mcp_protocol::ops::{
-    names, PaneResult, ReadArgs, ReadResult, RunArgs, RunResult, SignalArgs, WaitForArgs,
-    WaitForResult, WriteArgs, WriteResult, DEFAULT_SUBMIT_DELAY_MS, DEFAULT_WAIT_MS,
+    check_max_bytes, names, PaneResult, ReadArgs, ReadResult, RunArgs, RunResult, SignalArgs,
+    WaitForArgs, WaitForResult, WriteArgs, WriteResult, DEFAULT_SUBMIT_DELAY_MS, DEFAULT_WAIT_MS,
 };
+use zellij_mcp_protocol::text::shape_read;
 
 use super::schema::{input, output};
-use super::{parse, paths, InSession, ToolResult, ZellijMcp};
+use super::{parse, paths, InSession, OnRequest, ToolResult, ZellijMcp};
 
 #[tool_router(router = io_tools, vis = "pub(super)")]
 impl ZellijMcp {
@@ -23,7 +25,28 @@ impl ZellijMcp {
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn read(&self, args: JsonObject) -> ToolResult<ReadResult> {
-        self.forward::<ReadArgs, _>(args, names::READ).await
+        let p: InSession<ReadArgs> = parse(args)?;
+        if !p.args.needs_scrollback() {
+            return self
+                .send(p.session, names::READ, &p.args, Duration::ZERO)
+                .await;
+        }
+        let (max_bytes, since) = p.args.checked()?;
+        let session = self.client.resolve_session(p.session.as_deref()).await?;
+        let pane = p.args.pane_id;
+        // Without `since`, one row more than `tail_lines` tells whether lines were cut.
+        let tail = p.args.tail_lines.filter(|_| since.is_none()).map(|n| n + 1);
+        let (located, rows) = tokio::join!(
+            self.locate(&session, pane),
+            self.client.rows(&session, pane, tail)
+        );
+        let (session, located) = located?;
+        let rows = rows?;
+        let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+        let shaped = shape_read(&rows, since.as_ref(), p.args.tail_lines, max_bytes);
+        let mut result = ReadResult::new(pane, located.tab_id, shaped);
+        result.session = session;
+        Ok(Json(result))
     }
 
     #[tool(
@@ -58,9 +81,10 @@ impl ZellijMcp {
     ) -> ToolResult<WaitForResult> {
         let p: InSession<WaitForArgs> = parse(args)?;
         let session = self.client.resolve_session(p.session.as_deref()).await?;
-        let extra = Duration::from_millis(p.args.timeout_ms.unwrap_or(DEFAULT_WAIT_MS));
-        self.send_waiting(session, names::WAIT_FOR, &p.args, extra, &context)
-            .await
+        let on = OnRequest::default();
+        let work = self.wait_in_rounds(&session, p.args, &on);
+        let result = self.waiting(&session, names::WAIT_FOR, &on, &context, work);
+        Ok(Json(result.await?))
     }
 
     #[tool(
@@ -76,18 +100,29 @@ impl ZellijMcp {
         context: RequestContext<RoleServer>,
     ) -> ToolResult<RunResult> {
         let p: InSession<RunArgs> = parse(args)?;
+        let max_bytes = check_max_bytes(p.args.max_bytes)?;
         let session = self.client.resolve_session(p.session.as_deref()).await?;
         let args = RunArgs {
             cwd: paths::cwd(p.args.cwd)?,
             caller: self.own_pane_in(&session),
             ..p.args
         };
-        let extra = match args.wait {
-            Some(false) => Duration::ZERO,
-            _ => Duration::from_millis(args.timeout_ms.unwrap_or(DEFAULT_WAIT_MS)),
+        let waits = args.wait != Some(false);
+        let extra = match waits {
+            false => Duration::ZERO,
+            true => Duration::from_millis(args.timeout_ms.unwrap_or(DEFAULT_WAIT_MS)),
         };
-        self.send_waiting(session, names::RUN, &args, extra, &context)
-            .await
+        let on = OnRequest::default();
+        let sent = self.send_noted(&session, names::RUN, &args, extra, &on);
+        let (session, mut result): (String, RunResult) = self
+            .waiting(&session, names::RUN, &on, &context, sent)
+            .await?;
+        result.session = session;
+        if waits {
+            self.add_run_output(&mut result, max_bytes, args.close_on_exit)
+                .await;
+        }
+        Ok(Json(result))
     }
 
     #[tool(

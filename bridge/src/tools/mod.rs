@@ -4,11 +4,13 @@
 //! - [`session`]: sessions, tabs, panes, layout (read-only).
 //! - [`panes`]: creating, closing, renaming, focusing, arranging.
 //! - [`io`]: reading, writing, waiting, running, signalling.
+//! - [`scrollback`]: the work on whole scrollbacks that stays out of the plugin.
 
 mod io;
 mod panes;
 mod paths;
 mod schema;
+mod scrollback;
 mod session;
 
 use std::time::Duration;
@@ -24,7 +26,7 @@ use rmcp::{tool_handler, ErrorData, Json, RoleServer, ServerHandler};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use zellij_mcp_protocol::ops::names;
+use zellij_mcp_protocol::ops::{names, CancelArgs, CancelResult};
 use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef};
 
 use crate::client::SharedClient;
@@ -158,38 +160,47 @@ impl ZellijMcp {
         Ok(Json(result))
     }
 
-    /// Like [`Self::send`] for ops that wait: sends MCP progress every second
-    /// while waiting, and on cancellation asks the plugin to end the wait.
-    async fn send_waiting<A: Serialize, R: DeserializeOwned + SessionResult>(
+    /// Sends an op that waits on purpose, `extra` longer than others, under
+    /// a new request id that `on` notes (so a cancel can name it).
+    async fn send_noted<A: Serialize, R: DeserializeOwned>(
         &self,
-        session: String,
+        session: &str,
         op: &str,
         args: &A,
         extra: Duration,
-        context: &RequestContext<RoleServer>,
-    ) -> ToolResult<R> {
-        let timeout = self.client.default_timeout() + extra;
+        on: &OnRequest,
+    ) -> Result<(String, R), ErrorBody> {
         let id = self.client.new_id();
-        let call = self
-            .client
-            .call(Some(&session), op, args, timeout, id.clone());
-        tokio::pin!(call);
+        *on.0.lock().unwrap() = id.clone();
+        let timeout = self.client.default_timeout() + extra;
+        self.client.call(Some(session), op, args, timeout, id).await
+    }
+
+    /// Runs `work`, which waits on purpose: sends MCP progress every second
+    /// while it runs and, when the client cancels, asks the plugin to end
+    /// the request `work` is on.
+    async fn waiting<T>(
+        &self,
+        session: &str,
+        op: &str,
+        on: &OnRequest,
+        context: &RequestContext<RoleServer>,
+        work: impl std::future::Future<Output = Result<T, ErrorBody>>,
+    ) -> Result<T, ToolFailure> {
+        tokio::pin!(work);
         let started = tokio::time::Instant::now();
         let mut ticks = tokio::time::interval(Duration::from_secs(1));
         ticks.tick().await;
         let progress = context.meta.get_progress_token();
         loop {
             tokio::select! {
-                outcome = &mut call => {
-                    let (session, mut result): (String, R) = outcome?;
-                    result.set_session(session);
-                    return Ok(Json(result));
-                }
+                outcome = &mut work => return Ok(outcome?),
                 _ = context.ct.cancelled() => {
-                    let cancel = serde_json::json!({ "request_id": id });
-                    let ended: Result<(String, serde_json::Value), _> = self
+                    let id = on.0.lock().unwrap().clone();
+                    let cancel = CancelArgs { request_id: id.clone() };
+                    let ended: Result<(String, CancelResult), _> = self
                         .client
-                        .call(Some(&session), names::CANCEL, &cancel, self.client.default_timeout(), self.client.new_id())
+                        .call(Some(session), names::CANCEL, &cancel, self.client.default_timeout(), self.client.new_id())
                         .await;
                     tracing::debug!(?ended, "cancelled {op} {id}");
                     return Err(ToolFailure(ErrorBody::new(ErrorCode::Timeout, "cancelled by the client")));
@@ -206,6 +217,10 @@ impl ZellijMcp {
         }
     }
 }
+
+/// The request a waiting tool is on now; it may send several in turn.
+#[derive(Default)]
+pub struct OnRequest(std::sync::Mutex<String>);
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for ZellijMcp {

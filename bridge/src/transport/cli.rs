@@ -7,6 +7,8 @@
 //! timed out is killed rather than reused. The child's stdin is always our
 //! pipe, never the bridge's own stdin (which carries MCP).
 //!
+//! A scrollback read runs `zellij subscribe` and keeps only its first update.
+//!
 //! A `zellij pipe` child sometimes exits in the middle of a request, after
 //! the plugin got it. The reply is then fetched on a new child with a
 //! `replay` request rather than by sending the request again; only a request
@@ -18,13 +20,14 @@ use std::process::Stdio;
 use std::sync::Mutex;
 use std::time::Duration;
 
+use serde::Deserialize;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::time::Instant;
 use zellij_mcp_protocol::ops::names;
-use zellij_mcp_protocol::{Reply, Request, PIPE_NAME};
+use zellij_mcp_protocol::{PaneRef, Reply, Request, PIPE_NAME};
 
-use super::{CallError, CallFuture, ReplyReader, Target, Transport};
+use super::{CallError, CallFuture, ReplyReader, RowsFuture, Target, Transport};
 
 /// Idle children kept per target.
 const MAX_IDLE: usize = 4;
@@ -84,6 +87,54 @@ impl CliTransport {
         })
     }
 
+    /// The pane's rows from the first update of `zellij subscribe`.
+    async fn read_rows(
+        &self,
+        pane: PaneRef,
+        tail: Option<usize>,
+        timeout: Duration,
+    ) -> Result<Vec<String>, CallError> {
+        let mut cmd = Command::new(&self.zellij);
+        cmd.arg("--session")
+            .arg(&self.session)
+            .args(["subscribe", "--format", "json", "--pane-id"])
+            .arg(pane.to_string())
+            .arg("--scrollback");
+        if let Some(n) = tail {
+            cmd.arg(n.max(1).to_string());
+        }
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        let mut child = cmd.spawn().map_err(|e| {
+            CallError::Transport(format!("cannot run {}: {e}", self.zellij.display()))
+        })?;
+        let (Some(stdout), Some(mut stderr)) = (child.stdout.take(), child.stderr.take()) else {
+            return Err(CallError::Transport("zellij subscribe has no stdio".into()));
+        };
+        let read = async {
+            let mut line = String::new();
+            BufReader::new(stdout)
+                .read_line(&mut line)
+                .await
+                .map_err(|e| CallError::Transport(e.to_string()))?;
+            if line.trim().is_empty() {
+                let mut said = String::new();
+                let _ = tokio::io::AsyncReadExt::read_to_string(&mut stderr, &mut said).await;
+                return Err(CallError::Refused(said.trim().to_owned()));
+            }
+            let update: SubscribedUpdate = serde_json::from_str(&line)
+                .map_err(|e| CallError::Transport(format!("zellij subscribe printed {e}")))?;
+            let mut rows = update.scrollback.unwrap_or_default();
+            rows.extend(update.viewport);
+            Ok(rows)
+        };
+        tokio::time::timeout(timeout, read)
+            .await
+            .unwrap_or(Err(CallError::Timeout))
+    }
+
     fn take_idle(&self, target: &Target) -> Option<PipeChild> {
         let mut idle = self.idle.lock().unwrap();
         let pool = idle.get_mut(target)?;
@@ -123,9 +174,12 @@ impl CliTransport {
         let earlier = self
             .exchange(&replay, target, left)
             .await
-            .map_err(Exchange::into_call_error)?
-            .into_result()
-            .map_err(|e| CallError::Transport(e.to_string()))?;
+            .map_err(Exchange::into_call_error)?;
+        // The replay's own error (e.g. the reply is gone) answers the request.
+        let earlier = match earlier.into_result() {
+            Ok(earlier) => earlier,
+            Err(error) => return Ok(Reply::err(&request.id, error)),
+        };
         if !earlier.is_null() {
             return serde_json::from_value(earlier)
                 .map_err(|e| CallError::Transport(e.to_string()));
@@ -224,7 +278,18 @@ impl Transport for CliTransport {
         Box::pin(self.send(request, target, timeout))
     }
 
+    fn rows<'a>(&'a self, pane: PaneRef, tail: Option<usize>, timeout: Duration) -> RowsFuture<'a> {
+        Box::pin(self.read_rows(pane, tail, timeout))
+    }
+
     fn kind(&self) -> &'static str {
         "cli"
     }
+}
+
+/// The first line `zellij subscribe --format json` prints.
+#[derive(Deserialize)]
+struct SubscribedUpdate {
+    viewport: Vec<String>,
+    scrollback: Option<Vec<String>>,
 }

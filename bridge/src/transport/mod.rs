@@ -1,8 +1,11 @@
-//! How requests reach the plugin: one trait, two implementations.
+//! How requests reach the plugin, and how scrollbacks are read outside it:
+//! one trait, two implementations.
 //!
-//! - [`socket`]: speaks Zellij's CLI-pipe protocol on the session socket
-//!   directly; one connection, many requests in flight, matched by pipe id.
-//! - [`cli`]: persistent `zellij pipe` children, one JSON line per request.
+//! - [`socket`]: speaks Zellij's client protocol on the session socket
+//!   directly; one connection, many requests in flight, matched by pipe id;
+//!   a scrollback read subscribes to the pane on a short connection.
+//! - [`cli`]: persistent `zellij pipe` children, one JSON line per request;
+//!   a scrollback read runs `zellij subscribe` once.
 //!
 //! Both hand the plugin's output to [`ReplyReader`], which matches the reply
 //! to its request id and drops anything else.
@@ -16,7 +19,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
-use zellij_mcp_protocol::{Assembler, Reply, Request};
+use zellij_mcp_protocol::{Assembler, PaneRef, Reply, Request};
 
 /// Where a pipe message goes.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -39,9 +42,22 @@ pub enum CallError {
     Timeout,
     /// The connection to Zellij failed or closed.
     Transport(String),
+    /// Zellij turned the request down (e.g. no such pane), in its words.
+    Refused(String),
+}
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CallError::NoReply => f.write_str("no reply"),
+            CallError::Timeout => f.write_str("timed out"),
+            CallError::Transport(why) | CallError::Refused(why) => f.write_str(why),
+        }
+    }
 }
 
 pub type CallFuture<'a> = Pin<Box<dyn Future<Output = Result<Reply, CallError>> + Send + 'a>>;
+pub type RowsFuture<'a> = Pin<Box<dyn Future<Output = Result<Vec<String>, CallError>> + Send + 'a>>;
 
 pub trait Transport: Send + Sync {
     /// Sends one request and waits for its reply.
@@ -51,6 +67,10 @@ pub trait Transport: Send + Sync {
         target: &'a Target,
         timeout: Duration,
     ) -> CallFuture<'a>;
+
+    /// A pane's rows, scrollback then screen, read by Zellij outside the
+    /// plugin: the last `tail` of the scrollback, else all of it.
+    fn rows<'a>(&'a self, pane: PaneRef, tail: Option<usize>, timeout: Duration) -> RowsFuture<'a>;
 
     /// `socket` or `cli`.
     fn kind(&self) -> &'static str;

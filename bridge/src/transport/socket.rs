@@ -5,6 +5,10 @@
 //! request is sent with its own pipe id (the request id), so many requests
 //! share one connection; a reader task routes `CliPipeOutput` and
 //! `UnblockCliPipeInput` to the waiting call by pipe id.
+//!
+//! A scrollback read is a short connection of its own, as `zellij subscribe`
+//! makes: it subscribes to the pane's renders, takes the first update (which
+//! carries the scrollback), and leaves.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -18,8 +22,10 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
 use zellij_mcp_protocol::Request;
 
+use zellij_mcp_protocol::PaneRef;
+
 use super::wire::{self, server_to_client::Message as ServerMsg, ServerToClientMsg};
-use super::{CallError, CallFuture, ReplyReader, Target, Transport};
+use super::{CallError, CallFuture, ReplyReader, RowsFuture, Target, Transport};
 
 /// Larger frames from the server are treated as a broken stream.
 const MAX_SERVER_FRAME: usize = 64 * 1024 * 1024;
@@ -66,15 +72,7 @@ impl SocketTransport {
                 return Ok(conn.clone());
             }
         }
-        let name = self
-            .path
-            .clone()
-            .to_fs_name::<GenericFilePath>()
-            .map_err(|e| CallError::Transport(format!("bad socket path: {e}")))?;
-        let stream = Stream::connect(name).await.map_err(|e| {
-            CallError::Transport(format!("cannot connect to {}: {e}", self.path.display()))
-        })?;
-        let stream = Arc::new(stream);
+        let stream = Arc::new(self.connect().await?);
         let waiters: Waiters = Arc::default();
         let reader = tokio::spawn(read_frames(stream.clone(), waiters.clone()));
         let conn = Arc::new(Connection {
@@ -85,6 +83,56 @@ impl SocketTransport {
         });
         *slot = Some(conn.clone());
         Ok(conn)
+    }
+
+    async fn connect(&self) -> Result<Stream, CallError> {
+        let name = self
+            .path
+            .clone()
+            .to_fs_name::<GenericFilePath>()
+            .map_err(|e| CallError::Transport(format!("bad socket path: {e}")))?;
+        Stream::connect(name).await.map_err(|e| {
+            CallError::Transport(format!("cannot connect to {}: {e}", self.path.display()))
+        })
+    }
+
+    /// The pane's rows (scrollback, then screen) on a connection of their own.
+    async fn read_rows(
+        &self,
+        pane: PaneRef,
+        tail: Option<usize>,
+        timeout: Duration,
+    ) -> Result<Vec<String>, CallError> {
+        let read = async {
+            let stream = self.connect().await?;
+            write_frame(&stream, &wire::subscribe(pane, tail)).await?;
+            loop {
+                match read_frame(&stream).await?.message {
+                    Some(ServerMsg::PaneRenderUpdate(update)) if update.is_initial => {
+                        let _ = write_frame(&stream, &wire::client_exited()).await;
+                        let mut rows = update.scrollback;
+                        rows.extend(update.viewport);
+                        return Ok(rows);
+                    }
+                    Some(ServerMsg::LogError(log)) => {
+                        return Err(CallError::Refused(log.lines.join("; ")))
+                    }
+                    Some(ServerMsg::SubscribedPaneClosed(_)) => {
+                        return Err(CallError::Refused(format!("{pane} closed")))
+                    }
+                    Some(ServerMsg::Exit(exit)) => {
+                        return Err(CallError::Transport(format!(
+                            "Zellij ended the connection (reason {})",
+                            exit.exit_reason
+                        )))
+                    }
+                    _ => {}
+                }
+            }
+        };
+        tokio::time::timeout(timeout, read)
+            .await
+            .unwrap_or(Err(CallError::Timeout))
     }
 
     async fn send(
@@ -111,14 +159,9 @@ impl SocketTransport {
                     .collect(),
             )),
         };
-        let body = wire::pipe_message(&pipe_id, payload, plugin).encode_to_vec();
         {
             let _writing = conn.write_lock.lock().await;
-            let frame = [&(body.len() as u32).to_le_bytes()[..], &body].concat();
-            (&*conn.stream)
-                .write_all(&frame)
-                .await
-                .map_err(|e| CallError::Transport(format!("write to Zellij failed: {e}")))?;
+            write_frame(&conn.stream, &wire::pipe_message(&pipe_id, payload, plugin)).await?;
         }
 
         let mut reader = ReplyReader::new(&request.id);
@@ -152,6 +195,10 @@ impl Transport for SocketTransport {
         Box::pin(self.send(request, target, timeout))
     }
 
+    fn rows<'a>(&'a self, pane: PaneRef, tail: Option<usize>, timeout: Duration) -> RowsFuture<'a> {
+        Box::pin(self.read_rows(pane, tail, timeout))
+    }
+
     fn kind(&self) -> &'static str {
         "socket"
     }
@@ -166,24 +213,44 @@ impl Drop for Unregister<'_> {
     }
 }
 
-async fn read_frames(stream: Arc<Stream>, waiters: Waiters) {
-    let mut recv = &*stream;
-    let why = loop {
-        let mut len = [0u8; 4];
-        if let Err(e) = recv.read_exact(&mut len).await {
-            break format!("Zellij closed the connection: {e}");
-        }
-        let len = u32::from_le_bytes(len) as usize;
-        if len > MAX_SERVER_FRAME {
-            break format!("frame of {len} bytes from Zellij");
-        }
-        let mut body = vec![0u8; len];
-        if let Err(e) = recv.read_exact(&mut body).await {
-            break format!("Zellij closed the connection: {e}");
-        }
-        let Ok(msg) = ServerToClientMsg::decode(body.as_slice()) else {
+/// Writes one length-prefixed message.
+async fn write_frame(stream: &Stream, msg: &wire::ClientToServerMsg) -> Result<(), CallError> {
+    let body = msg.encode_to_vec();
+    let frame = [&(body.len() as u32).to_le_bytes()[..], &body].concat();
+    let mut send = stream;
+    send.write_all(&frame)
+        .await
+        .map_err(|e| CallError::Transport(format!("write to Zellij failed: {e}")))
+}
+
+/// Reads one length-prefixed message; an undecodable one reads as empty.
+async fn read_frame(stream: &Stream) -> Result<ServerToClientMsg, CallError> {
+    let mut recv = stream;
+    let closed =
+        |e: std::io::Error| CallError::Transport(format!("Zellij closed the connection: {e}"));
+    let mut len = [0u8; 4];
+    recv.read_exact(&mut len).await.map_err(closed)?;
+    let len = u32::from_le_bytes(len) as usize;
+    if len > MAX_SERVER_FRAME {
+        return Err(CallError::Transport(format!(
+            "frame of {len} bytes from Zellij"
+        )));
+    }
+    let mut body = vec![0u8; len];
+    recv.read_exact(&mut body).await.map_err(closed)?;
+    Ok(
+        ServerToClientMsg::decode(body.as_slice()).unwrap_or_else(|_| {
             tracing::debug!("skipping an undecodable frame of {len} bytes");
-            continue;
+            ServerToClientMsg { message: None }
+        }),
+    )
+}
+
+async fn read_frames(stream: Arc<Stream>, waiters: Waiters) {
+    let why = loop {
+        let msg = match read_frame(&stream).await {
+            Ok(msg) => msg,
+            Err(e) => break e.to_string(),
         };
         let (pipe, event) = match msg.message {
             Some(ServerMsg::CliPipeOutput(out)) => (out.pipe_name, PipeEvent::Output(out.output)),
@@ -196,7 +263,7 @@ async fn read_frames(stream: Arc<Stream>, waiters: Waiters) {
                 tracing::debug!("zellij log: {:?}", log.lines);
                 continue;
             }
-            None => continue,
+            _ => continue,
         };
         if let Some(tx) = waiters.lock().unwrap().get(&pipe) {
             let _ = tx.send(event);

@@ -1,21 +1,58 @@
 //! The minimal subset of Zellij's client/server contract (protobuf, from
 //! zellij-utils `client_server_contract/*.proto`, contract version 1) that a
-//! CLI pipe needs. Field numbers must match Zellij's; unknown messages from
-//! the server decode to `None` and are skipped.
+//! CLI pipe and a pane subscription (`zellij subscribe`) need. Field numbers
+//! must match Zellij's; unknown messages from the server decode to `None`
+//! and are skipped.
 
 use std::collections::HashMap;
 
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct ClientToServerMsg {
-    #[prost(oneof = "client_to_server::Message", tags = "9")]
+    #[prost(oneof = "client_to_server::Message", tags = "9, 11, 17")]
     pub message: Option<client_to_server::Message>,
 }
 
 pub mod client_to_server {
+    // Built once per request and sent at once; its size does not matter.
+    #[allow(clippy::large_enum_variant)]
     #[derive(Clone, PartialEq, prost::Oneof)]
     pub enum Message {
         #[prost(message, tag = "9")]
         Action(super::ActionMsg),
+        #[prost(message, tag = "11")]
+        ClientExited(super::Empty),
+        #[prost(message, tag = "17")]
+        SubscribeToPaneRenders(super::SubscribeToPaneRendersMsg),
+    }
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct Empty {}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct SubscribeToPaneRendersMsg {
+    #[prost(message, repeated, tag = "1")]
+    pub pane_ids: Vec<PaneId>,
+    /// Scrollback rows in the first update: 0 for all, N for the last N.
+    #[prost(uint32, optional, tag = "2")]
+    pub scrollback: Option<u32>,
+    #[prost(bool, tag = "3")]
+    pub ansi: bool,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct PaneId {
+    #[prost(oneof = "pane_id::PaneType", tags = "1, 2")]
+    pub pane_type: Option<pane_id::PaneType>,
+}
+
+pub mod pane_id {
+    #[derive(Clone, PartialEq, prost::Oneof)]
+    pub enum PaneType {
+        #[prost(uint32, tag = "1")]
+        Terminal(u32),
+        #[prost(uint32, tag = "2")]
+        Plugin(u32),
     }
 }
 
@@ -75,7 +112,7 @@ pub struct CliPipeAction {
 
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct ServerToClientMsg {
-    #[prost(oneof = "server_to_client::Message", tags = "3, 5, 6, 8, 9")]
+    #[prost(oneof = "server_to_client::Message", tags = "3, 5, 6, 8, 9, 14, 15")]
     pub message: Option<server_to_client::Message>,
 }
 
@@ -92,7 +129,31 @@ pub mod server_to_client {
         UnblockCliPipeInput(super::PipeNameMsg),
         #[prost(message, tag = "9")]
         CliPipeOutput(super::CliPipeOutputMsg),
+        #[prost(message, tag = "14")]
+        PaneRenderUpdate(super::PaneRenderUpdateMsg),
+        #[prost(message, tag = "15")]
+        SubscribedPaneClosed(super::SubscribedPaneClosedMsg),
     }
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct PaneRenderUpdateMsg {
+    #[prost(message, optional, tag = "1")]
+    pub pane_id: Option<PaneId>,
+    #[prost(string, repeated, tag = "2")]
+    pub viewport: Vec<String>,
+    #[prost(string, repeated, tag = "3")]
+    pub scrollback: Vec<String>,
+    #[prost(bool, tag = "4")]
+    pub has_scrollback: bool,
+    #[prost(bool, tag = "5")]
+    pub is_initial: bool,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct SubscribedPaneClosedMsg {
+    #[prost(message, optional, tag = "1")]
+    pub pane_id: Option<PaneId>,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
@@ -152,6 +213,35 @@ pub fn pipe_message(
     }
 }
 
+/// A subscription to one pane's renders, asking for its scrollback rows
+/// (`tail`: the last N, else all) in the first update.
+pub fn subscribe(pane: zellij_mcp_protocol::PaneRef, tail: Option<usize>) -> ClientToServerMsg {
+    use zellij_mcp_protocol::PaneKind;
+    let pane_type = match pane.kind {
+        PaneKind::Terminal => pane_id::PaneType::Terminal(pane.id),
+        PaneKind::Plugin => pane_id::PaneType::Plugin(pane.id),
+    };
+    let tail = tail.map_or(0, |n| u32::try_from(n.max(1)).unwrap_or(u32::MAX));
+    ClientToServerMsg {
+        message: Some(client_to_server::Message::SubscribeToPaneRenders(
+            SubscribeToPaneRendersMsg {
+                pane_ids: vec![PaneId {
+                    pane_type: Some(pane_type),
+                }],
+                scrollback: Some(tail),
+                ansi: false,
+            },
+        )),
+    }
+}
+
+/// Tells the server this client is done.
+pub fn client_exited() -> ClientToServerMsg {
+    ClientToServerMsg {
+        message: Some(client_to_server::Message::ClientExited(Empty {})),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,6 +255,24 @@ mod tests {
         assert_eq!(bytes[0], 0x4a);
         let back = ClientToServerMsg::decode(bytes.as_slice()).unwrap();
         assert_eq!(back, msg);
+    }
+
+    #[test]
+    fn a_subscription_names_the_pane_and_the_scrollback_it_wants() {
+        let msg = subscribe(zellij_mcp_protocol::PaneRef::terminal(7), None);
+        let bytes = msg.encode_to_vec();
+        // field 17, length-delimited: varint tag (17 << 3) | 2 = 0x8a 0x01
+        assert_eq!(&bytes[..2], &[0x8a, 0x01]);
+        let Some(client_to_server::Message::SubscribeToPaneRenders(sub)) =
+            ClientToServerMsg::decode(bytes.as_slice()).unwrap().message
+        else {
+            panic!("not a subscription");
+        };
+        assert_eq!(sub.scrollback, Some(0), "0 asks for all of it");
+        assert_eq!(
+            sub.pane_ids[0].pane_type,
+            Some(pane_id::PaneType::Terminal(7))
+        );
     }
 
     #[test]

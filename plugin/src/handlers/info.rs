@@ -2,7 +2,7 @@
 
 use zellij_mcp_protocol::ops::{
     ClientEntry, DumpLayoutArgs, DumpLayoutResult, HelloResult, ListPanesArgs, ListPanesResult,
-    ListTabsResult, PaneEntry, SessionInfoArgs, SessionInfoResult,
+    ListTabsResult, PaneEntry, PluginMemory, SessionInfoArgs, SessionInfoResult,
 };
 use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneKind, PaneRef, PROTOCOL_VERSION};
 
@@ -11,6 +11,10 @@ use crate::host::{pane_ref, Host};
 use crate::pipe::HandlerResult;
 use crate::session::SessionView;
 use crate::McpPlugin;
+
+/// Zellij stops a plugin whose memory grows past this (wasmi's limit in
+/// zellij-server 0.45.1).
+const HEAP_LIMIT: usize = 16 * 1024 * 1024;
 
 impl<H: Host> McpPlugin<H> {
     pub fn hello(&mut self) -> HandlerResult {
@@ -34,6 +38,7 @@ impl<H: Host> McpPlugin<H> {
         let generation = self.view.clients_generation;
         let zellij_version = self.host.zellij_version();
         let active_waits = self.waits.len();
+        let plugin_memory = self.memory();
         self.host.list_clients();
         let settle = move |view: &SessionView, _: &dyn crate::pending::Live, overdue: bool| {
             (view.clients_generation > generation || overdue).then(|| {
@@ -47,11 +52,27 @@ impl<H: Host> McpPlugin<H> {
                     tabs: view.tabs.len(),
                     panes: view.entries().len(),
                     active_waits,
+                    plugin_memory: plugin_memory.clone(),
                     ..Default::default()
                 })
             })
         };
         self.reply_when(pipe.0, pipe.1, Box::new(settle))
+    }
+
+    /// What this instance holds now.
+    fn memory(&self) -> PluginMemory {
+        let (kept_replies, kept_reply_bytes, in_flight) = self.replies.sizes();
+        PluginMemory {
+            heap_bytes: self.host.heap_bytes(),
+            heap_limit_bytes: HEAP_LIMIT,
+            kept_replies,
+            kept_reply_bytes,
+            in_flight,
+            pending_replies: self.pending.len(),
+            queued_writes: self.writes.pending(),
+            exit_codes: self.exit_codes.len(),
+        }
     }
 
     pub fn list_tabs(&mut self) -> HandlerResult {

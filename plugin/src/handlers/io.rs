@@ -4,75 +4,58 @@ use std::time::{Duration, Instant};
 
 use zellij_mcp_protocol::keys::key_bytes;
 use zellij_mcp_protocol::ops::{
-    PaneResult, ReadArgs, ReadResult, SignalArgs, WriteArgs, WriteResult, DEFAULT_READ_MAX_BYTES,
-    MAX_READ_MAX_BYTES, MAX_SUBMIT_DELAY_MS, MAX_WRITE_BYTES,
+    PaneArgs, PaneResult, ReadArgs, ReadResult, SignalArgs, WriteArgs, WriteResult,
+    MAX_SUBMIT_DELAY_MS, MAX_WRITE_BYTES,
 };
-use zellij_mcp_protocol::text::tail_capped;
+use zellij_mcp_protocol::text::{shape_read, trim_rows};
 use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef};
-use zellij_tile::prelude::PaneContents;
 
 use super::{bad_request, now};
-use crate::cursor::Cursor;
 use crate::host::Host;
 use crate::pipe::{Handled, HandlerResult};
 use crate::writes::PendingWrite;
 use crate::McpPlugin;
 
+/// Writes queued for one pane at most; more are `busy`.
+const MOST_QUEUED_WRITES: usize = 64;
 const PASTE_START: &[u8] = b"\x1b[200~";
 const PASTE_END: &[u8] = b"\x1b[201~";
 
 impl<H: Host> McpPlugin<H> {
+    /// The pane's screen; scrollback reads (`full`, `since`) are the bridge's.
     pub fn read(&mut self, args: ReadArgs) -> HandlerResult {
-        let max_bytes = check_max_bytes(args.max_bytes)?;
-        let since = match &args.since {
-            Some(token) => Some(Cursor::decode(token).ok_or_else(|| {
-                bad_request(
-                    format!("'{token}' is not a read cursor"),
-                    "pass the `cursor` of an earlier zellij_read, or omit `since`",
-                )
-            })?),
-            None => None,
-        };
-        self.require_pane(args.pane_id)?;
-        let tab_id = self.view.tab_id_of(args.pane_id);
-        let all = self.screen_lines(args.pane_id, args.full || since.is_some())?;
-        let all: Vec<&str> = all.iter().map(String::as_str).collect();
-        let cursor = Cursor::after(&all).encode();
-        let (start, cursor_reset) = match since.map(|c| c.find(&all)) {
-            None => (0, false),
-            Some(Some(start)) => (start, false),
-            Some(None) => (0, true),
-        };
-        let mut lines = &all[start..];
-        let mut truncated = false;
-        if let Some(n) = args.tail_lines.filter(|n| *n < lines.len()) {
-            lines = &lines[lines.len() - n..];
-            truncated = true;
+        let (max_bytes, _) = args.checked()?;
+        if args.needs_scrollback() {
+            return Err(ErrorBody::new(
+                ErrorCode::Unsupported,
+                "the plugin reads only the screen; the bridge reads scrollbacks",
+            )
+            .with_hint("use the zellij-mcp bridge of the plugin's release"));
         }
-        let (text, cut) = tail_capped(lines.iter().copied(), max_bytes);
-        now(ReadResult {
+        self.require_pane(args.pane_id)?;
+        let screen = self.screen_of(args.pane_id)?;
+        let shaped = shape_read(&screen.lines(), None, args.tail_lines, max_bytes);
+        let tab_id = self.view.tab_id_of(args.pane_id);
+        now(ReadResult::new(args.pane_id, tab_id, shaped))
+    }
+
+    /// `locate`: the pane's tab, or `pane_not_found`.
+    pub fn locate(&mut self, args: PaneArgs) -> HandlerResult {
+        self.require_pane(args.pane_id)?;
+        now(PaneResult {
             session: String::new(),
             pane_id: args.pane_id,
-            tab_id,
-            lines: if text.is_empty() {
-                0
-            } else {
-                text.lines().count()
-            },
-            text,
-            truncated: truncated || cut,
-            cursor,
-            cursor_reset,
+            tab_id: self.view.tab_id_of(args.pane_id),
         })
     }
 
-    /// The pane's text as lines, without trailing padding.
-    pub fn screen_lines(&self, pane: PaneRef, full: bool) -> Result<Vec<String>, ErrorBody> {
-        let contents = self.host.scrollback(pane, full).map_err(|e| {
+    /// The pane's screen.
+    pub fn screen_of(&self, pane: PaneRef) -> Result<ScreenText, ErrorBody> {
+        let rows = self.host.screen(pane).map_err(|e| {
             ErrorBody::new(ErrorCode::Internal, format!("reading {pane} failed: {e}"))
                 .with_hint("check the pane still exists with zellij_list_panes")
         })?;
-        Ok(lines_of(contents))
+        Ok(ScreenText::new(rows))
     }
 
     pub fn write(&mut self, args: WriteArgs, request_id: &str, pipe_id: &str) -> HandlerResult {
@@ -109,6 +92,16 @@ impl<H: Host> McpPlugin<H> {
             )
             .with_hint("pass allow_exited: true to type into it anyway, or pick a live pane"));
         }
+        if self.writes.queued_for(args.pane_id) >= MOST_QUEUED_WRITES {
+            return Err(ErrorBody::new(
+                ErrorCode::Busy,
+                format!(
+                    "{MOST_QUEUED_WRITES} writes to {} are queued already",
+                    args.pane_id
+                ),
+            )
+            .with_hint("wait for them to be typed (each submit takes its delay), then retry"));
+        }
         let tab_id = self.view.tab_id_of(args.pane_id);
         self.host.block(pipe_id);
         let write = PendingWrite {
@@ -140,33 +133,25 @@ impl<H: Host> McpPlugin<H> {
     }
 }
 
-pub fn check_max_bytes(max_bytes: Option<usize>) -> Result<usize, ErrorBody> {
-    let max_bytes = max_bytes.unwrap_or(DEFAULT_READ_MAX_BYTES);
-    if max_bytes == 0 || max_bytes > MAX_READ_MAX_BYTES {
-        return Err(bad_request(
-            format!("max_bytes {max_bytes} is out of range"),
-            format!("pass max_bytes between 1 and {MAX_READ_MAX_BYTES}"),
-        ));
-    }
-    Ok(max_bytes)
+/// A pane's screen as Zellij gave it: rows without padding, and its height.
+#[derive(Debug, Default)]
+pub struct ScreenText {
+    pub rows: Vec<String>,
+    pub height: usize,
 }
 
-/// Scrollback, screen and lines below, right-trimmed, without trailing blank lines.
-pub fn lines_of(contents: PaneContents) -> Vec<String> {
-    let mut lines: Vec<String> = contents
-        .lines_above_viewport
-        .into_iter()
-        .chain(contents.viewport)
-        .chain(contents.lines_below_viewport)
-        .map(|mut l| {
-            l.truncate(l.trim_end().len());
-            l
-        })
-        .collect();
-    while lines.last().is_some_and(|l| l.is_empty()) {
-        lines.pop();
+impl ScreenText {
+    pub fn new(rows: Vec<String>) -> Self {
+        let height = rows.len();
+        ScreenText {
+            rows: trim_rows(rows),
+            height,
+        }
     }
-    lines
+
+    pub fn lines(&self) -> Vec<&str> {
+        self.rows.iter().map(String::as_str).collect()
+    }
 }
 
 /// The text (maybe as a bracketed paste), then the keys, as bytes.

@@ -7,7 +7,7 @@ mod io;
 mod panes;
 mod waiting;
 
-pub use io::write_result;
+pub use io::{write_result, ScreenText};
 pub use waiting::Purpose;
 
 use std::time::{Duration, Instant};
@@ -26,7 +26,7 @@ use crate::McpPlugin;
 /// How long a reply waits for Zellij to show a change before answering anyway.
 const SETTLE_TIME: Duration = Duration::from_secs(2);
 
-fn to_json<T: Serialize>(value: T) -> Result<Value, ErrorBody> {
+pub fn to_json<T: Serialize>(value: T) -> Result<Value, ErrorBody> {
     serde_json::to_value(value).map_err(|e| ErrorBody::new(ErrorCode::Internal, e.to_string()))
 }
 

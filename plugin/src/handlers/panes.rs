@@ -16,7 +16,7 @@ use crate::session::{pane_ref, SessionView};
 use crate::McpPlugin;
 
 /// Most resize steps one call takes.
-const MAX_RESIZE_STEPS: i32 = 20;
+const MAX_RESIZE_STEPS: u32 = 20;
 
 /// A pane or a tab, resolved.
 enum Resolved {
@@ -378,7 +378,7 @@ impl<H: Host> McpPlugin<H> {
             ));
         }
         let steps = args.resize.as_ref().map_or(0, |r| r.amount);
-        if steps.abs() > MAX_RESIZE_STEPS {
+        if steps.unsigned_abs() > MAX_RESIZE_STEPS {
             return Err(bad_request(
                 format!("resize amount {steps} is over the limit of {MAX_RESIZE_STEPS} steps"),
                 "pass a smaller amount (each step is one Zellij resize increment)",
@@ -427,7 +427,7 @@ impl<H: Host> McpPlugin<H> {
             self.host.move_to_tab(pane, tab_id);
         }
         if let Some(resize) = &args.resize {
-            for _ in 0..resize.amount.abs() {
+            for _ in 0..resize.amount.unsigned_abs() {
                 self.host.resize(pane, resize.amount > 0, resize.direction);
             }
         }

@@ -1,21 +1,25 @@
 //! Ops that wait: `wait_for`, `run` (a command pane, then a wait for its
 //! exit) and `cancel`. The waits themselves live in [`crate::waits`].
+//!
+//! Waits look only at a pane's screen. What went by unseen, a run's output
+//! and lines beyond the screen are read from the scrollback by the bridge,
+//! outside the plugin.
 
 use std::time::{Duration, Instant};
 
+use zellij_mcp_protocol::matching::Patterns;
 use zellij_mcp_protocol::ops::{
-    CancelArgs, CancelResult, Placement, RunArgs, RunResult, Signal, WaitForArgs, WaitForResult,
-    WaitOutcome, DEFAULT_LAST_LINES, DEFAULT_WAIT_MS, MAX_WAIT_MS,
+    check_max_bytes, CancelArgs, CancelResult, Placement, RunArgs, RunResult, Signal, WaitForArgs,
+    WaitForResult, WaitOutcome, WaitReply, DEFAULT_LAST_LINES, DEFAULT_WAIT_MS, MAX_WAIT_MS,
 };
-use zellij_mcp_protocol::text::tail_capped;
-use zellij_mcp_protocol::{ErrorBody, PaneRef, Reply};
+use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef};
+use zellij_tile::prelude::PaneInfo;
 
-use super::io::check_max_bytes;
 use super::panes::check_argv;
 use super::{bad_request, now, to_json};
 use crate::host::{Content, Host};
 use crate::pipe::{Handled, HandlerResult};
-use crate::waits::{compile, Conditions, Finished, PaneState, Wait};
+use crate::waits::{Conditions, Finished, PaneState, Screen, Start, Wait};
 use crate::McpPlugin;
 
 /// What a wait does once it is over.
@@ -29,10 +33,11 @@ pub enum Purpose {
 pub struct RunPlan {
     /// The tab the pane was opened in, until the view lists it.
     tab_id: usize,
-    max_bytes: usize,
     kill_on_timeout: bool,
-    close_on_exit: bool,
 }
+
+/// Waits (`wait_for` and `run`) at most at once; more are `busy`.
+const MOST_WAITS: usize = 32;
 
 fn timeout(ms: Option<u64>) -> Result<Duration, ErrorBody> {
     match ms.unwrap_or(DEFAULT_WAIT_MS) {
@@ -50,28 +55,9 @@ fn timeout(ms: Option<u64>) -> Result<Duration, ErrorBody> {
 
 impl<H: Host> McpPlugin<H> {
     pub fn wait_for(&mut self, args: WaitForArgs, pipe: (&str, &str)) -> HandlerResult {
+        self.check_room_for_a_wait()?;
         let timeout = timeout(args.timeout_ms)?;
-        let pattern = match &args.pattern {
-            Some(p) if p.is_empty() => {
-                return Err(bad_request(
-                    "pattern is empty",
-                    "pass text or a regex to wait for",
-                ))
-            }
-            Some(p) => Some(compile(p, args.literal).map_err(|e| {
-                bad_request(
-                    e,
-                    "fix the regex, or pass literal: true to match the text as is",
-                )
-            })?),
-            None => None,
-        };
-        let stop = args
-            .stop
-            .iter()
-            .map(|p| compile(p, args.literal))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| bad_request(e, "fix the stop pattern, or pass literal: true"))?;
+        let patterns = Patterns::of(&args)?;
         let idle = args.idle_ms.map(Duration::from_millis);
         if idle.is_some_and(|i| i.is_zero() || i > timeout) {
             return Err(bad_request(
@@ -79,34 +65,38 @@ impl<H: Host> McpPlugin<H> {
                 "pass idle_ms between 1 and timeout_ms",
             ));
         }
-        if pattern.is_none() && idle.is_none() && !args.exit {
+        if patterns.pattern.is_none() && idle.is_none() && !args.exit {
             return Err(bad_request(
                 "nothing to wait for",
                 "pass pattern, idle_ms or exit: true",
             ));
         }
         self.require_terminal(args.pane_id)?;
-        let existing = self.screen_lines(args.pane_id, true)?;
-        let existing: Vec<&str> = existing.iter().map(String::as_str).collect();
         let at = Instant::now();
+        let waited = Duration::from_millis(args.resume.as_ref().map_or(0, |r| r.elapsed_ms));
         let conditions = Conditions {
-            pattern,
-            stop,
+            patterns,
             idle,
-            deadline: at + timeout,
+            deadline: at + timeout.saturating_sub(waited),
         };
         let purpose = Purpose::WaitFor {
             last_lines: args.last_lines.unwrap_or(DEFAULT_LAST_LINES),
         };
-        let baseline = (!args.include_existing).then_some(existing.as_slice());
-        let wait = Wait::new(ids(pipe), args.pane_id, conditions, baseline, purpose, at);
-        self.start_wait(wait, pipe.0)
+        let screen = self.screen_of(args.pane_id)?;
+        let screen = screen.lines();
+        let start = match args.resume {
+            Some(resume) => Start::After(resume.after),
+            None if args.include_existing => Start::Screen(None),
+            None => Start::Screen(Some(&screen)),
+        };
+        let wait = Wait::new(ids(pipe), args.pane_id, conditions, start, purpose, at);
+        self.start_wait(wait.waited_before(waited), pipe.0)
     }
 
     pub fn run(&mut self, args: RunArgs, pipe: (&str, &str)) -> HandlerResult {
         self.require_ready()?;
         let timeout = timeout(args.timeout_ms)?;
-        let max_bytes = check_max_bytes(args.max_bytes)?;
+        check_max_bytes(args.max_bytes)?;
         let argv = check_argv(args.command)?;
         let tab = self.target_tab(args.tab.as_ref(), args.caller)?;
         let placement = args.placement.unwrap_or(Placement::Background);
@@ -114,52 +104,41 @@ impl<H: Host> McpPlugin<H> {
             argv,
             cwd: args.cwd,
         };
+        if args.wait != Some(false) {
+            self.check_room_for_a_wait()?;
+        }
         let pane = self.spawn(&tab, &content, placement, args.name.as_deref(), false)?;
+        let started = run_result(pane, Some(tab.tab_id));
         if args.wait == Some(false) {
-            return self.reply_pane_started(pane, tab.tab_id, pipe);
+            let settle = super::once_pane_shows(
+                pane,
+                move |view, _| RunResult {
+                    tab_id: view.tab_id_of(pane).or(started.tab_id),
+                    ..started.clone()
+                },
+                |_| true,
+            );
+            return self.reply_when(pipe.0, pipe.1, settle);
         }
         let at = Instant::now();
         let conditions = Conditions {
-            pattern: None,
-            stop: Vec::new(),
+            patterns: Patterns::default(),
             idle: None,
             deadline: at + timeout,
         };
         let plan = RunPlan {
             tab_id: tab.tab_id,
-            max_bytes,
             kill_on_timeout: args.kill_on_timeout,
-            close_on_exit: args.close_on_exit,
         };
-        let wait = Wait::new(ids(pipe), pane, conditions, None, Purpose::Run(plan), at);
-        self.start_wait(wait, pipe.0)
-    }
-
-    /// `run` with `wait: false`: answers once the pane is listed.
-    fn reply_pane_started(
-        &mut self,
-        pane: PaneRef,
-        tab_id: usize,
-        pipe: (&str, &str),
-    ) -> HandlerResult {
-        let settle = super::once_pane_shows(
+        let wait = Wait::new(
+            ids(pipe),
             pane,
-            move |view, _| RunResult {
-                session: String::new(),
-                pane_id: pane,
-                tab_id: view.tab_id_of(pane).or(Some(tab_id)),
-                exited: false,
-                exit_code: None,
-                output: String::new(),
-                truncated: false,
-                elapsed_ms: 0,
-                timed_out: false,
-                killed: false,
-                closed: false,
-            },
-            |_| true,
+            conditions,
+            Start::Ignore,
+            Purpose::Run(plan),
+            at,
         );
-        self.reply_when(pipe.0, pipe.1, settle)
+        self.start_wait(wait, pipe.0)
     }
 
     pub fn cancel(&mut self, args: CancelArgs) -> HandlerResult {
@@ -168,30 +147,67 @@ impl<H: Host> McpPlugin<H> {
             .iter()
             .position(|w| w.request_id == args.request_id);
         if let Some(index) = found {
-            let wait = self.waits.swap_remove(index);
-            self.finish_wait(wait, Finished::plain(WaitOutcome::Cancelled));
+            let mut wait = self.waits.swap_remove(index);
+            let finished = wait.finish(WaitOutcome::Cancelled, None);
+            self.finish_wait(wait, finished);
         }
         now(CancelResult {
             cancelled: found.is_some(),
         })
     }
 
+    fn check_room_for_a_wait(&self) -> Result<(), ErrorBody> {
+        if self.waits.len() < MOST_WAITS {
+            return Ok(());
+        }
+        Err(ErrorBody::new(
+            ErrorCode::Busy,
+            format!("{MOST_WAITS} waits are under way already"),
+        )
+        .with_hint("wait for one of them to end, or cancel one, then retry"))
+    }
+
     fn start_wait(&mut self, wait: Wait<Purpose>, pipe_id: &str) -> HandlerResult {
         self.host.block(pipe_id);
         self.waits.push(wait);
         let request_id = self.waits.last().map(|w| w.request_id.clone());
-        self.check_waits(|w| Some(&w.request_id) == request_id.as_ref());
+        self.check_waits(|w| Some(&w.request_id) == request_id.as_ref(), None);
         Ok(Handled::Later)
     }
 
-    /// Looks at one wait's pane now.
-    pub fn check_wait(&mut self, index: usize, now: Instant) -> Option<Finished> {
+    /// Looks at one wait's pane now; `screen` is the pane's screen when a
+    /// render event brought it.
+    pub fn check_wait(
+        &mut self,
+        index: usize,
+        screen: Option<Screen<'_>>,
+        now: Instant,
+    ) -> Option<Finished> {
         let pane = self.waits[index].pane;
-        let state = match self.host.pane_info(pane) {
+        let info = self.host.pane_info(pane);
+        let state = self.pane_state(pane, info.as_ref(), self.waits[index].seen);
+        self.waits[index].seen |= info.is_some();
+        let wait = &self.waits[index];
+        if screen.is_some() || !wait.watches_output() || state == PaneState::Closed {
+            return self.waits[index].check(screen, state, now);
+        }
+        let Ok(looked) = self.screen_of(pane) else {
+            return self.waits[index].check(None, state, now);
+        };
+        let rows = looked.lines();
+        let screen = Screen {
+            rows: &rows,
+            height: looked.height,
+        };
+        self.waits[index].check(Some(screen), state, now)
+    }
+
+    /// Zellij's view of a waited-on pane. A new pane may not be listed yet;
+    /// hidden command panes may not show `exited`, and our own
+    /// `CommandPaneExited` event fills that in for panes we opened.
+    fn pane_state(&self, pane: PaneRef, info: Option<&PaneInfo>, seen: bool) -> PaneState {
+        match info {
             Some(info) => {
-                self.waits[index].seen = true;
-                // Hidden command panes may not show `exited`; our own
-                // `CommandPaneExited` event says so for panes we opened.
                 let reported = self.exit_codes.get(&pane.id).copied();
                 if info.exited || reported.is_some() {
                     PaneState::Exited(info.exit_status.or(reported.flatten()))
@@ -199,72 +215,77 @@ impl<H: Host> McpPlugin<H> {
                     PaneState::Running
                 }
             }
-            // A new pane may not be listed yet.
-            None if !self.waits[index].seen => PaneState::Running,
+            None if !seen => PaneState::Running,
             None => PaneState::Closed,
-        };
-        let lines = match state {
-            PaneState::Closed => Vec::new(),
-            _ => self.screen_lines(pane, true).unwrap_or_default(),
-        };
-        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
-        self.waits[index].check(&lines, state, now)
+        }
     }
 
-    /// Answers a finished wait.
+    /// Answers a finished wait (or round of one).
     pub fn finish_wait(&mut self, wait: Wait<Purpose>, finished: Finished) {
         let elapsed_ms = wait.started.elapsed().as_millis() as u64;
         let tab_id = self.view.tab_id_of(wait.pane);
-        let lines = if finished.outcome == WaitOutcome::PaneClosed {
-            Vec::new()
-        } else {
-            self.screen_lines(wait.pane, true).unwrap_or_default()
-        };
         let result = match &wait.purpose {
-            Purpose::WaitFor { last_lines } => to_json(WaitForResult {
-                session: String::new(),
-                pane_id: wait.pane,
-                tab_id,
-                outcome: finished.outcome,
-                matched: finished.matched,
-                line: finished.line,
-                exit_status: finished.exit_status,
-                elapsed_ms,
-                last_lines: lines[lines.len().saturating_sub(*last_lines)..].join("\n"),
-            }),
+            Purpose::WaitFor { last_lines } => {
+                let screen = match finished.outcome {
+                    WaitOutcome::PaneClosed => Vec::new(),
+                    _ => self.screen_of(wait.pane).unwrap_or_default().rows,
+                };
+                let kept = screen.len().min(*last_lines);
+                // The screen has fewer lines than asked: more may be above it.
+                let short = kept < *last_lines && !screen.is_empty();
+                let found = finished.found;
+                to_json(WaitReply {
+                    result: WaitForResult {
+                        session: String::new(),
+                        pane_id: wait.pane,
+                        tab_id,
+                        outcome: finished.outcome,
+                        matched: found.as_ref().map(|f| f.matched.clone()),
+                        line: found.map(|f| f.line),
+                        exit_status: finished.exit_status,
+                        elapsed_ms,
+                        last_lines: screen[screen.len() - kept..].join("\n"),
+                    },
+                    unseen: finished.unseen,
+                    goes_on: finished.goes_on,
+                    short,
+                })
+            }
             Purpose::Run(plan) => {
                 let timed_out = finished.outcome == WaitOutcome::Timeout;
                 let killed = timed_out && plan.kill_on_timeout;
                 if killed {
                     self.host.signal(wait.pane, Signal::Sigkill);
                 }
-                let exited = finished.outcome == WaitOutcome::Exited;
-                let closed = plan.close_on_exit && exited;
-                if closed {
-                    self.host.close_pane(wait.pane);
-                }
-                let (output, truncated) =
-                    tail_capped(lines.iter().map(String::as_str), plan.max_bytes);
                 to_json(RunResult {
-                    session: String::new(),
-                    pane_id: wait.pane,
                     tab_id: tab_id.or(Some(plan.tab_id)),
-                    exited,
+                    exited: finished.outcome == WaitOutcome::Exited,
                     exit_code: finished.exit_status,
-                    output,
-                    truncated,
                     elapsed_ms,
                     timed_out,
                     killed,
-                    closed,
+                    ..run_result(wait.pane, None)
                 })
             }
         };
-        let reply = match result {
-            Ok(value) => Reply::ok(&wait.request_id, value),
-            Err(error) => Reply::err(&wait.request_id, error),
-        };
-        self.reply(&wait.pipe_id, reply);
+        self.answer(&wait.pipe_id, &wait.request_id, result);
+    }
+}
+
+/// A run's result before it has waited; the bridge adds the output.
+fn run_result(pane_id: PaneRef, tab_id: Option<usize>) -> RunResult {
+    RunResult {
+        session: String::new(),
+        pane_id,
+        tab_id,
+        exited: false,
+        exit_code: None,
+        output: String::new(),
+        truncated: false,
+        elapsed_ms: 0,
+        timed_out: false,
+        killed: false,
+        closed: false,
     }
 }
 

@@ -4,9 +4,11 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::{PaneRef, TabRef};
+use crate::fresh::Baseline;
+use crate::text::Shaped;
+use crate::{Cursor, ErrorBody, ErrorCode, PaneRef, TabRef};
 
-use super::Placement;
+use super::{Placement, DEFAULT_READ_MAX_BYTES, MAX_READ_MAX_BYTES};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
@@ -21,6 +23,43 @@ pub struct ReadArgs {
     pub since: Option<String>,
     /// Keep at most this many bytes, from the end. Default 65536, max 4194304.
     pub max_bytes: Option<usize>,
+}
+
+impl ReadArgs {
+    /// A read of the scrollback, which the bridge does outside the plugin;
+    /// the plugin reads only the screen.
+    pub fn needs_scrollback(&self) -> bool {
+        self.full || self.since.is_some()
+    }
+
+    /// `max_bytes` and `since`, checked; bad values are `bad_request` with a fix.
+    pub fn checked(&self) -> Result<(usize, Option<Cursor>), ErrorBody> {
+        let max_bytes = check_max_bytes(self.max_bytes)?;
+        let since = match &self.since {
+            Some(token) => Some(Cursor::decode(token).ok_or_else(|| {
+                ErrorBody::new(
+                    ErrorCode::BadRequest,
+                    format!("'{token}' is not a read cursor"),
+                )
+                .with_hint("pass the `cursor` of an earlier zellij_read, or omit `since`")
+            })?),
+            None => None,
+        };
+        Ok((max_bytes, since))
+    }
+}
+
+/// A `max_bytes` argument, or the default; `bad_request` when out of range.
+pub fn check_max_bytes(max_bytes: Option<usize>) -> Result<usize, ErrorBody> {
+    let max_bytes = max_bytes.unwrap_or(DEFAULT_READ_MAX_BYTES);
+    if max_bytes == 0 || max_bytes > MAX_READ_MAX_BYTES {
+        return Err(ErrorBody::new(
+            ErrorCode::BadRequest,
+            format!("max_bytes {max_bytes} is out of range"),
+        )
+        .with_hint(format!("pass max_bytes between 1 and {MAX_READ_MAX_BYTES}")));
+    }
+    Ok(max_bytes)
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -39,6 +78,27 @@ pub struct ReadResult {
     pub cursor: String,
     /// `since` no longer matched the scrollback (cleared or scrolled away); text starts over.
     pub cursor_reset: bool,
+}
+
+impl ReadResult {
+    pub fn new(pane_id: PaneRef, tab_id: Option<usize>, shaped: Shaped) -> Self {
+        ReadResult {
+            session: String::new(),
+            pane_id,
+            tab_id,
+            text: shaped.text,
+            lines: shaped.lines,
+            truncated: shaped.truncated,
+            cursor: shaped.cursor.encode(),
+            cursor_reset: shaped.cursor_reset,
+        }
+    }
+}
+
+/// One pane, by id (`locate`: its tab, or `pane_not_found`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaneArgs {
+    pub pane_id: PaneRef,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -99,6 +159,18 @@ pub struct WaitForArgs {
     pub include_existing: bool,
     /// Lines returned in last_lines (default 20).
     pub last_lines: Option<usize>,
+    /// Set by the bridge when it goes on with a wait after checking rows
+    /// that went by unseen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub resume: Option<Resume>,
+}
+
+/// Where a resumed wait goes on from, and how long it has waited so far.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Resume {
+    pub after: Baseline,
+    pub elapsed_ms: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -129,6 +201,25 @@ pub struct WaitForResult {
     pub exit_status: Option<i32>,
     pub elapsed_ms: u64,
     pub last_lines: String,
+}
+
+/// The plugin's answer to `wait_for`: the tool's result, and what the bridge
+/// still has to look at in the scrollback.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WaitReply {
+    #[serde(flatten)]
+    pub result: WaitForResult,
+    /// Rows went by unseen after this baseline: look for the patterns there.
+    #[serde(default)]
+    pub unseen: Option<Baseline>,
+    /// The wait is not over: it stopped only to have `unseen` checked, and
+    /// goes on (`resume`) unless something is found there.
+    #[serde(default)]
+    pub goes_on: bool,
+    /// `last_lines` holds fewer lines than asked and the screen was full:
+    /// the rest is in the scrollback.
+    #[serde(default)]
+    pub short: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -27,7 +27,10 @@ pub mod names {
     pub const RENAME: &str = "rename";
     pub const FOCUS: &str = "focus";
     pub const ARRANGE_PANE: &str = "arrange_pane";
+    /// A pane's screen; the bridge reads scrollbacks itself.
     pub const READ: &str = "read";
+    /// A pane's tab, or `pane_not_found`.
+    pub const LOCATE: &str = "locate";
     pub const WRITE: &str = "write";
     pub const WAIT_FOR: &str = "wait_for";
     pub const RUN: &str = "run";

@@ -58,6 +58,26 @@ pub struct SessionInfoResult {
     pub panes: usize,
     /// zellij_wait_for and zellij_run calls now waiting in the plugin.
     pub active_waits: usize,
+    #[serde(default)]
+    pub plugin_memory: PluginMemory,
+}
+
+/// What the plugin holds: its heap (Zellij stops a plugin at 16 MiB) and
+/// the entries in its caches and queues.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct PluginMemory {
+    /// The plugin's wasm linear memory, in bytes.
+    pub heap_bytes: usize,
+    pub heap_limit_bytes: usize,
+    /// Replies kept for replay, and their size in bytes.
+    pub kept_replies: usize,
+    pub kept_reply_bytes: usize,
+    /// Requests answered later (waits included).
+    pub in_flight: usize,
+    pub pending_replies: usize,
+    pub queued_writes: usize,
+    pub exit_codes: usize,
 }
 
 /// `session_info` has no tool arguments; the bridge passes its own pane.

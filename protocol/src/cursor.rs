@@ -6,6 +6,11 @@
 //! again, even when the scrollback has since dropped lines from its top; when
 //! the anchor is gone (the screen was cleared) the cursor is lost and the
 //! reader starts over.
+//!
+//! The plugin and the bridge both make and read cursors (the bridge for reads
+//! of the whole scrollback), so one token means the same thing on both sides.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Lines hashed into the anchor.
 const ANCHOR_LINES: usize = 3;
@@ -26,6 +31,11 @@ impl Cursor {
         }
     }
 
+    /// Marks the very start: there was nothing to anchor on.
+    pub fn is_start(&self) -> bool {
+        self.complete == 0
+    }
+
     pub fn encode(&self) -> String {
         format!("{}.{:x}", self.complete, self.anchor)
     }
@@ -39,17 +49,32 @@ impl Cursor {
     }
 
     /// Where the lines after this cursor start in `lines`, or `None` when the
-    /// anchor is gone.
+    /// anchor is gone. The position the count names is tried first, then the
+    /// latest place the anchor appears.
     pub fn find(&self, lines: &[&str]) -> Option<usize> {
         let width = self.complete.min(ANCHOR_LINES);
         if width == 0 {
             return Some(0);
         }
-        let matches_at = |end: usize| anchor(&lines[..end]) == self.anchor;
+        let matches_at = |end: usize| hash_lines(&lines[end - width..end]) == self.anchor;
         if self.complete <= lines.len() && matches_at(self.complete) {
             return Some(self.complete);
         }
         (width..=lines.len()).rev().find(|&end| matches_at(end))
+    }
+}
+
+impl Serialize for Cursor {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.encode())
+    }
+}
+
+impl<'de> Deserialize<'de> for Cursor {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let token = String::deserialize(deserializer)?;
+        Cursor::decode(&token)
+            .ok_or_else(|| serde::de::Error::custom(format!("'{token}' is not a read cursor")))
     }
 }
 
@@ -91,6 +116,22 @@ mod tests {
     fn is_lost_when_the_screen_was_cleared() {
         let cursor = Cursor::after(&["x", "y", "z", ""]);
         assert_eq!(cursor.find(&["$ "]), None);
+    }
+
+    #[test]
+    fn a_short_anchor_is_found_after_the_top_scrolled_away() {
+        let cursor = Cursor::after(&["$ ls", "a", "$ "]);
+        let now = ["a", "$ ls", "a", "$ cat x", "x", "$ "];
+        assert_eq!(cursor.find(&now), Some(3));
+    }
+
+    #[test]
+    fn serializes_as_its_token() {
+        let cursor = Cursor::after(&["one", "two", "three"]);
+        let json = serde_json::to_value(cursor).unwrap();
+        assert_eq!(json, serde_json::json!(cursor.encode()));
+        assert_eq!(serde_json::from_value::<Cursor>(json).unwrap(), cursor);
+        assert!(serde_json::from_value::<Cursor>(serde_json::json!("x")).is_err());
     }
 
     #[test]

@@ -1,0 +1,198 @@
+//! Work on whole scrollbacks, done here rather than in the plugin: a
+//! scrollback can be megabytes, and the plugin lives in a 16 MiB
+//! interpreter. Zellij reads the rows for us (see `transport`); the plugin
+//! only says where a pane is and watches screens.
+//!
+//! - the rows a wait did not see between two looks at the screen;
+//! - lines a wait's `last_lines` asks for beyond the screen;
+//! - a run's output.
+
+use std::time::Duration;
+
+use zellij_mcp_protocol::fresh::Baseline;
+use zellij_mcp_protocol::matching::Patterns;
+use zellij_mcp_protocol::ops::{
+    names, CloseArgs, CloseResult, PaneArgs, PaneResult, Resume, RunResult, Target, WaitForArgs,
+    WaitForResult, WaitOutcome, WaitReply, DEFAULT_LAST_LINES, DEFAULT_WAIT_MS,
+};
+use zellij_mcp_protocol::text::tail_capped;
+use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef};
+
+use super::{OnRequest, ZellijMcp};
+
+/// Rows enough for an anchor (see `Cursor`) and the growing row.
+const ANCHOR_ROWS: usize = 4;
+
+/// How a round of a wait ended.
+enum Round {
+    Over(WaitForResult),
+    GoesOn(Resume),
+}
+
+impl ZellijMcp {
+    /// The pane's tab, or `pane_not_found`; and the session's name.
+    pub(super) async fn locate(
+        &self,
+        session: &str,
+        pane: PaneRef,
+    ) -> Result<(String, PaneResult), ErrorBody> {
+        let args = PaneArgs { pane_id: pane };
+        let timeout = self.client.default_timeout();
+        let id = self.client.new_id();
+        self.client
+            .call(Some(session), names::LOCATE, &args, timeout, id)
+            .await
+    }
+
+    /// `wait_for` as rounds: the plugin watches the screen; when rows went by
+    /// unseen, it hands them over, they are searched here, and the wait
+    /// goes on after them unless something was found.
+    pub(super) async fn wait_in_rounds(
+        &self,
+        session: &str,
+        mut args: WaitForArgs,
+        on: &OnRequest,
+    ) -> Result<WaitForResult, ErrorBody> {
+        let patterns = Patterns::of(&args)?;
+        let mut first_look = None;
+        loop {
+            let (reply, look) = self.wait_round(session, &args, on).await?;
+            first_look = first_look.or(look);
+            let round = self.settle_round(session, &args, &patterns, reply, first_look.as_ref());
+            match round.await? {
+                Round::Over(result) => return Ok(result),
+                Round::GoesOn(resume) => args.resume = Some(resume),
+            }
+        }
+    }
+
+    /// One round in the plugin. The first also takes the bridge's own look
+    /// at the pane, for when the plugin's screen was empty and gave it
+    /// nothing to anchor on.
+    async fn wait_round(
+        &self,
+        session: &str,
+        args: &WaitForArgs,
+        on: &OnRequest,
+    ) -> Result<(WaitReply, Option<Baseline>), ErrorBody> {
+        let extra = Duration::from_millis(args.timeout_ms.unwrap_or(DEFAULT_WAIT_MS));
+        let round = self.send_noted(session, names::WAIT_FOR, args, extra, on);
+        let first = args.resume.is_none() && !args.include_existing;
+        let (round, look) = match first {
+            true => {
+                let look = self.client.rows(session, args.pane_id, Some(ANCHOR_ROWS));
+                let (round, look) = tokio::join!(round, look);
+                (round, look.ok())
+            }
+            false => (round.await, None),
+        };
+        let (name, mut reply): (String, WaitReply) = round?;
+        reply.result.session = name;
+        tracing::debug!(
+            outcome = ?reply.result.outcome,
+            goes_on = reply.goes_on,
+            unseen = reply.unseen.is_some(),
+            short = reply.short,
+            "wait_for round on {}",
+            args.pane_id
+        );
+        let look =
+            look.map(|rows| Baseline::after(&rows.iter().map(String::as_str).collect::<Vec<_>>()));
+        Ok((reply, look))
+    }
+
+    /// What a round's reply comes to once its unseen rows are searched and
+    /// its `last_lines` filled in from the scrollback.
+    async fn settle_round(
+        &self,
+        session: &str,
+        args: &WaitForArgs,
+        patterns: &Patterns,
+        reply: WaitReply,
+        first_look: Option<&Baseline>,
+    ) -> Result<Round, ErrorBody> {
+        let mut result = reply.result;
+        if reply.unseen.is_none() && !reply.short {
+            return Ok(Round::Over(result));
+        }
+        let last_lines = args.last_lines.unwrap_or(DEFAULT_LAST_LINES);
+        // Only rows that went by unseen need the whole scrollback.
+        let tail = reply.unseen.is_none().then_some(last_lines);
+        let rows = match self.client.rows(session, args.pane_id, tail).await {
+            Ok(rows) => rows,
+            Err(e) if e.code == ErrorCode::PaneNotFound => {
+                return Ok(Round::Over(WaitForResult {
+                    outcome: WaitOutcome::PaneClosed,
+                    matched: None,
+                    line: None,
+                    ..result
+                }))
+            }
+            // A final result stands without what it could not add.
+            Err(_) if !reply.goes_on => return Ok(Round::Over(result)),
+            Err(e) => return Err(e),
+        };
+        let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+        let found = reply.unseen.as_ref().and_then(|unseen| {
+            let after = match first_look {
+                Some(look) if unseen.cursor.is_start() => look,
+                _ => unseen,
+            };
+            let fresh = after.fresh(&rows);
+            patterns.search(&fresh.map_or_else(|| rows.join("\n"), |f| f.text()))
+        });
+        if let Some(found) = found {
+            result.outcome = found.outcome;
+            result.matched = Some(found.matched);
+            result.line = Some(found.line);
+            result.exit_status = None;
+        } else if reply.goes_on {
+            return Ok(Round::GoesOn(Resume {
+                after: Baseline::after(&rows),
+                elapsed_ms: result.elapsed_ms,
+            }));
+        }
+        if reply.short {
+            result.last_lines = rows[rows.len().saturating_sub(last_lines)..].join("\n");
+        }
+        Ok(Round::Over(result))
+    }
+
+    /// Fills in a finished run's output (the tail of its scrollback), and
+    /// closes its pane when asked to and it has exited.
+    pub(super) async fn add_run_output(
+        &self,
+        result: &mut RunResult,
+        max_bytes: usize,
+        close_on_exit: bool,
+    ) {
+        match self
+            .client
+            .rows(&result.session, result.pane_id, None)
+            .await
+        {
+            Ok(rows) => {
+                let (output, truncated) = tail_capped(rows.iter().map(String::as_str), max_bytes);
+                result.output = output;
+                result.truncated = truncated;
+            }
+            Err(e) => tracing::warn!("could not read the output of {}: {e}", result.pane_id),
+        }
+        if close_on_exit && result.exited {
+            let close = CloseArgs {
+                target: Target {
+                    pane_id: Some(result.pane_id),
+                    tab: None,
+                },
+                ..Default::default()
+            };
+            let timeout = self.client.default_timeout();
+            let id = self.client.new_id();
+            let closed: Result<(String, CloseResult), _> = self
+                .client
+                .call(Some(&result.session), names::CLOSE, &close, timeout, id)
+                .await;
+            result.closed = closed.is_ok();
+        }
+    }
+}

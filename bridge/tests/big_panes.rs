@@ -1,0 +1,239 @@
+//! Big, busy panes must not kill the plugin: a pane whose scrollback is
+//! full (10,000 rows of long lines) and that keeps printing, read in full
+//! again and again, read with cursors while it prints, and waited on, with a
+//! real client attached. The plugin's own report of its memory must stay
+//! under half of Zellij's 16 MiB limit.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::json;
+use zellij_mcp_harness::{wait_for, Mcp, Session};
+
+/// Lines of 156 characters: `NNNNN ` and 150 more.
+const FILL: &str = "awk 'BEGIN { for (i = 0; i < 12000; i++) printf \"%05d %0150d\\n\", i, 0 }'";
+
+/// A pane that fills its scrollback, then prints `tick N` ten times a second.
+fn busy_pane(mcp: &Mcp) -> String {
+    let script = format!(
+        "{FILL}; echo filled; i=0; while :; do i=$((i+1)); echo \"tick $i $(printf '%0140d' 0)\"; sleep 0.1; done"
+    );
+    let pane = mcp.ok(
+        "zellij_new_pane",
+        json!({"command": ["sh", "-c", script], "placement": "tiled", "name": "busy"}),
+    );
+    let pane = pane["pane_id"].as_str().unwrap().to_owned();
+    wait_for("the scrollback to fill", Duration::from_secs(60), || {
+        let tail = mcp.ok(
+            "zellij_read",
+            json!({"pane_id": pane, "full": true, "max_bytes": 65536}),
+        );
+        tail["text"]
+            .as_str()
+            .unwrap()
+            .contains("tick ")
+            .then_some(())
+    });
+    pane
+}
+
+fn heap_bytes(mcp: &Mcp) -> u64 {
+    let info = mcp.ok("zellij_session_info", json!({}));
+    let memory = &info["plugin_memory"];
+    assert_eq!(memory["heap_limit_bytes"], 16 * 1024 * 1024, "{info}");
+    memory["heap_bytes"].as_u64().unwrap()
+}
+
+fn assert_heap_under_half(mcp: &Mcp, after: &str) {
+    let heap = heap_bytes(mcp);
+    assert!(
+        heap < 8 * 1024 * 1024,
+        "the plugin's heap is {heap} bytes after {after}"
+    );
+}
+
+fn attached_session(name: &str) -> (Session, zellij_mcp_harness::AttachedClient) {
+    let s = session(name);
+    let client = s.attach_client();
+    wait_for("the client to attach", Duration::from_secs(20), || {
+        s.client_focus().contains("terminal_").then_some(())
+    });
+    (s, client)
+}
+
+#[test]
+fn a_full_scrollback_is_read_a_hundred_times_at_the_largest_cap() {
+    let (s, _client) = attached_session("bigread");
+    let mcp = mcp(&s, "socket");
+    let pane = busy_pane(&mcp);
+    let started_heap = heap_bytes(&mcp);
+    let mut sizes = Vec::new();
+    for n in 0..100 {
+        let read = mcp.ok(
+            "zellij_read",
+            json!({"pane_id": pane, "full": true, "max_bytes": 4194304}),
+        );
+        let text = read["text"].as_str().unwrap();
+        assert!(
+            read["lines"].as_u64().unwrap() >= 9_000,
+            "read {n}: {} lines",
+            read["lines"]
+        );
+        sizes.push(text.len());
+    }
+    assert!(sizes.iter().all(|&n| n > 1_000_000), "{sizes:?}");
+    assert_heap_under_half(&mcp, "100 full reads");
+    eprintln!(
+        "plugin heap: {started_heap} bytes before, {} after 100 full reads of ~{} bytes",
+        heap_bytes(&mcp),
+        sizes[0]
+    );
+
+    // Cursor reads while the pane prints: each returns only what is new.
+    let mut cursor =
+        mcp.ok("zellij_read", json!({"pane_id": pane, "full": true}))["cursor"].clone();
+    let mut last_tick = 0u64;
+    for n in 0..100 {
+        let read = mcp.ok("zellij_read", json!({"pane_id": pane, "since": cursor}));
+        assert_eq!(read["cursor_reset"], false, "read {n}: {read}");
+        let text = read["text"].as_str().unwrap();
+        assert!(
+            text.len() < 64 * 1024,
+            "read {n} returned {} bytes",
+            text.len()
+        );
+        for tick in ticks(text) {
+            assert!(tick >= last_tick, "read {n}: tick {tick} after {last_tick}");
+            last_tick = tick;
+        }
+        cursor = read["cursor"].clone();
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    assert!(last_tick > 0, "the cursor reads saw the pane print");
+    assert_heap_under_half(&mcp, "100 cursor reads");
+}
+
+/// The tick numbers in `text`.
+fn ticks(text: &str) -> Vec<u64> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("tick "))
+        .filter_map(|l| l.split_whitespace().next()?.parse().ok())
+        .collect()
+}
+
+fn median_read_ms(mcp: &Mcp, pane: &str, rounds: usize) -> f64 {
+    let mut times: Vec<f64> = (0..rounds)
+        .map(|_| {
+            let start = Instant::now();
+            mcp.ok("zellij_read", json!({"pane_id": pane}));
+            start.elapsed().as_secs_f64() * 1000.0
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[rounds / 2]
+}
+
+#[test]
+fn waits_on_a_busy_pane_run_to_their_end_and_other_reads_stay_fast() {
+    let (s, _client) = attached_session("bigwait");
+    let mcp = mcp(&s, "socket");
+    let shell = shell_pane(&mcp);
+    let pane = busy_pane(&mcp);
+    let idle_ms = median_read_ms(&mcp, &shell, 30);
+
+    let (waited, busy_ms) = std::thread::scope(|scope| {
+        let waiter = scope.spawn(|| {
+            mcp.ok(
+                "zellij_wait_for",
+                json!({"pane_id": pane, "pattern": "never-printed", "timeout_ms": 6000}),
+            )
+        });
+        std::thread::sleep(Duration::from_millis(500));
+        let busy_ms = median_read_ms(&mcp, &shell, 30);
+        (waiter.join().unwrap(), busy_ms)
+    });
+    assert_eq!(waited["outcome"], "timeout", "{waited}");
+    assert!(waited["elapsed_ms"].as_u64().unwrap() >= 6000, "{waited}");
+    eprintln!("reads of another pane: {idle_ms:.2} ms idle, {busy_ms:.2} ms during the wait");
+    // A floor keeps sub-millisecond noise from failing the ratio.
+    assert!(
+        busy_ms <= 3.0 * idle_ms.max(1.0),
+        "reads slowed from {idle_ms:.2} to {busy_ms:.2} ms during the wait"
+    );
+
+    let now = ticks(&screen(&mcp, &pane)).into_iter().max().unwrap();
+    let target = format!("tick {} ", now + 15);
+    let matched = mcp.ok(
+        "zellij_wait_for",
+        json!({"pane_id": pane, "pattern": target, "literal": true, "timeout_ms": 20000}),
+    );
+    assert_eq!(matched["outcome"], "matched", "{matched}");
+    assert!(matched["line"].as_str().unwrap().starts_with(&target));
+    assert_heap_under_half(&mcp, "waits on a busy pane");
+}
+
+#[test]
+fn output_that_scrolls_by_between_two_looks_is_still_found() {
+    let (s, _client) = attached_session("bigscroll");
+    let mcp = mcp(&s, "socket");
+    // Each burst is more than a screen (so the plugin loses track) and less
+    // than Zellij's 10,000-row scrollback (so the rows are still there).
+    let script = "sleep 1; seq 1 3000; echo MARK-$((3+4)); seq 1 3000; echo STOP-$((1+1)); seq 1 3000; exec sleep 600";
+    let pane = mcp.ok(
+        "zellij_new_pane",
+        json!({"command": ["sh", "-c", script], "placement": "tiled"}),
+    )["pane_id"]
+        .clone();
+    let matched = mcp.ok(
+        "zellij_wait_for",
+        json!({"pane_id": pane, "pattern": r"MARK-\d", "timeout_ms": 30000}),
+    );
+    assert_eq!(
+        (matched["outcome"].clone(), matched["line"].clone()),
+        (json!("matched"), json!("MARK-7")),
+        "{matched}"
+    );
+
+    // The same burst again: a stop pattern that scrolled by wins.
+    let again = mcp.ok(
+        "zellij_new_pane",
+        json!({"command": ["sh", "-c", script], "placement": "tiled"}),
+    )["pane_id"]
+        .clone();
+    let stopped = mcp.ok(
+        "zellij_wait_for",
+        json!({"pane_id": again, "pattern": "never-printed", "stop": ["STOP-2"], "timeout_ms": 30000}),
+    );
+    assert_eq!(stopped["outcome"], "stopped", "{stopped}");
+
+    // A run's output is the tail of its scrollback, whatever its size.
+    let ran = mcp.ok(
+        "zellij_run",
+        json!({"command": ["sh", "-c", "seq 1 30000; echo done-$((6*7))"], "max_bytes": 100}),
+    );
+    let output = ran["output"].as_str().unwrap();
+    assert!(output.ends_with("done-42"), "{ran}");
+    assert_eq!(ran["truncated"], true);
+    assert_heap_under_half(&mcp, "waits and runs on fast output");
+}
+
+#[test]
+fn last_lines_beyond_the_screen_come_from_the_scrollback() {
+    let s = session("lastlines");
+    let mcp = mcp(&s, "socket");
+    let pane = mcp.ok(
+        "zellij_new_pane",
+        json!({"command": ["sh", "-c", "sleep 1; seq 1 500; echo end-$((2*5)); exec sleep 600"], "placement": "tiled"}),
+    )["pane_id"]
+        .clone();
+    let waited = mcp.ok(
+        "zellij_wait_for",
+        json!({"pane_id": pane, "pattern": r"end-\d+", "last_lines": 300, "timeout_ms": 20000}),
+    );
+    let lines: Vec<&str> = waited["last_lines"].as_str().unwrap().lines().collect();
+    assert_eq!(lines.len(), 300, "{waited}");
+    assert_eq!(lines.last(), Some(&"end-10"));
+    assert_eq!(lines[0], "202");
+}
