@@ -87,8 +87,27 @@ impl CliTransport {
         })
     }
 
-    /// The pane's rows from the first update of `zellij subscribe`.
+    /// The pane's rows from the first update of `zellij subscribe`. A
+    /// subscriber that says nothing at all (seen rarely, under load) is
+    /// asked again.
     async fn read_rows(
+        &self,
+        pane: PaneRef,
+        tail: Option<usize>,
+        timeout: Duration,
+    ) -> Result<Vec<String>, CallError> {
+        let deadline = Instant::now() + timeout;
+        let mut tries = 0;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.subscribe_once(pane, tail, left).await {
+                Err(CallError::Refused(said)) if said.is_empty() && tries < 2 => tries += 1,
+                other => return other,
+            }
+        }
+    }
+
+    async fn subscribe_once(
         &self,
         pane: PaneRef,
         tail: Option<usize>,

@@ -1,7 +1,9 @@
 //! `make bench`: round-trip latency of `zellij_read` through MCP, per
-//! transport, beside `zellij action dump-screen` in the same session; then
-//! how fast `zellij_wait_for` notices a line appearing in a pane, with a
-//! client attached (render events) and without one (periodic re-check).
+//! transport, beside `zellij action dump-screen` in the same session; full
+//! reads of a pane with a full scrollback (10,000 rows of long lines) beside
+//! `zellij action dump-screen --full`; then how fast `zellij_wait_for`
+//! notices a line appearing in a pane, with a client attached (render
+//! events) and without one (periodic re-check).
 //!
 //! Usage: bench [PATH-TO-zellij-mcp] [ROUNDS]
 
@@ -53,6 +55,8 @@ fn main() {
     });
     report("zellij action dump-screen --pane-id", samples);
 
+    big_pane_reads(&session, &bridge, rounds.min(30));
+
     let waits = rounds.min(30);
     println!("\nzellij_wait_for: from a line written to the pane's program to the reply ({waits} rounds)");
     report(
@@ -64,6 +68,67 @@ fn main() {
     report(
         "with a client attached",
         wait_latency(&session, &bridge, waits, "b"),
+    );
+}
+
+/// Full reads of a pane whose scrollback is full of 156-character lines,
+/// through MCP and with `dump-screen --full`, and the ratio of their p50s.
+fn big_pane_reads(session: &Session, bridge: &Path, rounds: usize) {
+    let mcp = Mcp::start(bridge, session.sandbox(), &[]);
+    let fill = "awk 'BEGIN { for (i = 0; i < 12000; i++) printf \"%05d %0150d\\n\", i, 0 }'; exec sleep 3600";
+    let started = mcp.ok(
+        "zellij_run",
+        json!({"command": ["sh", "-c", fill], "wait": false, "placement": "tiled"}),
+    );
+    let pane = started["pane_id"].as_str().expect("pane id").to_owned();
+    let full = json!({"pane_id": pane, "full": true, "max_bytes": 4194304});
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let bytes = loop {
+        let read = mcp.ok("zellij_read", full.clone());
+        let text = read["text"].as_str().unwrap_or_default();
+        if text.contains("11999 ") || Instant::now() > deadline {
+            break text.len();
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    println!("\nfull reads of a pane with a full scrollback ({bytes} bytes, {rounds} rounds)");
+    let mut p50s = Vec::new();
+    for transport in ["socket", "cli"] {
+        let mcp = Mcp::start(bridge, session.sandbox(), &["--transport", transport]);
+        mcp.ok("zellij_read", full.clone());
+        let samples = measure(rounds, || {
+            mcp.ok("zellij_read", full.clone());
+        });
+        p50s.push(report(
+            &format!("zellij_read full, {transport} transport"),
+            samples,
+        ));
+    }
+    let samples = measure(rounds, || {
+        let mut cmd = session.sandbox().zellij();
+        cmd.args([
+            "--session",
+            session.name(),
+            "action",
+            "dump-screen",
+            "--full",
+            "--pane-id",
+            &pane,
+        ]);
+        let out = cmd.output().expect("dump-screen");
+        assert!(out.status.success() && out.stdout.len() > 1_000_000);
+    });
+    let dump = report("zellij action dump-screen --full --pane-id", samples);
+    for (transport, p50) in ["socket", "cli"].iter().zip(p50s) {
+        println!(
+            "  full read p50 / dump-screen --full p50, {transport}: {:.2}",
+            p50 / dump
+        );
+    }
+    let info = mcp.ok("zellij_session_info", json!({}));
+    println!(
+        "  plugin heap after the full reads: {} bytes",
+        info["plugin_memory"]["heap_bytes"]
     );
 }
 
@@ -110,7 +175,8 @@ fn measure(rounds: usize, mut op: impl FnMut()) -> Vec<Duration> {
         .collect()
 }
 
-fn report(label: &str, mut samples: Vec<Duration>) {
+/// Prints p50 / p90 / max in ms; returns the p50.
+fn report(label: &str, mut samples: Vec<Duration>) -> f64 {
     samples.sort();
     let at =
         |q: f64| samples[((samples.len() - 1) as f64 * q).round() as usize].as_secs_f64() * 1000.0;
@@ -120,4 +186,5 @@ fn report(label: &str, mut samples: Vec<Duration>) {
         at(0.9),
         at(1.0)
     );
+    at(0.5)
 }
