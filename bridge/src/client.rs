@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use tokio::sync::Mutex;
+use tokio::sync::OnceCell;
 use zellij_mcp_protocol::ops::{names, HelloResult};
 use zellij_mcp_protocol::text::trim_rows;
 use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef, Request};
@@ -22,6 +22,8 @@ use crate::transport::{CallError, Target, Transport};
 
 /// How long to wait for the plugin to say hello before calling it not loaded.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(3);
+/// Pause before asking a plugin that is still starting again.
+const HELLO_RETRY: Duration = Duration::from_millis(100);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum TransportChoice {
@@ -47,18 +49,32 @@ struct Link {
     target: Target,
 }
 
+/// A session's link, made once by the first call that needs it; calls to
+/// other sessions never wait for it.
+type LinkCell = Arc<OnceCell<Arc<Link>>>;
+
+/// Makes the transport to a session.
+pub type Connect = Box<dyn Fn(&ClientConfig, &str) -> Box<dyn Transport> + Send + Sync>;
+
 pub struct PluginClient {
     config: ClientConfig,
-    links: Mutex<HashMap<String, Arc<Link>>>,
+    connect: Connect,
+    links: std::sync::Mutex<HashMap<String, LinkCell>>,
     next_id: AtomicU64,
     id_prefix: String,
 }
 
 impl PluginClient {
     pub fn new(config: ClientConfig) -> Self {
+        Self::with_connect(config, Box::new(connect))
+    }
+
+    /// A client whose transports come from `connect` (tests pass a fake).
+    pub fn with_connect(config: ClientConfig, connect: Connect) -> Self {
         PluginClient {
             config,
-            links: Mutex::default(),
+            connect,
+            links: Default::default(),
             next_id: AtomicU64::new(1),
             id_prefix: format!("zmcp-{}-", std::process::id()),
         }
@@ -85,7 +101,7 @@ impl PluginClient {
         let request = Request::new(id, op, args);
         let outcome = link.transport.call(&request, &link.target, timeout).await;
         if matches!(outcome, Err(CallError::Transport(_))) {
-            self.links.lock().await.remove(&session);
+            self.forget(&session);
         }
         let value = outcome
             .map_err(|e| call_error(e, &session, timeout))?
@@ -119,9 +135,13 @@ impl PluginClient {
     }
 
     /// The transport a linked session uses (`socket` or `cli`).
-    pub async fn transport_of(&self, session: &str) -> Option<&'static str> {
-        let links = self.links.lock().await;
-        links.get(session).map(|link| link.transport.kind())
+    pub fn transport_of(&self, session: &str) -> Option<&'static str> {
+        let cell = self.links.lock().unwrap().get(session).cloned()?;
+        cell.get().map(|link| link.transport.kind())
+    }
+
+    fn forget(&self, session: &str) {
+        self.links.lock().unwrap().remove(session);
     }
 
     /// Live sessions, and the one a call without `session` would use.
@@ -134,7 +154,7 @@ impl PluginClient {
     async fn live_sessions(&self) -> Vec<String> {
         let socket_dir = sessions::socket_dir();
         if socket_dir.is_dir() {
-            sessions::live_sessions(&socket_dir)
+            sessions::live_sessions(&socket_dir).await
         } else {
             sessions::live_sessions_from_cli(&self.config.zellij).await
         }
@@ -148,14 +168,6 @@ impl PluginClient {
         )
     }
 
-    fn use_socket(&self) -> bool {
-        match self.config.transport {
-            TransportChoice::Socket => true,
-            TransportChoice::Cli => false,
-            TransportChoice::Auto => sessions::socket_dir().is_dir(),
-        }
-    }
-
     pub async fn resolve_session(&self, requested: Option<&str>) -> Result<String, ErrorBody> {
         let defaults = &self.config.sessions;
         let named = requested
@@ -164,7 +176,7 @@ impl PluginClient {
             .or(defaults.enclosing.as_deref());
         // A linked session needs no listing; if it has gone, its transport says so.
         if let Some(name) = named {
-            if self.links.lock().await.contains_key(name) {
+            if self.transport_of(name).is_some() {
                 return Ok(name.to_owned());
             }
         }
@@ -174,18 +186,19 @@ impl PluginClient {
 
     /// The session's link, made on first use: a transport plus a hello.
     async fn link(&self, session: &str) -> Result<Arc<Link>, ErrorBody> {
-        let mut links = self.links.lock().await;
-        if let Some(link) = links.get(session) {
-            return Ok(link.clone());
-        }
-        let transport: Box<dyn Transport> = if self.use_socket() {
-            Box::new(SocketTransport::new(sessions::socket_dir().join(session)))
-        } else {
-            Box::new(CliTransport::new(
-                self.config.zellij.clone(),
-                session.to_owned(),
-            ))
-        };
+        let cell = self
+            .links
+            .lock()
+            .unwrap()
+            .entry(session.to_owned())
+            .or_default()
+            .clone();
+        let made = cell.get_or_try_init(|| self.make_link(session)).await;
+        made.cloned()
+    }
+
+    async fn make_link(&self, session: &str) -> Result<Arc<Link>, ErrorBody> {
+        let transport = (self.connect)(&self.config, session);
         let hello = self.hello(transport.as_ref(), session).await?;
         tracing::info!(
             session,
@@ -193,28 +206,50 @@ impl PluginClient {
             plugin_url = ?hello.plugin_url,
             "connected to the zellij-mcp plugin"
         );
-        let link = Arc::new(Link {
+        let Some(url) = hello.plugin_url else {
+            return Err(not_ready(session));
+        };
+        Ok(Arc::new(Link {
             transport,
             target: Target::Plugin {
-                url: hello
-                    .plugin_url
-                    .unwrap_or_else(|| self.config.plugin_url.clone()),
+                url,
                 configuration: hello.configuration,
             },
-        });
-        links.insert(session.to_owned(), link.clone());
-        Ok(link)
+        }))
     }
 
     /// Asks every plugin in the session for ours: a broadcast never launches
-    /// a plugin, so a missing plugin is an error here instead of a stray pane.
+    /// a plugin, so a missing plugin is an error here instead of a stray
+    /// pane. A plugin that has not got the session state yet does not know
+    /// its own URL; it is asked again (piping to a guessed URL could start a
+    /// second copy).
     async fn hello(
         &self,
         transport: &dyn Transport,
         session: &str,
     ) -> Result<HelloResult, ErrorBody> {
+        let deadline = tokio::time::Instant::now() + HELLO_TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            let hello = self.hello_once(transport, session, left).await?;
+            if hello.ready && hello.plugin_url.is_some() {
+                return Ok(hello);
+            }
+            if tokio::time::Instant::now() + HELLO_RETRY >= deadline {
+                return Err(not_ready(session));
+            }
+            tokio::time::sleep(HELLO_RETRY).await;
+        }
+    }
+
+    async fn hello_once(
+        &self,
+        transport: &dyn Transport,
+        session: &str,
+        timeout: Duration,
+    ) -> Result<HelloResult, ErrorBody> {
         let request = Request::new(self.new_id(), names::HELLO, serde_json::json!({}));
-        match transport.call(&request, &Target::Broadcast, HELLO_TIMEOUT).await {
+        match transport.call(&request, &Target::Broadcast, timeout).await {
             Ok(reply) => {
                 let value = reply.into_result()?;
                 serde_json::from_value(value).map_err(|e| {
@@ -231,9 +266,31 @@ impl PluginClient {
                  grant its permissions if Zellij asks",
                 self.config.plugin_url
             ))),
-            Err(other) => Err(call_error(other, session, HELLO_TIMEOUT)),
+            Err(other) => Err(call_error(other, session, timeout)),
         }
     }
+}
+
+/// The transport the configuration asks for.
+fn connect(config: &ClientConfig, session: &str) -> Box<dyn Transport> {
+    let use_socket = match config.transport {
+        TransportChoice::Socket => true,
+        TransportChoice::Cli => false,
+        TransportChoice::Auto => sessions::socket_dir().is_dir(),
+    };
+    if use_socket {
+        Box::new(SocketTransport::new(sessions::socket_dir().join(session)))
+    } else {
+        Box::new(CliTransport::new(config.zellij.clone(), session.to_owned()))
+    }
+}
+
+fn not_ready(session: &str) -> ErrorBody {
+    ErrorBody::new(
+        ErrorCode::NotReady,
+        format!("the zellij-mcp plugin in session '{session}' is still starting"),
+    )
+    .with_hint("retry in a moment")
 }
 
 fn call_error(error: CallError, session: &str, timeout: Duration) -> ErrorBody {
@@ -266,3 +323,108 @@ fn call_error(error: CallError, session: &str, timeout: Duration) -> ErrorBody {
 
 /// Shared by tools: the plugin client behind an Arc.
 pub type SharedClient = Arc<PluginClient>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::{CallFuture, RowsFuture};
+    use std::sync::atomic::AtomicUsize;
+    use zellij_mcp_protocol::Reply;
+
+    /// A plugin that is still starting for its first `starting` hellos, and
+    /// takes `delay` to answer each.
+    struct Starting {
+        hellos: AtomicUsize,
+        starting: usize,
+        delay: Duration,
+    }
+
+    impl Transport for Arc<Starting> {
+        fn call<'a>(&'a self, request: &'a Request, _: &'a Target, _: Duration) -> CallFuture<'a> {
+            Box::pin(async move {
+                tokio::time::sleep(self.delay).await;
+                let n = self.hellos.fetch_add(1, Ordering::SeqCst);
+                let ready = n >= self.starting;
+                let hello = HelloResult {
+                    plugin_version: "0".into(),
+                    protocol: 1,
+                    plugin_id: 1,
+                    client_id: 1,
+                    zellij_pid: 1,
+                    plugin_url: ready.then(|| "file:/reported.wasm".into()),
+                    configuration: Default::default(),
+                    ready,
+                };
+                Ok(Reply::ok(&request.id, serde_json::to_value(hello).unwrap()))
+            })
+        }
+        fn rows<'a>(&'a self, _: PaneRef, _: Option<usize>, _: Duration) -> RowsFuture<'a> {
+            Box::pin(async { Ok(Vec::new()) })
+        }
+        fn kind(&self) -> &'static str {
+            "fake"
+        }
+    }
+
+    fn client(plugins: HashMap<&'static str, Arc<Starting>>) -> PluginClient {
+        let config = ClientConfig {
+            transport: TransportChoice::Auto,
+            zellij: "zellij".into(),
+            plugin_url: "file:/guessed.wasm".into(),
+            timeout: Duration::from_secs(5),
+            sessions: SessionDefaults::default(),
+        };
+        let connect = move |_: &ClientConfig, session: &str| -> Box<dyn Transport> {
+            Box::new(plugins[session].clone())
+        };
+        PluginClient::with_connect(config, Box::new(connect))
+    }
+
+    fn starting(starting: usize, delay_ms: u64) -> Arc<Starting> {
+        Arc::new(Starting {
+            hellos: AtomicUsize::new(0),
+            starting,
+            delay: Duration::from_millis(delay_ms),
+        })
+    }
+
+    #[tokio::test]
+    async fn a_plugin_still_starting_is_asked_again_and_its_url_never_guessed() {
+        let plugin = starting(2, 0);
+        let client = client(HashMap::from([("s", plugin.clone())]));
+        let link = client.link("s").await.unwrap();
+        let Target::Plugin { url, .. } = &link.target else {
+            panic!("no plugin target");
+        };
+        assert_eq!(url, "file:/reported.wasm");
+        assert_eq!(plugin.hellos.load(Ordering::SeqCst), 3);
+    }
+
+    #[tokio::test]
+    async fn a_plugin_that_never_gets_ready_is_not_ready_and_not_linked() {
+        let client = client(HashMap::from([("s", starting(usize::MAX, 0))]));
+        let error = client.link("s").await.err().unwrap();
+        assert_eq!(error.code, ErrorCode::NotReady);
+        assert_eq!(client.transport_of("s"), None);
+    }
+
+    #[tokio::test]
+    async fn a_slow_session_does_not_hold_up_another() {
+        let client = client(HashMap::from([
+            ("slow", starting(0, 2_000)),
+            ("fast", starting(0, 0)),
+        ]));
+        let started = tokio::time::Instant::now();
+        let (slow, fast) = tokio::join!(client.link("slow"), async {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            let linked = client.link("fast").await;
+            (linked, started.elapsed())
+        });
+        assert!(slow.is_ok() && fast.0.is_ok());
+        assert!(
+            fast.1 < Duration::from_millis(1_000),
+            "fast took {:?}",
+            fast.1
+        );
+    }
+}

@@ -3,6 +3,7 @@
 
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use zellij_mcp_protocol::{ErrorBody, ErrorCode};
 
@@ -23,17 +24,33 @@ pub fn socket_dir() -> PathBuf {
     base.join(CONTRACT_DIR)
 }
 
-/// Sessions whose socket accepts a connection, sorted by name.
-pub fn live_sessions(dir: &Path) -> Vec<String> {
+/// Longest wait for one session's socket to accept a connection.
+const CONNECT_TIMEOUT: Duration = Duration::from_millis(500);
+
+/// Sessions whose socket accepts a connection, sorted by name. The sockets
+/// are tried at once, each for at most [`CONNECT_TIMEOUT`]: a server that
+/// hangs must not hold up the bridge.
+pub async fn live_sessions(dir: &Path) -> Vec<String> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
-    let mut names: Vec<String> = entries
+    let sockets: Vec<(String, PathBuf)> = entries
         .flatten()
         .filter(|e| e.file_type().is_ok_and(|t| t.is_socket()))
-        .filter(|e| std::os::unix::net::UnixStream::connect(e.path()).is_ok())
-        .filter_map(|e| e.file_name().into_string().ok())
+        .filter_map(|e| Some((e.file_name().into_string().ok()?, e.path())))
         .collect();
+    let mut tries = tokio::task::JoinSet::new();
+    for (name, path) in sockets {
+        tries.spawn(async move {
+            let connect = tokio::net::UnixStream::connect(path);
+            let live = matches!(
+                tokio::time::timeout(CONNECT_TIMEOUT, connect).await,
+                Ok(Ok(_))
+            );
+            live.then_some(name)
+        });
+    }
+    let mut names: Vec<String> = tries.join_all().await.into_iter().flatten().collect();
     names.sort();
     names
 }
@@ -147,6 +164,59 @@ mod tests {
             resolve(None, &SessionDefaults::default(), &one).unwrap(),
             "solo"
         );
+    }
+
+    #[tokio::test]
+    async fn a_socket_that_never_accepts_does_not_hold_up_the_listing() {
+        let dir = std::env::temp_dir().join(format!("zellij-mcp-sockets-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        // A listener that never accepts: once its backlog is full, a
+        // blocking connect would wait forever.
+        let stuck = std::os::unix::net::UnixListener::bind(dir.join("stuck")).unwrap();
+        let held = fill_backlog(&dir.join("stuck"));
+        assert!(!held.is_empty());
+        let _live = std::os::unix::net::UnixListener::bind(dir.join("live")).unwrap();
+        let started = std::time::Instant::now();
+        let names = live_sessions(&dir).await;
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "{:?}",
+            started.elapsed()
+        );
+        assert_eq!(names, ["live"]);
+        for fd in held {
+            // SAFETY: each fd is a socket this test opened and still owns.
+            unsafe { libc::close(fd) };
+        }
+        drop(stuck);
+    }
+
+    /// Non-blocking connections to `path` until its backlog is full.
+    fn fill_backlog(path: &Path) -> Vec<i32> {
+        use std::os::unix::ffi::OsStrExt;
+        // SAFETY: a zeroed sockaddr_un is valid; the path fits (checked).
+        let mut addr: libc::sockaddr_un = unsafe { std::mem::zeroed() };
+        addr.sun_family = libc::AF_UNIX as libc::sa_family_t;
+        let bytes = path.as_os_str().as_bytes();
+        assert!(bytes.len() < addr.sun_path.len());
+        for (slot, byte) in addr.sun_path.iter_mut().zip(bytes) {
+            *slot = *byte as libc::c_char;
+        }
+        let mut fds = Vec::new();
+        while fds.len() < 100_000 {
+            // SAFETY: plain socket calls on a socket this function owns.
+            let fd =
+                unsafe { libc::socket(libc::AF_UNIX, libc::SOCK_STREAM | libc::SOCK_NONBLOCK, 0) };
+            let len = std::mem::size_of::<libc::sockaddr_un>() as libc::socklen_t;
+            let rc = unsafe { libc::connect(fd, &addr as *const _ as *const libc::sockaddr, len) };
+            if rc != 0 {
+                unsafe { libc::close(fd) };
+                break;
+            }
+            fds.push(fd);
+        }
+        fds
     }
 
     #[test]

@@ -34,6 +34,11 @@ pub const RENEW_AFTER_MS: u64 = 500;
 pub const STARVED_AFTER_MS: u64 = 1_000;
 /// A claim lock older than this was left by an instance that died mid-claim.
 const LOCK_STALE_AFTER_MS: u64 = 5_000;
+/// Files of a session whose lease has not been renewed for this long are
+/// removed: the session is gone (every live session renews every second).
+const SWEEP_AFTER_MS: u64 = 10 * 60 * 1_000;
+/// The prefix of every file a lease keeps in the shared folder.
+const PREFIX: &str = "lease-";
 
 /// An instance: the plugin pane's id and the client it runs for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,7 +106,7 @@ pub struct Lease {
 
 impl Lease {
     pub fn new(dir: &Path, zellij_pid: u32, me: Instance) -> Self {
-        let name = format!("lease-{zellij_pid}");
+        let name = format!("{PREFIX}{zellij_pid}");
         Lease {
             me,
             path: dir.join(&name),
@@ -160,6 +165,38 @@ impl Lease {
         }
     }
 
+    /// Removes the files of sessions long gone. `/cache` is shared by every
+    /// session that loads this plugin URL, and outlives them.
+    pub fn sweep(dir: &Path, now_ms: u64) {
+        let Ok(entries) = fs::read_dir(dir) else {
+            return;
+        };
+        let names: Vec<String> = entries
+            .flatten()
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|name| name.starts_with(PREFIX))
+            .collect();
+        // Decide for every file before removing any: a temp file's fate
+        // follows its session's lease.
+        let gone: Vec<&String> = names
+            .iter()
+            .filter(|name| {
+                let session = name.split('.').next().unwrap_or(name);
+                let record = fs::read_to_string(dir.join(session))
+                    .ok()
+                    .and_then(|text| Record::parse(&text));
+                match record {
+                    Some(record) => now_ms.saturating_sub(record.heartbeat_ms) >= SWEEP_AFTER_MS,
+                    // A lock or temp file without its lease: old ones are leftovers.
+                    None => is_older_than(&dir.join(name), SWEEP_AFTER_MS),
+                }
+            })
+            .collect();
+        for name in gone {
+            let _ = fs::remove_file(dir.join(name));
+        }
+    }
+
     fn read(&self) -> Option<Record> {
         Record::parse(&fs::read_to_string(&self.path).ok()?)
     }
@@ -173,6 +210,14 @@ impl Lease {
         fs::write(&self.tmp_path, record.render()).is_ok()
             && fs::rename(&self.tmp_path, &self.path).is_ok()
     }
+}
+
+fn is_older_than(path: &Path, ms: u64) -> bool {
+    fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age.as_millis() as u64 >= ms)
 }
 
 #[cfg(test)]
@@ -264,5 +309,25 @@ mod tests {
         let a = Lease::new(&dir, 9, instance(1));
         fs::write(&a.path, "not a lease").unwrap();
         assert!(a.check(5, 0));
+    }
+
+    #[test]
+    fn the_files_of_sessions_long_gone_are_swept() {
+        let dir = temp_dir("sweep");
+        let now = SWEEP_AFTER_MS * 3;
+        let gone = Lease::new(&dir, 1, instance(1));
+        assert!(gone.check(now - SWEEP_AFTER_MS - 1, 0));
+        fs::write(dir.join("lease-1.7-1.tmp"), "left over").unwrap();
+        let live = Lease::new(&dir, 2, instance(1));
+        assert!(live.check(now - 1_000, 0));
+        fs::write(dir.join("unrelated"), "kept").unwrap();
+        Lease::sweep(&dir, now);
+        let mut left: Vec<String> = fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["lease-2", "unrelated"]);
     }
 }

@@ -131,6 +131,7 @@ impl<H: Host> McpPlugin<H> {
             plugin_id: ids.plugin_id,
             client_id: ids.client_id,
         };
+        Lease::sweep(shared_dir, unix_ms());
         self.lease = Some(Lease::new(shared_dir, ids.zellij_pid, me));
         self.heartbeat(Instant::now());
     }

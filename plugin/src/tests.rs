@@ -646,3 +646,123 @@ fn a_replay_answers_an_earlier_request_once_more_and_never_runs_it_again() {
         .count();
     assert_eq!(writes, 2, "the text and the CR, once");
 }
+
+fn error_code(reply: Reply) -> String {
+    let code = reply.into_result().unwrap_err().code;
+    serde_json::to_value(code)
+        .unwrap()
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+fn in_flight(p: &McpPlugin<FakeHost>) -> usize {
+    p.replies.sizes().2
+}
+
+#[test]
+fn requests_answered_at_once_leave_nothing_in_flight() {
+    let mut p = plugin("inflight");
+    *p.host.screen.borrow_mut() = vec!["ready".into()];
+    let at_once = [
+        ("write", json!({"pane_id": 1, "text": "ls"})),
+        (
+            "wait_for",
+            json!({"pane_id": 1, "pattern": "ready", "include_existing": true}),
+        ),
+        ("locate", json!({"pane_id": 1})),
+        ("read", json!({"pane_id": 9})),
+    ];
+    for (n, (op, args)) in at_once.into_iter().enumerate() {
+        let id = n.to_string();
+        send(&mut p, &id, Some(&request(&id, op, args)));
+        assert_eq!(replies(&p, &id, &id).len(), 1, "{op} answers at once");
+    }
+    assert_eq!(in_flight(&p), 0);
+}
+
+#[test]
+fn a_replay_of_a_reply_no_longer_kept_is_a_typed_error_not_a_hang() {
+    let mut p = plugin("lost");
+    let write = json!({"pane_id": 1, "text": "ls"});
+    send(&mut p, "w", Some(&request("w", "write", write)));
+    for n in 0..300 {
+        let id = format!("h{n}");
+        send(
+            &mut p,
+            &id,
+            Some(&request(&id, "locate", json!({"pane_id": 1}))),
+        );
+    }
+    let replay = json!({"request_id": "w"});
+    send(&mut p, "r", Some(&request("r", "replay", replay)));
+    assert_eq!(error_code(only_reply(&p, "r", "r")), "reply_lost");
+}
+
+#[test]
+fn waits_are_capped_with_a_busy_error() {
+    let mut p = plugin("waitcap");
+    let args = json!({"pane_id": 1, "pattern": "never", "timeout_ms": 60000});
+    for n in 0..32 {
+        let id = format!("w{n}");
+        send(&mut p, &id, Some(&request(&id, "wait_for", args.clone())));
+        assert!(replies(&p, &id, &id).is_empty(), "wait {n} is waiting");
+    }
+    send(&mut p, "x", Some(&request("x", "wait_for", args)));
+    assert_eq!(error_code(only_reply(&p, "x", "x")), "busy");
+    assert_eq!(p.waits.len(), 32);
+}
+
+#[test]
+fn queued_writes_and_requests_in_flight_are_capped() {
+    let mut p = plugin("writecap");
+    let submit = json!({"pane_id": 1, "text": "x", "submit": true});
+    for n in 0..64 {
+        let id = format!("s{n}");
+        send(&mut p, &id, Some(&request(&id, "write", submit.clone())));
+    }
+    send(&mut p, "x", Some(&request("x", "write", submit)));
+    assert_eq!(error_code(only_reply(&p, "x", "x")), "busy");
+    assert_eq!(p.writes.pending(), 64);
+
+    let mut p = plugin("flightcap");
+    for n in 0..256 {
+        let id = format!("n{n}");
+        let args = json!({"name": format!("t{n}")});
+        send(&mut p, &id, Some(&request(&id, "new_tab", args)));
+    }
+    send(
+        &mut p,
+        "x",
+        Some(&request("x", "locate", json!({"pane_id": 1}))),
+    );
+    assert_eq!(error_code(only_reply(&p, "x", "x")), "busy");
+    send(&mut p, "y", Some(&request("y", "hello", json!({}))));
+    assert!(only_reply(&p, "y", "y").ok, "hello is always answered");
+}
+
+#[test]
+fn exit_codes_are_kept_for_the_latest_panes_only() {
+    let mut p = plugin("exits");
+    for pane in 0..1000 {
+        p.on_command_exited(pane, Some(0));
+    }
+    assert_eq!(p.exit_codes.len(), 256);
+    assert!(p.exit_codes.contains_key(&999) && !p.exit_codes.contains_key(&0));
+}
+
+#[test]
+fn outside_numbers_never_panic() {
+    let mut p = plugin("numbers");
+    let arrange = json!({"pane_id": 1, "resize": {"amount": i32::MIN}});
+    send(&mut p, "a", Some(&request("a", "arrange_pane", arrange)));
+    p.on_timer();
+    assert_eq!(error_code(only_reply(&p, "a", "a")), "bad_request");
+    let dir = shared_dir("config");
+    for (value, expected) in [("99999999999999", 10_000), ("-5", 150), ("fast", 150)] {
+        let mut q = McpPlugin::<FakeHost>::default();
+        let config = BTreeMap::from([("submit_delay_ms".to_owned(), value.to_owned())]);
+        q.start(&dir, config);
+        assert_eq!(q.submit_delay_ms, expected, "{value}");
+    }
+}

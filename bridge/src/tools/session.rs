@@ -37,7 +37,6 @@ impl ZellijMcp {
         info.transport = self
             .client
             .transport_of(&session)
-            .await
             .unwrap_or_default()
             .to_owned();
         Ok(Json(info))

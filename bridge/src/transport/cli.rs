@@ -14,7 +14,7 @@
 //! `replay` request rather than by sending the request again; only a request
 //! the plugin never saw is sent again.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::Mutex;
@@ -63,11 +63,8 @@ impl CliTransport {
         if let Target::Plugin { url, configuration } = target {
             cmd.arg("--plugin").arg(url);
             if !configuration.is_empty() {
-                let config: Vec<String> = configuration
-                    .iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect();
-                cmd.arg("--plugin-configuration").arg(config.join(","));
+                let config = cli_configuration(configuration).map_err(CallError::Transport)?;
+                cmd.arg("--plugin-configuration").arg(config);
             }
         }
         cmd.stdin(Stdio::piped())
@@ -306,9 +303,51 @@ impl Transport for CliTransport {
     }
 }
 
+/// A plugin configuration as `zellij pipe --plugin-configuration` takes it:
+/// `k=v,k2=v2`. Zellij splits on `,` and then on the first `=`, so a key
+/// with `,` or `=`, or a value with `,`, cannot be passed this way.
+fn cli_configuration(configuration: &BTreeMap<String, String>) -> Result<String, String> {
+    let mut pairs = Vec::new();
+    for (key, value) in configuration {
+        if key.is_empty() || key.contains([',', '=']) || value.contains(',') {
+            return Err(format!(
+                "the plugin's configuration entry '{key}' cannot be passed to `zellij pipe` \
+                 (a ',' or '=' in the key, or a ',' in the value); use the socket transport, \
+                 or change that entry in the layout"
+            ));
+        }
+        pairs.push(format!("{key}={value}"));
+    }
+    Ok(pairs.join(","))
+}
+
 /// The first line `zellij subscribe --format json` prints.
 #[derive(Deserialize)]
 struct SubscribedUpdate {
     viewport: Vec<String>,
     scrollback: Option<Vec<String>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn configurations_zellij_cannot_parse_are_refused() {
+        let config = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        let ok = config(&[("submit_delay_ms", "200"), ("url", "a=b")]);
+        assert_eq!(
+            cli_configuration(&ok).unwrap(),
+            "submit_delay_ms=200,url=a=b"
+        );
+        for bad in [[("k", "a,b")], [("k,x", "1")], [("k=x", "1")]] {
+            let error = cli_configuration(&config(&bad)).unwrap_err();
+            assert!(error.contains("socket transport"), "{error}");
+        }
+    }
 }
