@@ -10,8 +10,8 @@
 mod mcp;
 mod sandbox;
 
-pub use mcp::Mcp;
-pub use sandbox::{AttachedClient, Sandbox, Session};
+pub use mcp::{text_of, Mcp};
+pub use sandbox::{AttachedClient, Sandbox, Session, Sibling};
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -142,6 +142,49 @@ impl Mcp {
         })
     }
 
+    /// Runs the calls from `workers` tasks at once, each taking the next
+    /// call when its last one is answered; results in the order given.
+    pub fn call_in_parallel(
+        &self,
+        calls: Vec<(String, Value)>,
+        workers: usize,
+    ) -> Vec<CallToolResult> {
+        let peer = self.client().peer().clone();
+        let total = calls.len();
+        let queue = Arc::new(std::sync::Mutex::new(calls.into_iter().enumerate()));
+        self.runtime.block_on(async move {
+            let tasks: Vec<_> = (0..workers)
+                .map(|_| {
+                    let (peer, queue) = (peer.clone(), queue.clone());
+                    tokio::spawn(async move {
+                        let mut done = Vec::new();
+                        loop {
+                            let next = queue.lock().unwrap().next();
+                            let Some((index, (tool, args))) = next else {
+                                return done;
+                            };
+                            let Value::Object(args) = args else {
+                                panic!("tool arguments must be a JSON object");
+                            };
+                            let params = CallToolRequestParams::new(tool).with_arguments(args);
+                            done.push((index, peer.call_tool(params).await.expect("tools/call")));
+                        }
+                    })
+                })
+                .collect();
+            let mut results: Vec<Option<CallToolResult>> = vec![None; total];
+            for task in tasks {
+                for (index, result) in task.await.expect("task") {
+                    results[index] = Some(result);
+                }
+            }
+            results
+                .into_iter()
+                .map(|r| r.expect("every call answered"))
+                .collect()
+        })
+    }
+
     /// The structured result of a call that must succeed.
     pub fn ok(&self, tool: &str, args: Value) -> Value {
         let result = self.call(tool, args);

@@ -147,6 +147,14 @@ impl Sandbox {
     /// Starts a headless session with `layout`; with `wait_for_plugin`, returns
     /// once the plugin answers.
     pub fn start_session(self, name: &str, layout: &Path, wait_for_plugin: bool) -> Session {
+        self.launch(name, layout, wait_for_plugin);
+        Session {
+            sandbox: self,
+            name: name.to_owned(),
+        }
+    }
+
+    fn launch(&self, name: &str, layout: &Path, wait_for_plugin: bool) {
         let status = self
             .zellij()
             .arg("--new-session-with-layout")
@@ -156,27 +164,47 @@ impl Sandbox {
             .status()
             .expect("start zellij");
         assert!(status.success(), "zellij failed to start session {name}");
-        let session = Session {
-            sandbox: self,
-            name: name.to_owned(),
-        };
         wait_for(
             &format!("session {name} to come up"),
             Duration::from_secs(30),
             || {
                 if wait_for_plugin {
-                    let out = session.pipe(None, r#"{"v":1,"id":"up","op":"hello","args":{}}"#)?;
+                    let out =
+                        self.pipe(name, None, r#"{"v":1,"id":"up","op":"hello","args":{}}"#)?;
                     let stdout = String::from_utf8_lossy(&out.stdout);
                     stdout.contains(r#""ready":true"#).then_some(())
                 } else {
-                    let mut cmd = session.sandbox.zellij();
+                    let mut cmd = self.zellij();
                     cmd.args(["--session", name, "action", "list-panes"]);
                     let out = run_with_timeout(cmd, Duration::from_secs(5))?;
                     out.status.success().then_some(())
                 }
             },
         );
-        session
+    }
+
+    /// `zellij pipe --name zellij-mcp [--plugin URL] -- payload` to a session,
+    /// as a user would run it. `None` when it did not finish within 5 s.
+    fn pipe(&self, session: &str, plugin_url: Option<&str>, payload: &str) -> Option<Output> {
+        let mut cmd = self.zellij();
+        cmd.args(["--session", session, "pipe", "--name", "zellij-mcp"]);
+        if let Some(url) = plugin_url {
+            cmd.args(["--plugin", url]);
+        }
+        cmd.args(["--", payload]);
+        run_with_timeout(cmd, Duration::from_secs(5))
+    }
+
+    /// Kills and deletes a session of this sandbox.
+    pub fn kill_session(&self, name: &str) {
+        for args in [
+            vec!["kill-session", name],
+            vec!["delete-session", "--force", name],
+        ] {
+            let mut cmd = self.zellij();
+            cmd.args(args);
+            let _ = run_with_timeout(cmd, Duration::from_secs(10));
+        }
     }
 }
 
@@ -228,13 +256,17 @@ impl Session {
     /// `zellij pipe --name zellij-mcp [--plugin URL] -- payload`, as a user would run it.
     /// `None` when it did not finish within 5 s.
     pub fn pipe(&self, plugin_url: Option<&str>, payload: &str) -> Option<Output> {
-        let mut cmd = self.sandbox.zellij();
-        cmd.args(["--session", &self.name, "pipe", "--name", "zellij-mcp"]);
-        if let Some(url) = plugin_url {
-            cmd.args(["--plugin", url]);
+        self.sandbox.pipe(&self.name, plugin_url, payload)
+    }
+
+    /// Another session of the same sandbox (so one bridge sees both), with
+    /// the repo's layout; killed on drop.
+    pub fn sibling(&self, name: &str) -> Sibling<'_> {
+        self.sandbox.launch(name, &crate::repo_layout(), true);
+        Sibling {
+            sandbox: &self.sandbox,
+            name: name.to_owned(),
         }
-        cmd.args(["--", payload]);
-        run_with_timeout(cmd, Duration::from_secs(5))
     }
 
     /// Each client's focused pane (`zellij action list-clients`).
@@ -281,14 +313,25 @@ impl Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
-        for args in [
-            vec!["kill-session", self.name.as_str()],
-            vec!["delete-session", "--force", self.name.as_str()],
-        ] {
-            let mut cmd = self.sandbox.zellij();
-            cmd.args(args);
-            let _ = run_with_timeout(cmd, Duration::from_secs(10));
-        }
+        self.sandbox.kill_session(&self.name);
+    }
+}
+
+/// A second session in a [`Session`]'s sandbox; killed and deleted on drop.
+pub struct Sibling<'a> {
+    sandbox: &'a Sandbox,
+    name: String,
+}
+
+impl Sibling<'_> {
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl Drop for Sibling<'_> {
+    fn drop(&mut self) {
+        self.sandbox.kill_session(&self.name);
     }
 }
 

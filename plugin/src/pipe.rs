@@ -15,7 +15,7 @@
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use zellij_mcp_protocol::ops::{names, ReplayArgs};
+use zellij_mcp_protocol::ops::{names, ReplayArgs, RequestState, StatusResult};
 use zellij_mcp_protocol::{
     encode_reply, ErrorBody, ErrorCode, Reply, Request, PIPE_NAME, PROTOCOL_VERSION,
 };
@@ -29,7 +29,7 @@ use crate::McpPlugin;
 /// shown yet) at most at once; more are `busy`.
 const MOST_IN_FLIGHT: usize = 256;
 /// Ops that end or look at work under way, taken even when busy.
-const ENDS_WORK: [&str; 3] = [names::CANCEL, names::REPLAY, names::HELLO];
+const ENDS_WORK: [&str; 4] = [names::CANCEL, names::REPLAY, names::STATUS, names::HELLO];
 
 /// What a handler did with its request.
 pub enum Handled {
@@ -111,6 +111,7 @@ impl<H: Host> McpPlugin<H> {
             names::DUMP_LAYOUT => self.dump_layout(parse_args(args)?),
             names::CANCEL => self.cancel(parse_args(args)?),
             names::REPLAY => self.replay(parse_args(args)?, pipe),
+            names::STATUS => self.status(parse_args(args)?),
             other => Err(
                 ErrorBody::new(ErrorCode::UnknownOp, format!("unknown op '{other}'"))
                     .with_hint("update the zellij-mcp plugin to the bridge's version"),
@@ -195,6 +196,17 @@ impl<H: Host> McpPlugin<H> {
             .with_hint("look at the state it left (list or read) instead of sending it again")),
             Known::Unknown => Ok(Handled::Now(Value::Null)),
         }
+    }
+
+    /// `status`: what this plugin knows of an earlier request.
+    fn status(&mut self, args: ReplayArgs) -> HandlerResult {
+        let state = match self.replies.lookup(&args.request_id) {
+            Known::Answered(_) => RequestState::Answered,
+            Known::InFlight => RequestState::InFlight,
+            Known::Lost => RequestState::Lost,
+            Known::Unknown => RequestState::Unknown,
+        };
+        crate::handlers::to_json(StatusResult { state }).map(Handled::Now)
     }
 }
 

@@ -51,7 +51,7 @@ pub struct Screen<'a> {
 impl Screen<'_> {
     /// Output reaches the bottom row: rows may have scrolled off the top.
     fn is_full(&self) -> bool {
-        self.rows.len() + 1 >= self.height
+        !self.rows.is_empty() && self.rows.len() + 1 >= self.height
     }
 }
 
@@ -103,9 +103,11 @@ impl Watch {
     /// Takes in the screen; true when it shows anything new.
     fn advance(&mut self, screen: Screen<'_>, now: Instant) -> bool {
         let rows = screen.rows;
-        // With nothing to anchor on, a full screen may have scrolled too.
-        let blind = self.baseline.cursor.is_start() && screen.is_full();
-        let fresh = match self.baseline.fresh(rows).filter(|_| !blind) {
+        // With nothing to anchor on, new output on a full screen may have
+        // scrolled rows off it too.
+        let blind =
+            |fresh: &Fresh| self.baseline.cursor.is_start() && screen.is_full() && fresh.has_new();
+        let fresh = match self.baseline.fresh(rows).filter(|f| !blind(f)) {
             Some(fresh) => fresh,
             None => {
                 // Rows went by unseen, or the screen was cleared or redrawn:
@@ -546,5 +548,25 @@ mod tests {
         };
         assert_eq!(w.check(Some(full), RUNNING, t0), None);
         assert!(w.unseen_due().is_some(), "a full screen may have scrolled");
+    }
+
+    #[test]
+    fn a_one_row_screen_that_does_not_change_loses_nothing() {
+        let t0 = Instant::now();
+        let prompt = ["#"];
+        let tiny = Screen {
+            rows: &prompt,
+            height: 1,
+        };
+        let mut w = wait(Some("never"), &[], None, Start::Screen(Some(&prompt)), t0);
+        assert_eq!(w.check(Some(tiny), RUNNING, t0), None);
+        assert_eq!(w.unseen_due(), None);
+        let grown = ["# ls"];
+        let tiny = Screen {
+            rows: &grown,
+            height: 1,
+        };
+        assert_eq!(w.check(Some(tiny), RUNNING, t0), None);
+        assert!(w.unseen_due().is_some(), "new output on a full screen");
     }
 }

@@ -57,6 +57,11 @@ impl Baseline {
 }
 
 impl Fresh<'_> {
+    /// Anything new: more than the old growing row, unchanged.
+    pub fn has_new(&self) -> bool {
+        self.rows.len() > 1 || self.rows.first().is_some_and(|r| !r.is_empty()) || !self.continues
+    }
+
     /// The new text, rows joined with `\n`.
     pub fn text(&self) -> String {
         self.rows.join("\n")

@@ -26,7 +26,9 @@ use rmcp::{tool_handler, ErrorData, Json, RoleServer, ServerHandler};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use zellij_mcp_protocol::ops::{names, CancelArgs, CancelResult};
+use zellij_mcp_protocol::ops::{
+    names, CancelArgs, CancelResult, ReplayArgs, RequestState, StatusResult,
+};
 use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef};
 
 use crate::client::SharedClient;
@@ -191,10 +193,27 @@ impl ZellijMcp {
         let started = tokio::time::Instant::now();
         let mut ticks = tokio::time::interval(Duration::from_secs(1));
         ticks.tick().await;
+        let mut checks = tokio::time::interval(STILL_THERE_EVERY);
+        checks.tick().await;
+        let mut missing = 0;
         let progress = context.meta.get_progress_token();
         loop {
             tokio::select! {
                 outcome = &mut work => return Ok(outcome?),
+                _ = checks.tick() => {
+                    missing = match self.plugin_has(session, on).await {
+                        false => missing + 1,
+                        true => 0,
+                    };
+                    // A few times over: a check can overtake its request, and
+                    // the lease can take a moment to pass to another instance.
+                    if missing >= CHECKS_BEFORE_GIVING_UP {
+                        return Err(ToolFailure(ErrorBody::new(
+                            ErrorCode::ReplyLost,
+                            format!("the zellij-mcp plugin no longer has this {op} (it was reloaded, or stopped answering)"),
+                        ).with_hint("call the tool again; if the plugin does not answer, reload the zellij-mcp layout")));
+                    }
+                }
                 _ = context.ct.cancelled() => {
                     let id = on.0.lock().unwrap().clone();
                     let cancel = CancelArgs { request_id: id.clone() };
@@ -214,6 +233,32 @@ impl ZellijMcp {
                     }
                 }
             }
+        }
+    }
+}
+
+/// How often a waiting tool checks that the plugin still has its request,
+/// and how many checks in a row must say no before the tool gives up.
+const STILL_THERE_EVERY: Duration = Duration::from_secs(2);
+const CHECKS_BEFORE_GIVING_UP: u32 = 3;
+
+impl ZellijMcp {
+    /// Whether the plugin still knows the request a waiting tool is on: a
+    /// reloaded plugin forgets it and never answers. No answer at all counts
+    /// as no; an error from the bridge's side (the session) as yes, since
+    /// the call itself will see it.
+    async fn plugin_has(&self, session: &str, on: &OnRequest) -> bool {
+        let id = on.0.lock().unwrap().clone();
+        let args = ReplayArgs { request_id: id };
+        let id = self.client.new_id();
+        let status: Result<(String, StatusResult), ErrorBody> = self
+            .client
+            .call(Some(session), names::STATUS, &args, STILL_THERE_EVERY, id)
+            .await;
+        tracing::debug!(?status, "is {} still there", args.request_id);
+        match status {
+            Ok((_, status)) => status.state != RequestState::Unknown,
+            Err(e) => !matches!(e.code, ErrorCode::Timeout | ErrorCode::PluginNotLoaded),
         }
     }
 }

@@ -108,8 +108,11 @@ impl SocketTransport {
             write_frame(&stream, &wire::subscribe(pane, tail)).await?;
             loop {
                 match read_frame(&stream).await?.message {
+                    // Dropping the connection ends the subscription. No
+                    // `ClientExited`: Zellij 0.45.1 removes such a client
+                    // twice, and the second removal can hit a newer client
+                    // that was given the same (reused) id.
                     Some(ServerMsg::PaneRenderUpdate(update)) if update.is_initial => {
-                        let _ = write_frame(&stream, &wire::client_exited()).await;
                         let mut rows = update.scrollback;
                         rows.extend(update.viewport);
                         return Ok(rows);

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct ClientToServerMsg {
-    #[prost(oneof = "client_to_server::Message", tags = "9, 11, 17")]
+    #[prost(oneof = "client_to_server::Message", tags = "9, 17")]
     pub message: Option<client_to_server::Message>,
 }
 
@@ -19,15 +19,10 @@ pub mod client_to_server {
     pub enum Message {
         #[prost(message, tag = "9")]
         Action(super::ActionMsg),
-        #[prost(message, tag = "11")]
-        ClientExited(super::Empty),
         #[prost(message, tag = "17")]
         SubscribeToPaneRenders(super::SubscribeToPaneRendersMsg),
     }
 }
-
-#[derive(Clone, PartialEq, prost::Message)]
-pub struct Empty {}
 
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct SubscribeToPaneRendersMsg {
@@ -232,13 +227,6 @@ pub fn subscribe(pane: zellij_mcp_protocol::PaneRef, tail: Option<usize>) -> Cli
                 ansi: false,
             },
         )),
-    }
-}
-
-/// Tells the server this client is done.
-pub fn client_exited() -> ClientToServerMsg {
-    ClientToServerMsg {
-        message: Some(client_to_server::Message::ClientExited(Empty {})),
     }
 }
 

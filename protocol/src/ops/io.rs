@@ -295,8 +295,27 @@ pub struct CancelResult {
     pub cancelled: bool,
 }
 
+/// `status`: what the plugin knows of an earlier request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StatusResult {
+    pub state: RequestState,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RequestState {
+    /// Not answered yet.
+    InFlight,
+    /// Answered; `replay` returns the reply.
+    Answered,
+    /// Answered, but the reply is no longer kept.
+    Lost,
+    /// Never seen (or forgotten: the plugin was reloaded).
+    Unknown,
+}
+
 /// `replay`: the result is the earlier request's whole reply, or `null` when
-/// the plugin never saw that request.
+/// the plugin never saw that request. Also the arguments of `status`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReplayArgs {
     pub request_id: String,

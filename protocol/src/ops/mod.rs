@@ -41,6 +41,9 @@ pub mod names {
     pub const CANCEL: &str = "cancel";
     /// The reply to an earlier request whose pipe client died before it came.
     pub const REPLAY: &str = "replay";
+    /// Whether the plugin still has an earlier request (it forgets them
+    /// when reloaded).
+    pub const STATUS: &str = "status";
 }
 
 /// Default pause between typed text and the lone CR of a submit.
