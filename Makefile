@@ -9,7 +9,7 @@ INK_FIXTURE    := bridge/tests/fixtures/ink-echo
 
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: all plugin bridge zellij wasm-target test-deps test demo bench install lint clean
+.PHONY: all plugin bridge zellij wasm-target test-deps test fuzz demo bench install lint clean
 
 all: plugin bridge
 
@@ -40,6 +40,11 @@ test-deps:
 # against real Zellij sessions.
 test: zellij plugin test-deps
 	cargo test --workspace -- --test-threads=2
+
+# The property tests of `make test` (10,000 cases each), with many more cases.
+FUZZ_CASES ?= 200000
+fuzz:
+	PROPTEST_CASES=$(FUZZ_CASES) cargo test -p zellij-mcp-protocol -p zellij-mcp-plugin properties -- --test-threads=2
 
 demo: zellij all
 	target/release/demo $(BRIDGE_BIN)

@@ -166,4 +166,6 @@ pub(crate) fn unix_ms() -> u64 {
 }
 
 #[cfg(test)]
+mod properties;
+#[cfg(test)]
 mod tests;

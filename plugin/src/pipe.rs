@@ -174,6 +174,13 @@ impl<H: Host> McpPlugin<H> {
     /// `null` when this plugin never saw it (then it is safe to send again).
     fn replay(&mut self, args: ReplayArgs, pipe: (&str, &str)) -> HandlerResult {
         let id = &args.request_id;
+        if id == pipe.1 {
+            return Err(ErrorBody::new(
+                ErrorCode::BadRequest,
+                "a replay cannot name its own request",
+            )
+            .with_hint("pass the id of the earlier request"));
+        }
         match self.replies.lookup(id) {
             Known::Answered(reply) => Ok(Handled::Now(
                 serde_json::to_value(reply).unwrap_or_default(),

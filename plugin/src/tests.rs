@@ -27,7 +27,7 @@ enum Call {
 }
 
 #[derive(Default, Clone)]
-struct FakeHost {
+pub struct FakeHost {
     client_id: u16,
     calls: Rc<RefCell<Vec<Call>>>,
     /// What every pane shows.
@@ -192,14 +192,14 @@ impl Host for FakeHost {
     }
 }
 
-fn shared_dir(name: &str) -> PathBuf {
+pub fn shared_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("zellij-mcp-plugin-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
 
-fn plugin_in(dir: &Path, client_id: u16) -> McpPlugin<FakeHost> {
+pub fn plugin_in(dir: &Path, client_id: u16) -> McpPlugin<FakeHost> {
     let mut plugin = McpPlugin {
         host: FakeHost {
             client_id,
@@ -239,7 +239,7 @@ fn plugin(name: &str) -> McpPlugin<FakeHost> {
     plugin_in(&shared_dir(name), 1)
 }
 
-fn send(plugin: &mut McpPlugin<FakeHost>, pipe_id: &str, payload: Option<&str>) {
+pub fn send(plugin: &mut McpPlugin<FakeHost>, pipe_id: &str, payload: Option<&str>) {
     plugin.on_pipe(PipeMessage {
         source: PipeSource::Cli(pipe_id.into()),
         name: PIPE_NAME.into(),
@@ -250,7 +250,7 @@ fn send(plugin: &mut McpPlugin<FakeHost>, pipe_id: &str, payload: Option<&str>) 
 }
 
 /// The replies on `pipe_id`, asserting the pipe was released after them.
-fn replies(plugin: &McpPlugin<FakeHost>, pipe_id: &str, id: &str) -> Vec<Reply> {
+pub fn replies_on(plugin: &McpPlugin<FakeHost>, pipe_id: &str, id: &str) -> Vec<Reply> {
     let calls = plugin.host.calls.borrow();
     let mut asm = Assembler::new(id);
     let mut out = Vec::new();
@@ -275,7 +275,7 @@ fn replies(plugin: &McpPlugin<FakeHost>, pipe_id: &str, id: &str) -> Vec<Reply> 
 }
 
 fn only_reply(plugin: &McpPlugin<FakeHost>, pipe_id: &str, id: &str) -> Reply {
-    let mut all = replies(plugin, pipe_id, id);
+    let mut all = replies_on(plugin, pipe_id, id);
     assert_eq!(all.len(), 1, "exactly one reply");
     all.remove(0)
 }
@@ -439,7 +439,10 @@ fn a_submit_writes_text_then_a_lone_cr_and_answers_after_it() {
     let mut p = plugin("submit");
     let args = json!({"pane_id": "terminal_1", "text": "hello", "submit": true});
     send(&mut p, "p", Some(&request("1", "write", args)));
-    assert!(replies(&p, "p", "1").is_empty(), "no reply before the CR");
+    assert!(
+        replies_on(&p, "p", "1").is_empty(),
+        "no reply before the CR"
+    );
     {
         let calls = p.host.calls.borrow();
         assert_eq!(calls[0], Call::Block("p".into()));
@@ -491,7 +494,7 @@ fn of_two_instances_only_the_lease_holder_answers() {
             Some(&request(&n.to_string(), "hello", json!({}))),
         );
     }
-    assert_eq!(replies(&first, "p", "0").len(), 1);
+    assert_eq!(replies_on(&first, "p", "0").len(), 1);
     assert!(
         second.host.calls.borrow().is_empty(),
         "the follower stays silent"
@@ -560,7 +563,7 @@ fn a_wait_answers_when_the_pane_renders_the_pattern_and_can_be_cancelled() {
     *p.host.screen.borrow_mut() = vec!["$ make".into()];
     let args = json!({"pane_id": 1, "pattern": "done in \\d+s"});
     send(&mut p, "w", Some(&request("w1", "wait_for", args.clone())));
-    assert!(replies(&p, "w", "w1").is_empty(), "waiting");
+    assert!(replies_on(&p, "w", "w1").is_empty(), "waiting");
     p.host.screen.borrow_mut().push("done in 3s".into());
     let rendered = PaneContents {
         viewport: p.host.screen.borrow().clone(),
@@ -614,7 +617,10 @@ fn a_replay_answers_an_earlier_request_once_more_and_never_runs_it_again() {
         "new",
         Some(&request("r1", "replay", json!({"request_id": "w"}))),
     );
-    assert!(replies(&p, "new", "r1").is_empty(), "waits for the write");
+    assert!(
+        replies_on(&p, "new", "r1").is_empty(),
+        "waits for the write"
+    );
     p.on_timer();
     let replayed = only_reply(&p, "new", "r1").into_result().unwrap();
     assert_eq!(
@@ -676,7 +682,7 @@ fn requests_answered_at_once_leave_nothing_in_flight() {
     for (n, (op, args)) in at_once.into_iter().enumerate() {
         let id = n.to_string();
         send(&mut p, &id, Some(&request(&id, op, args)));
-        assert_eq!(replies(&p, &id, &id).len(), 1, "{op} answers at once");
+        assert_eq!(replies_on(&p, &id, &id).len(), 1, "{op} answers at once");
     }
     assert_eq!(in_flight(&p), 0);
 }
@@ -706,7 +712,7 @@ fn waits_are_capped_with_a_busy_error() {
     for n in 0..32 {
         let id = format!("w{n}");
         send(&mut p, &id, Some(&request(&id, "wait_for", args.clone())));
-        assert!(replies(&p, &id, &id).is_empty(), "wait {n} is waiting");
+        assert!(replies_on(&p, &id, &id).is_empty(), "wait {n} is waiting");
     }
     send(&mut p, "x", Some(&request("x", "wait_for", args)));
     assert_eq!(error_code(only_reply(&p, "x", "x")), "busy");

@@ -21,6 +21,9 @@ pub mod pane_id;
 pub mod tab_ref;
 pub mod text;
 
+#[cfg(test)]
+mod properties;
+
 pub use cursor::Cursor;
 pub use envelope::{ErrorBody, ErrorCode, Reply, Request};
 pub use frames::{encode_reply, Assembler, Frame, MAX_FRAME_BYTES};
