@@ -9,7 +9,7 @@ INK_FIXTURE    := bridge/tests/fixtures/ink-echo
 
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: all plugin bridge zellij wasm-target test-deps test fuzz demo bench install lint clean
+.PHONY: all plugin bridge zellij wasm-target test-deps test fuzz demo bench soak install lint clean
 
 all: plugin bridge
 
@@ -51,6 +51,11 @@ demo: zellij all
 
 bench: zellij all
 	target/release/bench $(BRIDGE_BIN) 200
+
+# Many mixed calls from 8 callers on one session; prints the plugin's memory.
+SOAK_CALLS ?= 100000
+soak: zellij all
+	target/release/soak $(BRIDGE_BIN) $(SOAK_CALLS)
 
 install: all
 	cargo install --locked --path bridge

@@ -47,6 +47,8 @@ pub struct ClientConfig {
 struct Link {
     transport: Box<dyn Transport>,
     target: Target,
+    /// The session's Zellij server process.
+    server_pid: u32,
 }
 
 /// A session's link, made once by the first call that needs it; calls to
@@ -140,6 +142,11 @@ impl PluginClient {
         cell.get().map(|link| link.transport.kind())
     }
 
+    /// The process id of the session's Zellij server.
+    pub async fn server_pid(&self, session: &str) -> Result<u32, ErrorBody> {
+        Ok(self.link(session).await?.server_pid)
+    }
+
     fn forget(&self, session: &str) {
         self.links.lock().unwrap().remove(session);
     }
@@ -215,6 +222,7 @@ impl PluginClient {
                 url,
                 configuration: hello.configuration,
             },
+            server_pid: hello.zellij_pid,
         }))
     }
 
@@ -354,6 +362,7 @@ mod tests {
                     plugin_url: ready.then(|| "file:/reported.wasm".into()),
                     configuration: Default::default(),
                     ready,
+                    instances: vec![1],
                 };
                 Ok(Reply::ok(&request.id, serde_json::to_value(hello).unwrap()))
             })

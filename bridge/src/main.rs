@@ -6,10 +6,12 @@
 //! - [`client`]: shared request plumbing (session, transport, errors).
 //! - [`transport`]: the direct socket and the `zellij pipe` CLI fallback.
 //! - [`sessions`]: finding sessions and choosing one.
+//! - [`own_pane`]: which pane this server runs in.
 //!
 //! stdout carries MCP; logs go to stderr.
 
 mod client;
+mod own_pane;
 mod sessions;
 mod tools;
 mod transport;
@@ -22,6 +24,7 @@ use clap::Parser;
 use rmcp::ServiceExt;
 
 use client::{ClientConfig, PluginClient, TransportChoice};
+use own_pane::OwnPane;
 use sessions::SessionDefaults;
 
 #[derive(Debug, Parser)]
@@ -50,6 +53,15 @@ struct Cli {
     /// The zellij binary (for the CLI transport and session listing).
     #[arg(long, env = "ZELLIJ_MCP_ZELLIJ", default_value = "zellij")]
     zellij: PathBuf,
+
+    /// Only list and allow the tools that change nothing (list, read, wait).
+    #[arg(long, env = "ZELLIJ_MCP_READ_ONLY", value_parser = clap::builder::BoolishValueParser::new())]
+    read_only: bool,
+
+    /// Append one JSON line per call of a tool that changes something;
+    /// typed text is kept only as a SHA-256 hash and a length.
+    #[arg(long, env = "ZELLIJ_MCP_AUDIT_LOG")]
+    audit_log: Option<PathBuf>,
 }
 
 /// Where `make install` puts the plugin.
@@ -75,11 +87,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let cli = Cli::parse();
 
     let enclosing = non_empty_env("ZELLIJ_SESSION_NAME");
-    let own_pane = enclosing.clone().zip(
-        non_empty_env("ZELLIJ_PANE_ID")
-            .and_then(|id| id.parse().ok())
-            .map(zellij_mcp_protocol::PaneRef::terminal),
-    );
+    let pane = non_empty_env("ZELLIJ_PANE_ID")
+        .and_then(|id| id.parse().ok())
+        .map(zellij_mcp_protocol::PaneRef::terminal);
+    let own_pane = OwnPane::new(enclosing.clone(), pane);
     let client = PluginClient::new(ClientConfig {
         transport: cli.transport,
         zellij: cli.zellij,
@@ -90,7 +101,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             enclosing,
         },
     });
-    let server = tools::ZellijMcp::new(Arc::new(client), own_pane);
+    let options = tools::Options {
+        read_only: cli.read_only,
+        audit_log: cli.audit_log,
+    };
+    let server = tools::ZellijMcp::new(Arc::new(client), own_pane, &options)?;
     let service = server.serve(rmcp::transport::stdio()).await?;
     service.waiting().await?;
     Ok(())

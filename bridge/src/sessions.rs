@@ -10,18 +10,29 @@ use zellij_mcp_protocol::{ErrorBody, ErrorCode};
 /// Zellij's folder name for the socket contract the socket transport speaks.
 pub const CONTRACT_DIR: &str = "contract_version_1";
 
-/// `$ZELLIJ_SOCKET_DIR`, else `$XDG_RUNTIME_DIR/zellij`, else `$TMPDIR/zellij-<uid>`,
-/// each with the contract folder appended (as Zellij itself does).
+/// Where Zellij keeps session sockets: `$ZELLIJ_SOCKET_DIR`, else
+/// `$XDG_RUNTIME_DIR/zellij`, else `$TMPDIR/zellij-<uid>`, as Zellij itself
+/// decides. An MCP client may have stripped `XDG_RUNTIME_DIR` from this
+/// server's environment; then `/run/user/<uid>/zellij` is used if it exists.
+pub fn socket_base() -> PathBuf {
+    if let Some(dir) = std::env::var_os("ZELLIJ_SOCKET_DIR") {
+        return PathBuf::from(dir);
+    }
+    if let Some(runtime) = std::env::var_os("XDG_RUNTIME_DIR") {
+        return PathBuf::from(runtime).join("zellij");
+    }
+    // SAFETY: getuid has no preconditions and cannot fail.
+    let uid = unsafe { libc::getuid() };
+    let runtime = PathBuf::from(format!("/run/user/{uid}/zellij"));
+    if runtime.join(CONTRACT_DIR).is_dir() {
+        return runtime;
+    }
+    std::env::temp_dir().join(format!("zellij-{uid}"))
+}
+
+/// The folder of the socket contract the socket transport speaks.
 pub fn socket_dir() -> PathBuf {
-    let base = std::env::var_os("ZELLIJ_SOCKET_DIR")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("XDG_RUNTIME_DIR").map(|d| PathBuf::from(d).join("zellij")))
-        .unwrap_or_else(|| {
-            // SAFETY: getuid has no preconditions and cannot fail.
-            let uid = unsafe { libc::getuid() };
-            std::env::temp_dir().join(format!("zellij-{uid}"))
-        });
-    base.join(CONTRACT_DIR)
+    socket_base().join(CONTRACT_DIR)
 }
 
 /// Longest wait for one session's socket to accept a connection.

@@ -9,22 +9,6 @@ use common::*;
 use serde_json::{json, Value};
 use zellij_mcp_harness::{repo_layout, wait_for, workspace_root, Mcp, Sandbox};
 
-/// Runs a test body once per transport.
-macro_rules! on_both_transports {
-    ($($case:ident),* $(,)?) => {$(
-        mod $case {
-            #[test]
-            fn socket() {
-                super::$case("socket");
-            }
-            #[test]
-            fn cli() {
-                super::$case("cli");
-            }
-        }
-    )*};
-}
-
 on_both_transports!(
     list_write_read,
     submit_into_ink,
@@ -193,10 +177,33 @@ fn with_two_clients_attached_one_instance_acts_and_replies_once() {
     let s = session("clients");
     let mcp = mcp(&s, "socket");
     let pane = shell_pane(&mcp);
+    let instances = || -> Vec<Value> {
+        let out = s.pipe(None, r#"{"v":1,"id":"n","op":"hello","args":{}}"#);
+        let out = out.map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
+        let hello: Option<Value> = out.and_then(|o| serde_json::from_str(o.lines().next()?).ok());
+        hello
+            .and_then(|h| h["result"]["instances"].as_array().cloned())
+            .unwrap_or_default()
+    };
     let mut first = s.attach_client();
     let mut second = s.attach_client();
-    // Each attached client gets its own plugin instance; give them time to load.
-    std::thread::sleep(Duration::from_secs(3));
+    // Each attached client gets its own plugin instance: wait until the
+    // instances of both clients Zellij lists have loaded.
+    wait_for(
+        "both clients' plugin instances to load",
+        Duration::from_secs(30),
+        || {
+            let focus = s.client_focus();
+            let clients: Vec<Value> = focus
+                .lines()
+                .skip(1)
+                .filter_map(|l| l.split_whitespace().next()?.parse::<u64>().ok())
+                .map(Value::from)
+                .collect();
+            let loaded = instances();
+            (clients.len() == 2 && clients.iter().all(|c| loaded.contains(c))).then_some(())
+        },
+    );
     assert!(first.is_running() && second.is_running());
 
     let out = s.sandbox().work().join("marks.txt");
@@ -237,7 +244,12 @@ fn with_two_clients_attached_one_instance_acts_and_replies_once() {
         3,
         "each write ran exactly once"
     );
-    assert_eq!(panes(&mcp).len(), 5, "no extra plugin pane was launched");
+    let ours = s
+        .zellij_panes()
+        .into_iter()
+        .filter(|p| p["plugin_url"] == json!(s.sandbox().plugin_url()))
+        .count();
+    assert_eq!(ours, 1, "no extra plugin pane was launched");
 }
 
 #[test]

@@ -12,22 +12,6 @@ use common::*;
 use serde_json::{json, Value};
 use zellij_mcp_harness::{text_of, wait_for, Mcp};
 
-/// Runs a test body once per transport.
-macro_rules! on_both_transports {
-    ($($case:ident),* $(,)?) => {$(
-        mod $case {
-            #[test]
-            fn socket() {
-                super::$case("socket");
-            }
-            #[test]
-            fn cli() {
-                super::$case("cli");
-            }
-        }
-    )*};
-}
-
 on_both_transports!(a_session_killed_during_a_wait_is_an_error_at_once);
 
 fn a_session_killed_during_a_wait_is_an_error_at_once(transport: &str) {
@@ -272,6 +256,7 @@ fn a_thousand_mixed_calls_from_sixteen_callers_each_get_their_own_reply() {
         .collect();
     let results = mcp.call_in_parallel(calls.clone(), 16);
     for (n, ((tool, args), result)) in calls.iter().zip(&results).enumerate() {
+        let result = result.as_ref().unwrap_or_else(|e| panic!("call {n}: {e}"));
         assert_ne!(result.is_error, Some(true), "call {n}: {}", text_of(result));
         let value = result.structured_content.as_ref().unwrap();
         if tool == "zellij_read" {

@@ -14,7 +14,8 @@ pub use mcp::{text_of, Mcp};
 pub use sandbox::{AttachedClient, Sandbox, Session, Sibling};
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant, SystemTime};
 
 /// The Zellij version everything here is pinned to.
 pub const ZELLIJ_VERSION: &str = "0.45.1";
@@ -27,15 +28,68 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// The release plugin that `make plugin` builds.
+/// The release plugin that `make plugin` builds, built again first when it
+/// is missing or older than its sources (once per test process).
 pub fn built_plugin() -> PathBuf {
-    let path = workspace_root().join("target/wasm32-wasip1/release/zellij-mcp.wasm");
-    assert!(
-        path.is_file(),
-        "{} is missing: run `make plugin` (or `make test`, which builds it) first",
-        path.display()
-    );
-    path
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let root = workspace_root();
+            let wasm = root.join("target/wasm32-wasip1/release/zellij-mcp.wasm");
+            if modified(&wasm) < newest_source(&root) {
+                let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+                let status = std::process::Command::new(cargo)
+                    .args(["build", "--release", "-p", "zellij-mcp-plugin"])
+                    .args(["--target", "wasm32-wasip1"])
+                    .current_dir(&root)
+                    .status()
+                    .expect("run cargo");
+                assert!(status.success(), "building the plugin failed");
+            }
+            wasm
+        })
+        .clone()
+}
+
+/// When a file was last changed (the epoch for a missing one).
+fn modified(path: &Path) -> SystemTime {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .unwrap_or(SystemTime::UNIX_EPOCH)
+}
+
+/// The newest change to what the plugin is built from.
+fn newest_source(root: &Path) -> SystemTime {
+    let mut newest = SystemTime::UNIX_EPOCH;
+    let mut pending: Vec<PathBuf> = ["plugin", "protocol", "Cargo.lock", "Cargo.toml"]
+        .iter()
+        .map(|p| root.join(p))
+        .collect();
+    while let Some(path) = pending.pop() {
+        match std::fs::read_dir(&path) {
+            Ok(entries) => pending.extend(entries.flatten().map(|e| e.path())),
+            Err(_) => newest = newest.max(modified(&path)),
+        }
+    }
+    newest
+}
+
+/// For the bench and soak programs: the bridge to drive and a count, from
+/// `[PATH-TO-zellij-mcp] [N]`, and a session of the repo's layout named
+/// for the program.
+pub fn program_setup(program: &str, default_count: usize) -> (PathBuf, usize, Session) {
+    let mut args = std::env::args().skip(1);
+    let bridge = args
+        .next()
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target/release/zellij-mcp"));
+    let count = args
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(default_count);
+    let name = format!("zellij-mcp-{program}-{}", std::process::id());
+    let session = Sandbox::new().start_session(&name, &repo_layout(), true);
+    (bridge, count, session)
 }
 
 /// The repo's layout that loads the plugin.

@@ -39,11 +39,6 @@ pub struct Mcp {
 impl Mcp {
     /// Starts `bridge` with the sandbox's environment and `args`.
     pub fn start(bridge: &Path, sandbox: &Sandbox, args: &[&str]) -> Mcp {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .expect("tokio runtime");
         let mut cmd = tokio::process::Command::new(bridge);
         cmd.args(args)
             .arg("--zellij")
@@ -54,15 +49,45 @@ impl Mcp {
             .env_remove("ZELLIJ_PANE_ID")
             .env_remove("ZELLIJ_MCP_SESSION")
             .env_remove("ZELLIJ_MCP_TRANSPORT");
-        let recorder = Recorder::default();
-        let progress = recorder.progress.clone();
-        let client = runtime.block_on(async {
+        Self::serve(|recorder| async move {
             let (transport, _) = TokioChildProcess::builder(cmd)
                 .stderr(Stdio::inherit())
                 .spawn()
                 .expect("spawn the bridge");
             recorder.serve(transport).await.expect("MCP initialize")
-        });
+        })
+    }
+
+    /// Talks to a bridge started elsewhere (e.g. in a pane), whose stdin and
+    /// stdout are the FIFOs `to_bridge` and `from_bridge`. Opens them in the
+    /// order a shell's `< to_bridge > from_bridge` does.
+    pub fn over_fifos(to_bridge: &Path, from_bridge: &Path) -> Mcp {
+        let writer = std::fs::OpenOptions::new()
+            .write(true)
+            .open(to_bridge)
+            .expect("open the bridge's stdin");
+        let reader = std::fs::File::open(from_bridge).expect("open the bridge's stdout");
+        Self::serve(|recorder| async move {
+            let transport = (
+                tokio::fs::File::from_std(reader),
+                tokio::fs::File::from_std(writer),
+            );
+            recorder.serve(transport).await.expect("MCP initialize")
+        })
+    }
+
+    fn serve<F>(connect: impl FnOnce(Recorder) -> F) -> Mcp
+    where
+        F: std::future::Future<Output = RunningService<RoleClient, Recorder>>,
+    {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("tokio runtime");
+        let recorder = Recorder::default();
+        let progress = recorder.progress.clone();
+        let client = runtime.block_on(connect(recorder));
         Mcp {
             runtime,
             client: Some(client),
@@ -143,12 +168,13 @@ impl Mcp {
     }
 
     /// Runs the calls from `workers` tasks at once, each taking the next
-    /// call when its last one is answered; results in the order given.
+    /// call when its last one is answered; results (or protocol errors) in
+    /// the order given.
     pub fn call_in_parallel(
         &self,
         calls: Vec<(String, Value)>,
         workers: usize,
-    ) -> Vec<CallToolResult> {
+    ) -> Vec<Result<CallToolResult, String>> {
         let peer = self.client().peer().clone();
         let total = calls.len();
         let queue = Arc::new(std::sync::Mutex::new(calls.into_iter().enumerate()));
@@ -167,12 +193,13 @@ impl Mcp {
                                 panic!("tool arguments must be a JSON object");
                             };
                             let params = CallToolRequestParams::new(tool).with_arguments(args);
-                            done.push((index, peer.call_tool(params).await.expect("tools/call")));
+                            let result = peer.call_tool(params).await.map_err(|e| e.to_string());
+                            done.push((index, result));
                         }
                     })
                 })
                 .collect();
-            let mut results: Vec<Option<CallToolResult>> = vec![None; total];
+            let mut results: Vec<Option<Result<CallToolResult, String>>> = vec![None; total];
             for task in tasks {
                 for (index, result) in task.await.expect("task") {
                     results[index] = Some(result);

@@ -104,7 +104,7 @@ impl Sandbox {
             ("XDG_CACHE_HOME", root.join("cache")),
             ("HOME", root.join("home")),
             ("SHELL", PathBuf::from("/bin/sh")),
-            ("EDITOR", crate::workspace_root().join("harness/editor.sh")),
+            ("EDITOR", crate::workspace_root().join("harness/editor/vim")),
         ]
         .into_iter()
         .map(|(k, v)| (k.into(), v.into_os_string()))
@@ -267,6 +267,49 @@ impl Session {
             sandbox: &self.sandbox,
             name: name.to_owned(),
         }
+    }
+
+    /// Every pane as Zellij itself lists it (`zellij action list-panes
+    /// --all --json`), plugins included, each with its `id` and `is_plugin`.
+    pub fn zellij_panes(&self) -> Vec<serde_json::Value> {
+        for _ in 0..10 {
+            let mut cmd = self.sandbox.zellij();
+            cmd.args([
+                "--session",
+                &self.name,
+                "action",
+                "list-panes",
+                "--all",
+                "--json",
+            ]);
+            let listed = run_with_timeout(cmd, Duration::from_secs(10))
+                .and_then(|out| serde_json::from_slice::<Vec<serde_json::Value>>(&out.stdout).ok());
+            if let Some(panes) = listed.filter(|p| !p.is_empty()) {
+                return panes;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!("zellij action list-panes gave no panes");
+    }
+
+    /// Whether Zellij lists the pane (`terminal_N` or `plugin_N`).
+    pub fn zellij_has_pane(&self, pane: &str) -> bool {
+        self.zellij_panes().iter().any(|p| {
+            let kind = if p["is_plugin"] == true {
+                "plugin"
+            } else {
+                "terminal"
+            };
+            format!("{kind}_{}", p["id"]) == pane
+        })
+    }
+
+    /// The session's layout as Zellij dumps it (`zellij action dump-layout`).
+    pub fn zellij_layout(&self) -> String {
+        let mut cmd = self.sandbox.zellij();
+        cmd.args(["--session", &self.name, "action", "dump-layout"]);
+        let out = run_with_timeout(cmd, Duration::from_secs(10)).expect("dump-layout");
+        String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
     /// Each client's focused pane (`zellij action list-clients`).

@@ -60,6 +60,8 @@ pub trait Host {
     /// for when no pane or tab events reach this instance.
     fn session_snapshot(&self) -> Option<(Vec<TabInfo>, PaneManifest)>;
     fn cwd(&self, pane: PaneRef) -> Option<String>;
+    /// The process a terminal pane runs.
+    fn pid(&self, pane: PaneRef) -> Option<u32>;
     fn running_command(&self, pane: PaneRef) -> Option<Vec<String>>;
     fn write(&self, pane: PaneRef, bytes: Vec<u8>);
     fn signal(&self, pane: PaneRef, signal: Signal);
@@ -179,6 +181,12 @@ impl Host for ZellijHost {
     fn cwd(&self, pane: PaneRef) -> Option<String> {
         let cwd = get_pane_cwd(pane_id(pane)).ok()?;
         Some(cwd.display().to_string())
+    }
+
+    fn pid(&self, pane: PaneRef) -> Option<u32> {
+        get_pane_pid(pane_id(pane))
+            .ok()
+            .and_then(|pid| u32::try_from(pid).ok())
     }
 
     fn running_command(&self, pane: PaneRef) -> Option<Vec<String>> {

@@ -39,6 +39,8 @@ const LOCK_STALE_AFTER_MS: u64 = 5_000;
 const SWEEP_AFTER_MS: u64 = 10 * 60 * 1_000;
 /// The prefix of every file a lease keeps in the shared folder.
 const PREFIX: &str = "lease-";
+/// Marks an instance's presence file, `lease-<pid>.instance-<plugin>-<client>`.
+const INSTANCE: &str = "instance-";
 
 /// An instance: the plugin pane's id and the client it runs for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,6 +101,7 @@ impl Record {
 #[derive(Debug)]
 pub struct Lease {
     me: Instance,
+    dir: PathBuf,
     path: PathBuf,
     lock_path: PathBuf,
     tmp_path: PathBuf,
@@ -109,10 +112,50 @@ impl Lease {
         let name = format!("{PREFIX}{zellij_pid}");
         Lease {
             me,
+            dir: dir.to_path_buf(),
             path: dir.join(&name),
             lock_path: dir.join(format!("{name}.lock")),
             tmp_path: dir.join(format!("{name}.{}-{}.tmp", me.plugin_id, me.client_id)),
         }
+    }
+
+    /// Notes that this instance is loaded; its file goes with the session's.
+    pub fn announce(&self) {
+        let _ = fs::write(self.presence_path(), "");
+    }
+
+    /// The clients whose instance of this plugin has loaded in this session.
+    pub fn instances(&self) -> Vec<u16> {
+        let prefix = format!("{}.{INSTANCE}{}-", self.file_name(), self.me.plugin_id);
+        let Ok(entries) = fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        let mut clients: Vec<u16> = entries
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().into_string().ok()?;
+                name.strip_prefix(&prefix)?.parse().ok()
+            })
+            .collect();
+        clients.sort_unstable();
+        clients
+    }
+
+    fn file_name(&self) -> String {
+        self.path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+
+    fn presence_path(&self) -> PathBuf {
+        let name = format!(
+            "{}.{INSTANCE}{}-{}",
+            self.file_name(),
+            self.me.plugin_id,
+            self.me.client_id
+        );
+        self.dir.join(name)
     }
 
     /// Whether this instance acts now, given when it last got a session
@@ -309,6 +352,20 @@ mod tests {
         let a = Lease::new(&dir, 9, instance(1));
         fs::write(&a.path, "not a lease").unwrap();
         assert!(a.check(5, 0));
+    }
+
+    #[test]
+    fn loaded_instances_are_counted_per_session() {
+        let dir = temp_dir("instances");
+        let a = Lease::new(&dir, 1, instance(1));
+        let b = Lease::new(&dir, 1, instance(2));
+        let other = Lease::new(&dir, 2, instance(1));
+        assert!(a.instances().is_empty());
+        a.announce();
+        b.announce();
+        b.announce();
+        other.announce();
+        assert_eq!((a.instances(), other.instances()), (vec![1, 2], vec![1]));
     }
 
     #[test]

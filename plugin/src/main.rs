@@ -132,7 +132,9 @@ impl<H: Host> McpPlugin<H> {
             client_id: ids.client_id,
         };
         Lease::sweep(shared_dir, unix_ms());
-        self.lease = Some(Lease::new(shared_dir, ids.zellij_pid, me));
+        let lease = Lease::new(shared_dir, ids.zellij_pid, me);
+        lease.announce();
+        self.lease = Some(lease);
         self.heartbeat(Instant::now());
     }
 

@@ -103,6 +103,7 @@ impl<H: Host> McpPlugin<H> {
             names::ARRANGE_PANE => self.outside_pipe(parse_args(args)?, pipe, Self::arrange_pane),
             names::READ => self.read(parse_args(args)?),
             names::LOCATE => self.locate(parse_args(args)?),
+            names::PANE_OF_PROCESS => self.pane_of_process(parse_args(args)?),
             names::WRITE => self.write(parse_args(args)?, &request.id, pipe_id),
             names::WAIT_FOR => self.wait_for(parse_args(args)?, pipe),
             names::RUN => self.outside_pipe(parse_args(args)?, pipe, Self::run),

@@ -97,6 +97,9 @@ impl Host for FakeHost {
     fn cwd(&self, _pane: PaneRef) -> Option<String> {
         Some("/work".into())
     }
+    fn pid(&self, pane: PaneRef) -> Option<u32> {
+        (pane == PaneRef::terminal(1)).then_some(4321)
+    }
     fn running_command(&self, _pane: PaneRef) -> Option<Vec<String>> {
         Some(vec!["htop".into()])
     }
@@ -542,7 +545,7 @@ fn a_new_background_pane_is_made_in_its_tab_and_never_focused() {
 }
 
 #[test]
-fn closing_the_plugins_own_tab_or_pane_is_refused_and_changes_nothing() {
+fn closing_the_plugins_own_tab_or_pane_or_nothing_at_all_is_refused_and_changes_nothing() {
     let mut p = plugin("close");
     for (n, args) in [json!({"tab": 3}), json!({"pane_id": "plugin_5"}), json!({})]
         .into_iter()
@@ -771,4 +774,20 @@ fn outside_numbers_never_panic() {
         q.start(&dir, config);
         assert_eq!(q.submit_delay_ms, expected, "{value}");
     }
+}
+
+#[test]
+fn the_pane_of_a_process_is_found_among_terminal_panes() {
+    let mut p = plugin("pids");
+    let args = json!({"pids": [99, 4321, 1]});
+    send(&mut p, "p", Some(&request("1", "pane_of_process", args)));
+    let found = only_reply(&p, "p", "1").into_result().unwrap();
+    assert_eq!(found["pane_id"], "terminal_1");
+    send(
+        &mut p,
+        "q",
+        Some(&request("2", "pane_of_process", json!({"pids": [7]}))),
+    );
+    let none = only_reply(&p, "q", "2").into_result().unwrap();
+    assert_eq!(none["pane_id"], Value::Null);
 }

@@ -101,6 +101,8 @@ pub enum ErrorCode {
     Busy,
     /// The request ran, but its reply is no longer kept (`replay`).
     ReplyLost,
+    /// The server is read-only and the tool would change something.
+    ReadOnly,
     Internal,
 }
 
@@ -122,6 +124,7 @@ impl ErrorCode {
             ErrorCode::Transport => "transport",
             ErrorCode::Busy => "busy",
             ErrorCode::ReplyLost => "reply_lost",
+            ErrorCode::ReadOnly => "read_only",
             ErrorCode::Internal => "internal",
         }
     }
@@ -197,6 +200,7 @@ mod tests {
             ErrorCode::WrongPaneKind,
             ErrorCode::Busy,
             ErrorCode::ReplyLost,
+            ErrorCode::ReadOnly,
         ] {
             let name = serde_json::to_value(code).unwrap();
             assert_eq!(name.as_str().unwrap(), code.as_str());

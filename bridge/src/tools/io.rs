@@ -51,20 +51,23 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_write",
-        description = "Type text, then keys (Enter, Tab, Esc, Up, 'Ctrl c'...); paste sends a bracketed paste; submit then sends a lone CR after submit_delay_ms, as Claude Code and other Ink TUIs need, and returns after it. On: a terminal pane_id. Focus: never moves. After: returns pane_id, tab_id. Don't: end text with \\r when submitting. Needs: a live pane (allow_exited to override); text up to 256 KiB.",
+        description = "Type text, then keys (Enter, Tab, Esc, Up, 'Ctrl c'...); paste sends a bracketed paste; submit then sends a lone CR after submit_delay_ms, as Claude Code and other Ink TUIs need, and returns after it. On: a terminal pane_id. Focus: never moves. After: returns pane_id, tab_id. Don't: end text with \\r when submitting. Needs: a live pane, not this server's own (allow_exited, force override); text up to 256 KiB.",
         input_schema = input::<WriteArgs>(),
         output_schema = output::<WriteResult>(),
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
     )]
     async fn write(&self, args: JsonObject) -> ToolResult<WriteResult> {
         let p: InSession<WriteArgs> = parse(args)?;
+        let session = self.client.resolve_session(p.session.as_deref()).await?;
+        self.protect_own_pane(&session, p.args.pane_id, p.args.force, "typing there")
+            .await?;
         // A submit waits for its CR, and maybe for earlier writes to the pane.
         let delay = match p.args.submit {
             true => 2 * p.args.submit_delay_ms.unwrap_or(DEFAULT_SUBMIT_DELAY_MS),
             false => 0,
         };
         let extra = Duration::from_millis(delay);
-        self.send(p.session, names::WRITE, &p.args, extra).await
+        self.send(Some(session), names::WRITE, &p.args, extra).await
     }
 
     #[tool(
@@ -104,7 +107,7 @@ impl ZellijMcp {
         let session = self.client.resolve_session(p.session.as_deref()).await?;
         let args = RunArgs {
             cwd: paths::cwd(p.args.cwd)?,
-            caller: self.own_pane_in(&session),
+            caller: self.own_pane_in(&session).await,
             ..p.args
         };
         let waits = args.wait != Some(false);
@@ -127,12 +130,17 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_signal",
-        description = "interrupt types Ctrl-C (0x03) as a user would; sigint or sigkill signal the pane's process. On: a terminal pane_id. Focus: never moves. After: returns pane_id. Don't: assume it stopped; follow with zellij_wait_for. Needs: a pane still running.",
+        description = "interrupt types Ctrl-C (0x03) as a user would; sigint or sigkill signal the pane's process. On: a terminal pane_id. Focus: never moves. After: returns pane_id. Don't: assume it stopped; follow with zellij_wait_for. Needs: a running pane, not this server's own (or force).",
         input_schema = input::<SignalArgs>(),
         output_schema = output::<PaneResult>(),
         annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false)
     )]
     async fn signal(&self, args: JsonObject) -> ToolResult<PaneResult> {
-        self.forward::<SignalArgs, _>(args, names::SIGNAL).await
+        let p: InSession<SignalArgs> = parse(args)?;
+        let session = self.client.resolve_session(p.session.as_deref()).await?;
+        self.protect_own_pane(&session, p.args.pane_id, p.args.force, "a signal")
+            .await?;
+        self.send(Some(session), names::SIGNAL, &p.args, Duration::ZERO)
+            .await
     }
 }

@@ -9,17 +9,21 @@
 mod io;
 mod panes;
 mod paths;
+mod policy;
 mod schema;
 mod scrollback;
 mod session;
 
 use std::time::Duration;
 
+use std::path::PathBuf;
+use std::sync::Arc;
+
 use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::handler::server::tool::IntoCallToolResult;
+use rmcp::handler::server::tool::{IntoCallToolResult, ToolCallContext};
 use rmcp::model::{
-    CallToolResponse, CallToolResult, ContentBlock, Implementation, JsonObject,
-    ProgressNotificationParam, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    JsonObject, ProgressNotificationParam, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{tool_handler, ErrorData, Json, RoleServer, ServerHandler};
@@ -32,6 +36,8 @@ use zellij_mcp_protocol::ops::{
 use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef};
 
 use crate::client::SharedClient;
+use crate::own_pane::OwnPane;
+use policy::{Outcome, Policy};
 
 /// A tool's arguments: the op's own, plus the session to act in.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -111,26 +117,65 @@ fn bad_request(message: impl Into<String>, hint: impl Into<String>) -> ToolFailu
 #[derive(Clone)]
 pub struct ZellijMcp {
     client: SharedClient,
-    /// The pane the bridge runs in, and its session (from ZELLIJ_PANE_ID / ZELLIJ_SESSION_NAME).
-    own_pane: Option<(String, PaneRef)>,
+    /// The pane the bridge runs in.
+    own_pane: Arc<OwnPane>,
+    policy: Arc<Policy>,
     tool_router: ToolRouter<Self>,
 }
 
+/// How the server is run.
+#[derive(Debug, Default)]
+pub struct Options {
+    /// Only tools that change nothing are listed and callable.
+    pub read_only: bool,
+    /// Where each call of a tool that changes something is recorded.
+    pub audit_log: Option<PathBuf>,
+}
+
 impl ZellijMcp {
-    pub fn new(client: SharedClient, own_pane: Option<(String, PaneRef)>) -> Self {
-        ZellijMcp {
-            client,
-            own_pane,
-            tool_router: Self::session_tools() + Self::pane_tools() + Self::io_tools(),
+    pub fn new(
+        client: SharedClient,
+        own_pane: OwnPane,
+        options: &Options,
+    ) -> std::io::Result<Self> {
+        let mut tool_router = Self::session_tools() + Self::pane_tools() + Self::io_tools();
+        let policy = Policy::new(
+            &tool_router.list_all(),
+            options.read_only,
+            options.audit_log.as_deref(),
+        )?;
+        for hidden in policy.hidden() {
+            tool_router.remove_route(hidden);
         }
+        Ok(ZellijMcp {
+            client,
+            own_pane: Arc::new(own_pane),
+            policy: Arc::new(policy),
+            tool_router,
+        })
     }
 
     /// The bridge's own pane, when it runs inside `session`.
-    fn own_pane_in(&self, session: &str) -> Option<PaneRef> {
-        self.own_pane
-            .as_ref()
-            .filter(|(s, _)| s == session)
-            .map(|(_, pane)| *pane)
+    async fn own_pane_in(&self, session: &str) -> Option<PaneRef> {
+        self.own_pane.in_session(&self.client, session).await
+    }
+
+    /// Refuses to act on this server's own pane unless `force`: typing or
+    /// signalling there would reach the agent itself.
+    async fn protect_own_pane(
+        &self,
+        session: &str,
+        pane: PaneRef,
+        force: bool,
+        what: &str,
+    ) -> Result<(), ToolFailure> {
+        if force || self.own_pane_in(session).await != Some(pane) {
+            return Ok(());
+        }
+        Err(bad_request(
+            format!("{pane} is this server's own pane; {what} would reach the agent itself"),
+            "pass force: true if that is really meant, or pick another pane",
+        ))
     }
 
     /// The common tool: parse, send one op, name the session in the result.
@@ -269,6 +314,27 @@ pub struct OnRequest(std::sync::Mutex<String>);
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for ZellijMcp {
+    /// Every call passes the policy (read-only mode, the audit log).
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let audit = self.policy.audit(&request);
+        if let Some(refusal) = self.policy.refusal(&request.name) {
+            if let Some(audit) = audit {
+                self.policy.record(audit, &Outcome::Refused(&refusal));
+            }
+            return ToolFailure(refusal).into_call_tool_result();
+        }
+        let call = ToolCallContext::new(self, request, context);
+        let response = self.tool_router.call(call).await;
+        if let Some(audit) = audit {
+            self.policy.record(audit, &Outcome::Response(&response));
+        }
+        response
+    }
+
     fn get_info(&self) -> ServerConfig {
         let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
         info.server_info = Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"));

@@ -39,7 +39,7 @@ impl ZellijMcp {
     async fn new_pane(&self, args: JsonObject) -> ToolResult<PaneResult> {
         let mut p: InSession<NewPaneArgs> = parse(args)?;
         let session = self.client.resolve_session(p.session.as_deref()).await?;
-        p.args.at.caller = self.own_pane_in(&session);
+        p.args.at.caller = self.own_pane_in(&session).await;
         let args = NewPaneArgs {
             cwd: paths::cwd(p.args.cwd)?,
             ..p.args
@@ -59,7 +59,7 @@ impl ZellijMcp {
         let p: InSession<CloseArgs> = parse(args)?;
         let session = self.client.resolve_session(p.session.as_deref()).await?;
         let args = CloseArgs {
-            caller: self.own_pane_in(&session),
+            caller: self.own_pane_in(&session).await,
             ..p.args
         };
         self.send(Some(session), names::CLOSE, &args, Duration::ZERO)
@@ -110,7 +110,7 @@ impl ZellijMcp {
     async fn open_file(&self, args: JsonObject) -> ToolResult<PaneResult> {
         let mut p: InSession<OpenFileArgs> = parse(args)?;
         let session = self.client.resolve_session(p.session.as_deref()).await?;
-        p.args.at.caller = self.own_pane_in(&session);
+        p.args.at.caller = self.own_pane_in(&session).await;
         let cwd = paths::cwd(p.args.cwd)?;
         let args = OpenFileArgs {
             path: paths::file(&p.args.path, cwd.as_deref())?,

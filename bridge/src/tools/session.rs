@@ -23,7 +23,7 @@ impl ZellijMcp {
         let p: InSession<NoArgs> = parse(args)?;
         let session = self.client.resolve_session(p.session.as_deref()).await?;
         let args = SessionInfoArgs {
-            caller: self.own_pane_in(&session),
+            caller: self.own_pane_in(&session).await,
         };
         let Json(mut info): Json<SessionInfoResult> = self
             .send(
@@ -52,7 +52,8 @@ impl ZellijMcp {
     async fn list_sessions(&self, args: JsonObject) -> ToolResult<ListSessionsResult> {
         let _: InSession<NoArgs> = parse(args)?;
         let (live, default) = self.client.sessions().await;
-        let current = self.own_pane.as_ref().map(|(session, _)| session);
+        let current = self.own_pane.session();
+        let current = current.as_ref();
         let sessions = live
             .into_iter()
             .map(|name| SessionEntry {
@@ -86,7 +87,7 @@ impl ZellijMcp {
         let Json(mut result): Json<ListPanesResult> = self
             .forward::<ListPanesArgs, _>(args, names::LIST_PANES)
             .await?;
-        let own = self.own_pane_in(&result.session);
+        let own = self.own_pane_in(&result.session).await;
         for pane in &mut result.panes {
             pane.is_self = Some(pane.pane_id) == own;
         }

@@ -54,7 +54,7 @@ impl CliTransport {
     }
 
     fn spawn(&self, target: &Target) -> Result<PipeChild, CallError> {
-        let mut cmd = Command::new(&self.zellij);
+        let mut cmd = self.command();
         cmd.arg("--session")
             .arg(&self.session)
             .arg("pipe")
@@ -110,7 +110,7 @@ impl CliTransport {
         tail: Option<usize>,
         timeout: Duration,
     ) -> Result<Vec<String>, CallError> {
-        let mut cmd = Command::new(&self.zellij);
+        let mut cmd = self.command();
         cmd.arg("--session")
             .arg(&self.session)
             .args(["subscribe", "--format", "json", "--pane-id"])
@@ -149,6 +149,13 @@ impl CliTransport {
         tokio::time::timeout(timeout, read)
             .await
             .unwrap_or(Err(CallError::Timeout))
+    }
+
+    /// `zellij`, looking for sessions where this bridge does.
+    fn command(&self) -> Command {
+        let mut cmd = Command::new(&self.zellij);
+        cmd.env("ZELLIJ_SOCKET_DIR", crate::sessions::socket_base());
+        cmd
     }
 
     fn take_idle(&self, target: &Target) -> Option<PipeChild> {

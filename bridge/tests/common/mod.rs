@@ -7,6 +7,23 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use zellij_mcp_harness::{repo_layout, wait_for, Mcp, Sandbox, Session};
 
+/// Runs a test body once per transport.
+#[macro_export]
+macro_rules! on_both_transports {
+    ($($case:ident),* $(,)?) => {$(
+        mod $case {
+            #[test]
+            fn socket() {
+                super::$case("socket");
+            }
+            #[test]
+            fn cli() {
+                super::$case("cli");
+            }
+        }
+    )*};
+}
+
 pub fn bridge() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_zellij-mcp"))
 }

@@ -8,24 +8,14 @@
 //! Usage: bench [PATH-TO-zellij-mcp] [ROUNDS]
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use zellij_mcp_harness::{repo_layout, workspace_root, Mcp, Sandbox, Session};
+use zellij_mcp_harness::{program_setup, Mcp, Session};
 
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let bridge = args
-        .next()
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("target/release/zellij-mcp"));
-    let rounds: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(200);
-    let session = Sandbox::new().start_session(
-        &format!("zellij-mcp-bench-{}", std::process::id()),
-        &repo_layout(),
-        true,
-    );
+    let (bridge, rounds, session) = program_setup("bench", 200);
 
     println!("{rounds} rounds each, idle session, one shell pane (p50 / p90 / max, ms)");
     for transport in ["socket", "cli"] {
@@ -41,17 +31,7 @@ fn main() {
         );
     }
     let samples = measure(rounds.min(100), || {
-        let mut cmd = session.sandbox().zellij();
-        cmd.args([
-            "--session",
-            session.name(),
-            "action",
-            "dump-screen",
-            "--pane-id",
-            "terminal_0",
-        ]);
-        let out = cmd.output().expect("dump-screen");
-        assert!(out.status.success());
+        dump_screen(&session, "terminal_0", false);
     });
     report("zellij action dump-screen --pane-id", samples);
 
@@ -105,18 +85,7 @@ fn big_pane_reads(session: &Session, bridge: &Path, rounds: usize) {
         ));
     }
     let samples = measure(rounds, || {
-        let mut cmd = session.sandbox().zellij();
-        cmd.args([
-            "--session",
-            session.name(),
-            "action",
-            "dump-screen",
-            "--full",
-            "--pane-id",
-            &pane,
-        ]);
-        let out = cmd.output().expect("dump-screen");
-        assert!(out.status.success() && out.stdout.len() > 1_000_000);
+        assert!(dump_screen(session, &pane, true).len() > 1_000_000);
     });
     let dump = report("zellij action dump-screen --full --pane-id", samples);
     for (transport, p50) in ["socket", "cli"].iter().zip(p50s) {
@@ -130,6 +99,25 @@ fn big_pane_reads(session: &Session, bridge: &Path, rounds: usize) {
         "  plugin heap after the full reads: {} bytes",
         info["plugin_memory"]["heap_bytes"]
     );
+}
+
+/// `zellij action dump-screen` of a pane (`--full`: with its scrollback).
+fn dump_screen(session: &Session, pane: &str, full: bool) -> Vec<u8> {
+    let mut cmd = session.sandbox().zellij();
+    cmd.args([
+        "--session",
+        session.name(),
+        "action",
+        "dump-screen",
+        "--pane-id",
+        pane,
+    ]);
+    if full {
+        cmd.arg("--full");
+    }
+    let out = cmd.output().expect("dump-screen");
+    assert!(out.status.success());
+    out.stdout
 }
 
 /// A pane runs `cat` on a FIFO; each round starts a wait for the next mark,

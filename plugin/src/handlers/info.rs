@@ -2,12 +2,14 @@
 
 use zellij_mcp_protocol::ops::{
     ClientEntry, DumpLayoutArgs, DumpLayoutResult, HelloResult, ListPanesArgs, ListPanesResult,
-    ListTabsResult, PaneEntry, PluginMemory, SessionInfoArgs, SessionInfoResult,
+    ListTabsResult, PaneEntry, PaneOfProcessArgs, PaneOfProcessResult, PluginMemory,
+    SessionInfoArgs, SessionInfoResult,
 };
 use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneKind, PaneRef, PROTOCOL_VERSION};
 
 use super::{now, to_json};
 use crate::host::{pane_ref, Host};
+use crate::lease::Lease;
 use crate::pipe::HandlerResult;
 use crate::session::SessionView;
 use crate::McpPlugin;
@@ -29,6 +31,11 @@ impl<H: Host> McpPlugin<H> {
             plugin_url: own_pane.and_then(|(_, p)| p.plugin_url.clone()),
             configuration: self.configuration.clone(),
             ready: self.view.is_ready(),
+            instances: self
+                .lease
+                .as_ref()
+                .map(Lease::instances)
+                .unwrap_or_default(),
         })
     }
 
@@ -124,6 +131,23 @@ impl<H: Host> McpPlugin<H> {
             session: String::new(),
             panes,
         })
+    }
+
+    /// `pane_of_process`: the terminal pane running one of `pids`.
+    pub fn pane_of_process(&mut self, args: PaneOfProcessArgs) -> HandlerResult {
+        self.require_ready()?;
+        let pane_id = self
+            .view
+            .entries()
+            .into_iter()
+            .map(|entry| entry.pane_id)
+            .filter(|pane| pane.kind == PaneKind::Terminal)
+            .find(|pane| {
+                self.host
+                    .pid(*pane)
+                    .is_some_and(|pid| args.pids.contains(&pid))
+            });
+        now(PaneOfProcessResult { pane_id })
     }
 
     pub fn dump_layout(&mut self, args: DumpLayoutArgs) -> HandlerResult {

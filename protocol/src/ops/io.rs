@@ -121,6 +121,9 @@ pub struct WriteArgs {
     /// Type into an exited or held pane anyway (a CR there re-runs its command).
     #[serde(default)]
     pub allow_exited: bool,
+    /// Allow this server's own pane.
+    #[serde(default)]
+    pub force: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -282,6 +285,9 @@ pub enum Signal {
 pub struct SignalArgs {
     pub pane_id: PaneRef,
     pub signal: Signal,
+    /// Allow this server's own pane.
+    #[serde(default)]
+    pub force: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -293,6 +299,18 @@ pub struct CancelArgs {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CancelResult {
     pub cancelled: bool,
+}
+
+/// `pane_of_process`: the terminal pane whose process is one of `pids`
+/// (the bridge's own process and its ancestors).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaneOfProcessArgs {
+    pub pids: Vec<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaneOfProcessResult {
+    pub pane_id: Option<PaneRef>,
 }
 
 /// `status`: what the plugin knows of an earlier request.

@@ -31,6 +31,9 @@ pub mod names {
     pub const READ: &str = "read";
     /// A pane's tab, or `pane_not_found`.
     pub const LOCATE: &str = "locate";
+    /// The pane a process runs in (the bridge's own, when its environment
+    /// does not say).
+    pub const PANE_OF_PROCESS: &str = "pane_of_process";
     pub const WRITE: &str = "write";
     pub const WAIT_FOR: &str = "wait_for";
     pub const RUN: &str = "run";

@@ -22,6 +22,10 @@ pub struct HelloResult {
     pub configuration: BTreeMap<String, String>,
     /// Whether the session state (panes and tabs) has arrived.
     pub ready: bool,
+    /// The clients whose instance of this plugin has loaded (Zellij runs one
+    /// per client that has attached).
+    #[serde(default)]
+    pub instances: Vec<u16>,
 }
 
 /// A client attached to the session.

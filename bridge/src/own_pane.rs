@@ -1,0 +1,115 @@
+//! Which pane this server runs in, so tools can mark it (`is_self`) and
+//! protect it. Zellij tells a pane's processes (`ZELLIJ_SESSION_NAME`,
+//! `ZELLIJ_PANE_ID`), but an MCP client may start its servers with a
+//! stripped environment (the TypeScript SDK passes only HOME, PATH, SHELL,
+//! TERM, USER and LOGNAME). Then, when the session's server is one of this
+//! process's ancestors, the pane is found by asking the plugin which pane
+//! runs this process or one of its ancestors.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use zellij_mcp_protocol::ops::{names, PaneOfProcessArgs, PaneOfProcessResult};
+use zellij_mcp_protocol::PaneRef;
+
+use crate::client::PluginClient;
+
+pub struct OwnPane {
+    /// What the environment says: the session and, maybe, the pane.
+    from_env: Option<(String, Option<PaneRef>)>,
+    /// This process and its ancestors, nearest first.
+    ancestors: Vec<u32>,
+    /// What is known per session.
+    found: Mutex<HashMap<String, Option<PaneRef>>>,
+}
+
+impl OwnPane {
+    pub fn new(session: Option<String>, pane: Option<PaneRef>) -> Self {
+        OwnPane {
+            from_env: session.map(|s| (s, pane)),
+            ancestors: ancestors(),
+            found: Mutex::default(),
+        }
+    }
+
+    /// The session this server runs in, as far as known.
+    pub fn session(&self) -> Option<String> {
+        if let Some((session, _)) = &self.from_env {
+            return Some(session.clone());
+        }
+        let found = self.found.lock().unwrap();
+        found
+            .iter()
+            .find_map(|(session, pane)| pane.map(|_| session.clone()))
+    }
+
+    /// This server's pane, if it runs in `session`.
+    pub async fn in_session(&self, client: &PluginClient, session: &str) -> Option<PaneRef> {
+        match &self.from_env {
+            Some((named, Some(pane))) if named == session => return Some(*pane),
+            Some((named, _)) if named != session => return None,
+            _ => {}
+        }
+        if let Some(known) = self.found.lock().unwrap().get(session) {
+            return *known;
+        }
+        // Inside a session, the session's server is an ancestor.
+        let server = client.server_pid(session).await.ok()?;
+        if !self.ancestors.contains(&server) {
+            self.found.lock().unwrap().insert(session.to_owned(), None);
+            return None;
+        }
+        let args = PaneOfProcessArgs {
+            pids: self.ancestors.clone(),
+        };
+        let id = client.new_id();
+        let timeout = client.default_timeout();
+        let asked = client
+            .call::<_, PaneOfProcessResult>(
+                Some(session),
+                names::PANE_OF_PROCESS,
+                &args,
+                timeout,
+                id,
+            )
+            .await;
+        // Not found yet: the plugin may not list a new pane for a moment.
+        let pane = asked.ok()?.1.pane_id?;
+        self.found
+            .lock()
+            .unwrap()
+            .insert(session.to_owned(), Some(pane));
+        Some(pane)
+    }
+}
+
+/// This process and its ancestors, from `/proc` (only itself where there is none).
+fn ancestors() -> Vec<u32> {
+    let mut chain = vec![std::process::id()];
+    while let Some(parent) = chain.last().and_then(|pid| parent_of(*pid)) {
+        if parent <= 1 || chain.contains(&parent) {
+            break;
+        }
+        chain.push(parent);
+    }
+    chain
+}
+
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name is in parentheses and may hold spaces.
+    let after_name = stat.get(stat.rfind(')')? + 2..)?;
+    after_name.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ancestors_start_with_this_process_and_climb() {
+        let chain = ancestors();
+        assert_eq!(chain[0], std::process::id());
+        assert_eq!(chain.get(1).copied(), parent_of(std::process::id()));
+    }
+}
