@@ -32,6 +32,7 @@ fn main() {
     );
     report_memory(&mcp, 0, None, server_pid);
     let mut errors: BTreeMap<String, usize> = BTreeMap::new();
+    let mut wait_timeouts = 0;
     let started = Instant::now();
     let mut done = 0;
     while done < total {
@@ -47,7 +48,13 @@ fn main() {
                     let code = text.split(':').next().unwrap_or_default().to_owned();
                     *errors.entry(code).or_default() += 1;
                 }
-                Ok(_) => {}
+                Ok(result) => {
+                    let outcome = result
+                        .structured_content
+                        .as_ref()
+                        .and_then(|v| v.get("outcome").cloned());
+                    wait_timeouts += usize::from(outcome == Some(json!("timeout")));
+                }
                 Err(e) => *errors.entry(format!("protocol: {e}")).or_default() += 1,
             }
         }
@@ -60,6 +67,7 @@ fn main() {
         "\n{done} calls in {:.0} s: {rate:.0} calls/s",
         started.elapsed().as_secs_f64()
     );
+    println!("waits that timed out (the pane prints every 100 ms): {wait_timeouts}");
     if errors.is_empty() {
         println!("errors: none");
     }
@@ -88,7 +96,7 @@ impl Panes {
         let shell = listed["panes"][0]["pane_id"].clone();
         let fill = "awk 'BEGIN { for (i = 0; i < 12000; i++) printf \"%05d %0150d\\n\", i, 0 }'";
         let script =
-            format!("{fill}; while :; do echo \"tick $(printf '%0150d' 0)\"; sleep 0.1; done");
+            format!("{fill}; i=0; while :; do i=$((i+1)); echo \"tick $i $(printf '%0140d' 0)\"; sleep 0.1; done");
         let open = |command: Value| {
             let args = json!({"command": command, "placement": "tiled"});
             mcp.ok("zellij_new_pane", args)["pane_id"].clone()
