@@ -8,10 +8,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::de::DeserializeOwned;
-use serde::Serialize;
 use tokio::sync::OnceCell;
-use zellij_mcp_protocol::ops::{names, HelloResult};
+use tracing::Instrument;
+use zellij_mcp_protocol::ops::{op, HelloResult, NoArgs, Op};
 use zellij_mcp_protocol::text::trim_rows;
 use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef, Request};
 
@@ -41,6 +40,33 @@ pub struct ClientConfig {
     pub plugin_url: String,
     pub timeout: Duration,
     pub sessions: SessionDefaults,
+}
+
+/// How one request is sent: its id, how long to wait for the reply, and
+/// the pane it comes from.
+#[derive(Debug, Clone)]
+pub struct Sending {
+    pub id: String,
+    pub timeout: Duration,
+    pub caller: Option<PaneRef>,
+}
+
+impl Sending {
+    /// Waits `extra` longer than usual (ops that wait on purpose).
+    pub fn longer(mut self, extra: Duration) -> Self {
+        self.timeout += extra;
+        self
+    }
+
+    pub fn within(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    pub fn by_caller(mut self, caller: Option<PaneRef>) -> Self {
+        self.caller = caller;
+        self
+    }
 }
 
 /// A session's transport and the plugin target learned from its hello.
@@ -82,31 +108,72 @@ impl PluginClient {
         }
     }
 
-    pub fn default_timeout(&self) -> Duration {
-        self.config.timeout
+    /// A request to send: a new id, the default timeout, no caller.
+    pub fn sending(&self) -> Sending {
+        Sending {
+            id: self.new_id(),
+            timeout: self.config.timeout,
+            caller: None,
+        }
     }
 
-    /// Runs `op` in the session the caller means, as request `id`; returns
-    /// the session name and result.
-    pub async fn call<A: Serialize, R: DeserializeOwned>(
+    /// Runs op `O` in the session the caller means; returns the session's
+    /// name and the result. Each call is one tracing span.
+    pub async fn call<O: Op>(
         &self,
         session: Option<&str>,
-        op: &str,
-        args: &A,
-        timeout: Duration,
-        id: String,
-    ) -> Result<(String, R), ErrorBody> {
+        args: &O::Args,
+        how: Sending,
+    ) -> Result<(String, O::Result), ErrorBody> {
+        let span = tracing::debug_span!(
+            "call",
+            op = O::NAME,
+            id = %how.id,
+            session = tracing::field::Empty,
+            transport = tracing::field::Empty,
+        );
+        let started = std::time::Instant::now();
+        let outcome = self
+            .exchange::<O>(session, args, how)
+            .instrument(span.clone())
+            .await;
+        let _entered = span.enter();
+        match &outcome {
+            Ok(_) => tracing::debug!(
+                elapsed_ms = started.elapsed().as_millis() as u64,
+                "answered"
+            ),
+            Err(e) => tracing::debug!(
+                elapsed_ms = started.elapsed().as_millis() as u64,
+                code = e.code.as_str(),
+                "failed: {}",
+                e.message
+            ),
+        }
+        outcome
+    }
+
+    async fn exchange<O: Op>(
+        &self,
+        session: Option<&str>,
+        args: &O::Args,
+        how: Sending,
+    ) -> Result<(String, O::Result), ErrorBody> {
         let session = self.resolve_session(session).await?;
+        let span = tracing::Span::current();
+        span.record("session", session.as_str());
         let link = self.link(&session).await?;
-        let args = serde_json::to_value(args)
-            .map_err(|e| ErrorBody::new(ErrorCode::BadRequest, e.to_string()))?;
-        let request = Request::new(id, op, args);
-        let outcome = link.transport.call(&request, &link.target, timeout).await;
+        span.record("transport", link.transport.kind());
+        let request = Request::of::<O>(how.id, args)?.by_caller(how.caller);
+        let outcome = link
+            .transport
+            .call(&request, &link.target, how.timeout)
+            .await;
         if matches!(outcome, Err(CallError::Transport(_))) {
             self.forget(&session);
         }
         let value = outcome
-            .map_err(|e| call_error(e, &session, timeout))?
+            .map_err(|e| call_error(e, &session, how.timeout))?
             .into_result()?;
         let result = serde_json::from_value(value).map_err(|e| {
             ErrorBody::new(
@@ -256,7 +323,7 @@ impl PluginClient {
         session: &str,
         timeout: Duration,
     ) -> Result<HelloResult, ErrorBody> {
-        let request = Request::new(self.new_id(), names::HELLO, serde_json::json!({}));
+        let request = Request::of::<op::Hello>(self.new_id(), &NoArgs {})?;
         match transport.call(&request, &Target::Broadcast, timeout).await {
             Ok(reply) => {
                 let value = reply.into_result()?;

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use zellij_mcp_protocol::ops::{names, PaneOfProcessArgs, PaneOfProcessResult};
+use zellij_mcp_protocol::ops::{op, PaneOfProcessArgs};
 use zellij_mcp_protocol::PaneRef;
 
 use crate::client::PluginClient;
@@ -62,16 +62,8 @@ impl OwnPane {
         let args = PaneOfProcessArgs {
             pids: self.ancestors.clone(),
         };
-        let id = client.new_id();
-        let timeout = client.default_timeout();
         let asked = client
-            .call::<_, PaneOfProcessResult>(
-                Some(session),
-                names::PANE_OF_PROCESS,
-                &args,
-                timeout,
-                id,
-            )
+            .call::<op::PaneOfProcess>(Some(session), &args, client.sending())
             .await;
         // Not found yet: the plugin may not list a new pane for a moment.
         let pane = asked.ok()?.1.pane_id?;

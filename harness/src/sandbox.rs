@@ -10,18 +10,6 @@ use portable_pty::{CommandBuilder, PtySize};
 
 use crate::{built_plugin, wait_for, zellij_bin};
 
-/// Every permission the plugin requests (see plugin/src/main.rs).
-const PERMISSIONS: &[&str] = &[
-    "ReadApplicationState",
-    "ChangeApplicationState",
-    "ReadPaneContents",
-    "WriteToStdin",
-    "ReadCliPipes",
-    "RunCommands",
-    "OpenTerminalsOrPlugins",
-    "OpenFiles",
-];
-
 pub struct Sandbox {
     dir: tempfile::TempDir,
     zellij: PathBuf,
@@ -60,7 +48,10 @@ impl Sandbox {
         )
         .expect("config.kdl");
         std::fs::copy(built_plugin(), sandbox.installed_plugin()).expect("install plugin");
-        let grants: String = PERMISSIONS.iter().map(|p| format!("    {p}\n")).collect();
+        let grants: String = zellij_mcp_protocol::PERMISSIONS
+            .iter()
+            .map(|p| format!("    {p}\n"))
+            .collect();
         std::fs::write(
             sandbox.root().join("cache/zellij/permissions.kdl"),
             format!(

@@ -24,6 +24,7 @@
 use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// A lease not renewed for this long may be claimed by another instance.
 pub const STALE_AFTER_MS: u64 = 3_000;
@@ -94,6 +95,34 @@ impl Record {
     /// Whether this record still stands against a claimant fed at `fed_ms`.
     fn stands(&self, now_ms: u64, fed_ms: u64) -> bool {
         !self.is_stale(now_ms) && !self.yields_to(fed_ms)
+    }
+}
+
+/// This instance's part: its lease once loaded, and its next heartbeat.
+#[derive(Debug, Default)]
+pub struct Acting {
+    pub lease: Option<Lease>,
+    pub next_heartbeat: Option<Instant>,
+}
+
+impl Acting {
+    /// See [`Lease::check`]; never before the lease is loaded.
+    pub fn check(&self, now_ms: u64, fed_ms: u64) -> bool {
+        self.lease.as_ref().is_some_and(|l| l.check(now_ms, fed_ms))
+    }
+
+    pub fn instances(&self) -> Vec<u16> {
+        self.lease
+            .as_ref()
+            .map(Lease::instances)
+            .unwrap_or_default()
+    }
+
+    /// Whether a heartbeat is due at `now` (other timers land in the same
+    /// event, a little early or late).
+    pub fn heartbeat_due(&self, now: Instant) -> bool {
+        self.next_heartbeat
+            .is_none_or(|due| now + Duration::from_millis(100) >= due)
     }
 }
 

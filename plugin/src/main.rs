@@ -2,22 +2,23 @@
 //! bridge's requests on panes **by id**, through the plugin API, without ever
 //! moving focus.
 //!
-//! - [`pipe`]: the request protocol and the op dispatch table.
+//! - [`pipe`]: requests in (parsing, the typed op dispatch table), replies out.
+//! - [`later`]: the life of a request answered later.
 //! - [`handlers`]: one handler per op.
 //! - [`events`]: one function per Zellij event.
-//! - [`lease`]: which of the per-client instances acts (exactly once).
-//! - [`writes`]: per-pane FIFO of writes and timed submit CRs.
+//!
+//! The state, in plain types tested natively on a fake [`host`]:
+//! - [`lease`]: which of the per-client instances acts (exactly once);
+//! - [`session`]: tabs, panes and clients as the last events described them;
+//! - [`replay`]: requests under way and recent replies, for pipes that died;
+//! - [`writes`]: per-pane FIFO of writes and timed submit CRs;
 //! - [`waits`]: event-driven waits on output, idleness and exit.
-//! - [`pending`]: replies that wait for the session to show their effect.
-//! - [`replay`]: recent replies, for requests whose pipe client died.
-//! - [`session`]: tabs, panes and clients as the last events described them.
-//! - [`host`]: the Zellij calls, behind a trait for native tests.
 
 mod events;
 mod handlers;
 mod host;
+mod later;
 mod lease;
-mod pending;
 mod pipe;
 mod replay;
 mod session;
@@ -29,55 +30,57 @@ use std::path::Path;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use zellij_mcp_protocol::ops::{DEFAULT_SUBMIT_DELAY_MS, MAX_SUBMIT_DELAY_MS};
+use zellij_mcp_protocol::PERMISSIONS;
 use zellij_tile::prelude::*;
 
 use handlers::Purpose;
 use host::{Host, ZellijHost};
-use lease::{Instance, Lease};
-use pending::PendingReplies;
+use lease::{Acting, Instance, Lease};
+use pipe::Requests;
 use session::SessionView;
-use waits::Wait;
-use writes::{Step, WriteQueue};
+use waits::Waits;
+use writes::WriteQueue;
 
 /// How often each instance renews or checks the lease.
 const HEARTBEAT: Duration = Duration::from_secs(1);
 /// The plugin's shared folder (across instances of this plugin URL).
 const SHARED_DIR: &str = "/cache";
 
-const PERMISSIONS: &[PermissionType] = &[
-    PermissionType::ReadApplicationState,
-    PermissionType::ChangeApplicationState,
-    PermissionType::ReadPaneContents,
-    PermissionType::WriteToStdin,
-    PermissionType::ReadCliPipes,
-    PermissionType::RunCommands,
-    PermissionType::OpenTerminalsOrPlugins,
-    PermissionType::OpenFiles,
-];
-
+/// The plugin: its state in parts, each touched by the handlers that need it.
 #[derive(Default)]
 pub struct McpPlugin<H: Host + 'static> {
     host: H,
-    configuration: BTreeMap<String, String>,
-    submit_delay_ms: u64,
-    lease: Option<Lease>,
+    settings: Settings,
+    /// Whether this instance is the one that acts.
+    acting: Acting,
+    /// The session as the last events described it.
     view: SessionView,
-    writes: WriteQueue,
-    waits: Vec<Wait<Purpose>>,
-    pending: PendingReplies,
-    /// Exit codes from `CommandPaneExited`, for panes this plugin opened.
-    exit_codes: BTreeMap<u32, Option<i32>>,
-    next_heartbeat: Option<Instant>,
-    /// When this instance last got a pane or tab event (unix ms).
-    fed_ms: u64,
-    /// The earliest timer already armed for waits and pending replies.
-    next_wake: Option<Instant>,
-    replies: replay::Replies,
-    /// Work to do on the next timer, outside any pipe message.
-    deferred: Vec<Deferred<H>>,
+    /// Requests under way: replies kept for replay, and replies that come later.
+    requests: Requests<H>,
+    /// Writes waiting for their turn, per pane.
+    input: WriteQueue,
+    waits: Waits<Purpose>,
 }
 
-type Deferred<H> = Box<dyn FnOnce(&mut McpPlugin<H>)>;
+/// The plugin's configuration from the layout, and what it sets.
+#[derive(Debug, Default)]
+pub struct Settings {
+    configuration: BTreeMap<String, String>,
+    submit_delay_ms: u64,
+}
+
+impl Settings {
+    fn new(configuration: BTreeMap<String, String>) -> Self {
+        let submit_delay_ms = configuration
+            .get("submit_delay_ms")
+            .and_then(|v| v.parse::<u64>().ok())
+            .map_or(DEFAULT_SUBMIT_DELAY_MS, |ms| ms.min(MAX_SUBMIT_DELAY_MS));
+        Settings {
+            configuration,
+            submit_delay_ms,
+        }
+    }
+}
 
 register_plugin!(McpPlugin<ZellijHost>);
 
@@ -85,7 +88,7 @@ impl ZellijPlugin for McpPlugin<ZellijHost> {
     fn load(&mut self, configuration: BTreeMap<String, String>) {
         // Grants are pre-seeded or answered by the user; never wait for the
         // PermissionRequestResult event (it does not come when pre-seeded).
-        request_permission(PERMISSIONS);
+        request_permission(&permissions());
         subscribe(&[
             EventType::PaneUpdate,
             EventType::TabUpdate,
@@ -121,11 +124,7 @@ impl ZellijPlugin for McpPlugin<ZellijHost> {
 
 impl<H: Host> McpPlugin<H> {
     fn start(&mut self, shared_dir: &Path, configuration: BTreeMap<String, String>) {
-        self.submit_delay_ms = configuration
-            .get("submit_delay_ms")
-            .and_then(|v| v.parse::<u64>().ok())
-            .map_or(DEFAULT_SUBMIT_DELAY_MS, |ms| ms.min(MAX_SUBMIT_DELAY_MS));
-        self.configuration = configuration;
+        self.settings = Settings::new(configuration);
         let ids = self.host.ids();
         let me = Instance {
             plugin_id: ids.plugin_id,
@@ -134,30 +133,22 @@ impl<H: Host> McpPlugin<H> {
         Lease::sweep(shared_dir, unix_ms());
         let lease = Lease::new(shared_dir, ids.zellij_pid, me);
         lease.announce();
-        self.lease = Some(lease);
+        self.acting.lease = Some(lease);
         self.heartbeat(Instant::now());
     }
 
     /// Whether this instance handles requests now (renewing or claiming the lease).
     fn is_acting(&self) -> bool {
-        self.lease
-            .as_ref()
-            .is_some_and(|l| l.check(unix_ms(), self.fed_ms))
+        self.acting.check(unix_ms(), self.view.fed_ms)
     }
+}
 
-    fn run_steps(&mut self, steps: Vec<Step>) {
-        for step in steps {
-            match step {
-                Step::Write(pane, bytes) => self.host.write(pane, bytes),
-                Step::WriteCr(pane) => self.host.write(pane, b"\r".to_vec()),
-                Step::ArmTimer(after) => self.host.set_timeout(after),
-                Step::Reply(done) => {
-                    let result = handlers::to_json(handlers::write_result(&done));
-                    self.answer(&done.pipe_id, &done.request_id, result);
-                }
-            }
-        }
-    }
+/// The permissions the plugin asks for, as the protocol lists them.
+fn permissions() -> Vec<PermissionType> {
+    PERMISSIONS
+        .iter()
+        .filter_map(|name| name.parse().ok())
+        .collect()
 }
 
 pub(crate) fn unix_ms() -> u64 {

@@ -203,17 +203,18 @@ fn run_everything_out(p: &mut McpPlugin<FakeHost>) {
     let mut late = Instant::now();
     for _ in 0..200 {
         late += Duration::from_secs(20);
-        let steps = p.writes.on_timer(late);
+        let steps = p.input.on_timer(late);
         p.run_steps(steps);
-        for done in p.pending.settle(&p.view, &p.host, late) {
-            p.answer(&done.pipe_id, &done.request_id, done.outcome);
+        for (asker, outcome) in p.requests.later.settle(&p.view, &p.host, late) {
+            p.answer(&asker, outcome);
         }
-        while let Some(mut wait) = p.waits.pop() {
+        while p.waits.len() > 0 {
+            let mut wait = p.waits.swap_remove(0);
             let finished = wait.finish(WaitOutcome::Cancelled, None);
             p.finish_wait(wait, finished);
         }
         p.on_timer();
-        if p.writes.pending() == 0 && p.pending.is_empty() && p.waits.is_empty() {
+        if p.input.pending() == 0 && p.requests.later.len() == 0 && p.waits.len() == 0 {
             return;
         }
     }
@@ -238,6 +239,6 @@ proptest! {
             let replies: Vec<Reply> = replies_on(&p, &format!("pipe-{n}"), &id);
             prop_assert_eq!(replies.len(), 1, "{}", payload);
         }
-        prop_assert_eq!(p.replies.sizes().2, 0, "nothing stays in flight");
+        prop_assert_eq!(p.requests.replies.sizes().2, 0, "nothing stays in flight");
     }
 }

@@ -1,6 +1,8 @@
 //! The plugin's view of the session: tabs, panes and clients, as the last
 //! `TabUpdate`, `PaneUpdate` and `ListClients` events described them.
 
+use std::collections::BTreeMap;
+
 use zellij_mcp_protocol::ops::{Geometry, PaneEntry, TabEntry};
 use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef, TabRef};
 use zellij_tile::prelude::{ClientInfo, PaneInfo, PaneManifest, TabInfo};
@@ -12,6 +14,36 @@ pub struct SessionView {
     pub clients: Vec<ClientInfo>,
     /// Counts `ListClients` answers, so a request knows when a fresh one came.
     pub clients_generation: u64,
+    /// When this instance last got a pane or tab event (unix ms).
+    pub fed_ms: u64,
+    pub exit_codes: ExitCodes,
+}
+
+/// Exit codes kept from `CommandPaneExited`, for waits on panes we opened.
+const KEPT_EXIT_CODES: usize = 256;
+
+/// Exit codes from `CommandPaneExited` (hidden command panes may not show
+/// theirs in `PaneInfo`), for the latest [`KEPT_EXIT_CODES`] panes.
+#[derive(Debug, Default)]
+pub struct ExitCodes(BTreeMap<u32, Option<i32>>);
+
+impl ExitCodes {
+    pub fn insert(&mut self, pane: u32, code: Option<i32>) {
+        self.0.insert(pane, code);
+        // Pane ids only grow: the lowest are the oldest.
+        while self.0.len() > KEPT_EXIT_CODES {
+            self.0.pop_first();
+        }
+    }
+
+    /// `Some` when the pane exited, with its code if it had one.
+    pub fn get(&self, pane: u32) -> Option<Option<i32>> {
+        self.0.get(&pane).copied()
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
 }
 
 impl SessionView {

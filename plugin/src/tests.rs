@@ -666,7 +666,7 @@ fn error_code(reply: Reply) -> String {
 }
 
 fn in_flight(p: &McpPlugin<FakeHost>) -> usize {
-    p.replies.sizes().2
+    p.requests.replies.sizes().2
 }
 
 #[test]
@@ -732,7 +732,7 @@ fn queued_writes_and_requests_in_flight_are_capped() {
     }
     send(&mut p, "x", Some(&request("x", "write", submit)));
     assert_eq!(error_code(only_reply(&p, "x", "x")), "busy");
-    assert_eq!(p.writes.pending(), 64);
+    assert_eq!(p.input.pending(), 64);
 
     let mut p = plugin("flightcap");
     for n in 0..256 {
@@ -756,8 +756,8 @@ fn exit_codes_are_kept_for_the_latest_panes_only() {
     for pane in 0..1000 {
         p.on_command_exited(pane, Some(0));
     }
-    assert_eq!(p.exit_codes.len(), 256);
-    assert!(p.exit_codes.contains_key(&999) && !p.exit_codes.contains_key(&0));
+    assert_eq!(p.view.exit_codes.len(), 256);
+    assert!(p.view.exit_codes.get(999).is_some() && p.view.exit_codes.get(0).is_none());
 }
 
 #[test]
@@ -772,7 +772,7 @@ fn outside_numbers_never_panic() {
         let mut q = McpPlugin::<FakeHost>::default();
         let config = BTreeMap::from([("submit_delay_ms".to_owned(), value.to_owned())]);
         q.start(&dir, config);
-        assert_eq!(q.submit_delay_ms, expected, "{value}");
+        assert_eq!(q.settings.submit_delay_ms, expected, "{value}");
     }
 }
 
@@ -790,4 +790,12 @@ fn the_pane_of_a_process_is_found_among_terminal_panes() {
     );
     let none = only_reply(&p, "q", "2").into_result().unwrap();
     assert_eq!(none["pane_id"], Value::Null);
+}
+
+#[test]
+fn every_permission_the_protocol_lists_is_one_zellij_knows() {
+    assert_eq!(
+        crate::permissions().len(),
+        zellij_mcp_protocol::PERMISSIONS.len()
+    );
 }

@@ -18,8 +18,13 @@ use zellij_mcp_protocol::cursor::hash_lines;
 use zellij_mcp_protocol::fresh::{Baseline, Fresh};
 use zellij_mcp_protocol::matching::{Found, Patterns};
 use zellij_mcp_protocol::ops::WaitOutcome;
-use zellij_mcp_protocol::PaneRef;
+use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef};
 
+use crate::later::Asker;
+
+/// Waits look at least this often: Zellij sends no render events for
+/// hidden panes, unviewed tabs, or when no client is attached.
+pub const RECHECK: Duration = Duration::from_millis(250);
 /// A command's last output can land on its pane just after Zellij reports
 /// the exit; an exit ends a wait only after this much time.
 pub const EXIT_SETTLE: Duration = Duration::from_millis(100);
@@ -148,11 +153,91 @@ impl Watch {
     }
 }
 
+/// Waits at most at once; more are `busy`.
+pub const MOST_WAITS: usize = 32;
+
+/// The waits under way.
+#[derive(Debug)]
+pub struct Waits<P> {
+    items: Vec<Wait<P>>,
+}
+
+impl<P> Default for Waits<P> {
+    fn default() -> Self {
+        Waits { items: Vec::new() }
+    }
+}
+
+impl<P> Waits<P> {
+    /// `busy` when [`MOST_WAITS`] are under way.
+    pub fn room(&self) -> Result<(), ErrorBody> {
+        if self.items.len() < MOST_WAITS {
+            return Ok(());
+        }
+        Err(ErrorBody::new(
+            ErrorCode::Busy,
+            format!("{MOST_WAITS} waits are under way already"),
+        )
+        .with_hint("wait for one of them to end, or cancel one, then retry"))
+    }
+
+    pub fn push(&mut self, wait: Wait<P>) {
+        self.items.push(wait);
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn get(&self, index: usize) -> &Wait<P> {
+        &self.items[index]
+    }
+
+    pub fn get_mut(&mut self, index: usize) -> &mut Wait<P> {
+        &mut self.items[index]
+    }
+
+    pub fn swap_remove(&mut self, index: usize) -> Wait<P> {
+        self.items.swap_remove(index)
+    }
+
+    /// Whether any wait watches `pane`.
+    pub fn on_pane(&self, pane: PaneRef) -> bool {
+        self.items.iter().any(|wait| wait.pane == pane)
+    }
+
+    /// Takes out the wait of request `request_id`.
+    pub fn take(&mut self, request_id: &str) -> Option<Wait<P>> {
+        let index = self
+            .items
+            .iter()
+            .position(|w| w.asker.request_id == request_id)?;
+        Some(self.items.swap_remove(index))
+    }
+
+    /// The earliest moment a wait needs a look: its deadline, its idle or
+    /// exit time, unseen rows, and at least every [`RECHECK`].
+    pub fn next_due(&self, now: Instant) -> Option<Instant> {
+        self.items
+            .iter()
+            .flat_map(|w| {
+                [
+                    Some(w.deadline()),
+                    w.idle_due(),
+                    w.exit_due(),
+                    w.unseen_due(),
+                    Some(now + RECHECK),
+                ]
+            })
+            .flatten()
+            .min()
+    }
+}
+
 /// One waiting request, for `wait_for` (watching output) or `run` (exit only).
 #[derive(Debug)]
 pub struct Wait<P> {
-    pub pipe_id: String,
-    pub request_id: String,
+    pub asker: Asker,
     pub pane: PaneRef,
     /// When the wait began, earlier rounds included.
     pub started: Instant,
@@ -182,7 +267,7 @@ pub enum Start<'a> {
 
 impl<P> Wait<P> {
     pub fn new(
-        ids: (String, String),
+        asker: Asker,
         pane: PaneRef,
         conditions: Conditions,
         start: Start<'_>,
@@ -195,8 +280,7 @@ impl<P> Wait<P> {
             Start::Ignore => None,
         };
         Wait {
-            pipe_id: ids.0,
-            request_id: ids.1,
+            asker,
             pane,
             started: now,
             round_started: now,
@@ -341,7 +425,7 @@ mod tests {
             deadline: t0 + Duration::from_secs(5),
         };
         Wait::new(
-            ("pipe".into(), "req".into()),
+            Asker::default(),
             PaneRef::terminal(1),
             conditions,
             start,

@@ -10,16 +10,17 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
 
-use zellij_mcp_protocol::PaneRef;
+use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef};
 
-/// Timers may fire a little before our clock says the CR is due.
-const TIMER_SLACK: Duration = Duration::from_millis(10);
+use crate::later::{Asker, TIMER_SLACK};
+
+/// Writes queued for one pane at most; more are `busy`.
+const MOST_QUEUED_WRITES: usize = 64;
 
 /// One write request waiting for, or in, its turn.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PendingWrite {
-    pub pipe_id: String,
-    pub request_id: String,
+    pub asker: Asker,
     pub pane: PaneRef,
     pub tab_id: Option<usize>,
     pub bytes: Vec<u8>,
@@ -111,9 +112,17 @@ impl WriteQueue {
         self.panes.values().map(|q| q.items.len()).sum()
     }
 
-    /// Writes waiting or in progress for one pane.
-    pub fn queued_for(&self, pane: PaneRef) -> usize {
-        self.panes.get(&pane).map_or(0, |q| q.items.len())
+    /// `busy` when the pane has [`MOST_QUEUED_WRITES`] queued.
+    pub fn room(&self, pane: PaneRef) -> Result<(), ErrorBody> {
+        let queued = self.panes.get(&pane).map_or(0, |q| q.items.len());
+        if queued < MOST_QUEUED_WRITES {
+            return Ok(());
+        }
+        Err(ErrorBody::new(
+            ErrorCode::Busy,
+            format!("{MOST_QUEUED_WRITES} writes to {pane} are queued already"),
+        )
+        .with_hint("wait for them to be typed (each submit takes its delay), then retry"))
     }
 
     /// Starts queued writes until one needs a timer or the queue is empty.
@@ -144,8 +153,11 @@ mod tests {
 
     fn write(id: &str, pane: u32, text: &str, submit_ms: Option<u64>) -> PendingWrite {
         PendingWrite {
-            pipe_id: format!("pipe-{id}"),
-            request_id: id.to_owned(),
+            asker: Asker {
+                pipe_id: format!("pipe-{id}"),
+                request_id: id.to_owned(),
+                caller: None,
+            },
             pane: PaneRef::terminal(pane),
             tab_id: Some(0),
             bytes: text.as_bytes().to_vec(),
@@ -157,7 +169,7 @@ mod tests {
         steps
             .iter()
             .filter_map(|s| match s {
-                Step::Reply(w) => Some(w.request_id.clone()),
+                Step::Reply(w) => Some(w.asker.request_id.clone()),
                 _ => None,
             })
             .collect()

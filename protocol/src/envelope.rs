@@ -3,9 +3,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::PROTOCOL_VERSION;
+use crate::ops::Op;
+use crate::{PaneRef, PROTOCOL_VERSION};
 
-/// `{v:1, id, op, args}`: one operation for the plugin.
+/// `{v:1, id, op, args, caller?}`: one operation for the plugin.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Request {
     pub v: u32,
@@ -13,6 +14,10 @@ pub struct Request {
     pub op: String,
     #[serde(default)]
     pub args: Value,
+    /// The pane the request comes from (the bridge's own), when known: new
+    /// panes go to its tab, and it is never closed by accident.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caller: Option<PaneRef>,
 }
 
 impl Request {
@@ -22,7 +27,20 @@ impl Request {
             id: id.into(),
             op: op.into(),
             args,
+            caller: None,
         }
+    }
+
+    /// A request for `O` with typed arguments.
+    pub fn of<O: Op>(id: impl Into<String>, args: &O::Args) -> Result<Self, ErrorBody> {
+        let args = serde_json::to_value(args)
+            .map_err(|e| ErrorBody::new(ErrorCode::BadRequest, e.to_string()))?;
+        Ok(Request::new(id, O::NAME, args))
+    }
+
+    pub fn by_caller(mut self, caller: Option<PaneRef>) -> Self {
+        self.caller = caller;
+        self
     }
 }
 

@@ -33,5 +33,18 @@ pub use tab_ref::TabRef;
 /// Version of this contract; carried in every request and reply as `v`.
 pub const PROTOCOL_VERSION: u32 = 1;
 
+/// The Zellij permissions the plugin asks for (`PermissionType` names).
+/// Sessions made for tests grant exactly these.
+pub const PERMISSIONS: &[&str] = &[
+    "ReadApplicationState",
+    "ChangeApplicationState",
+    "ReadPaneContents",
+    "WriteToStdin",
+    "ReadCliPipes",
+    "RunCommands",
+    "OpenTerminalsOrPlugins",
+    "OpenFiles",
+];
+
 /// The pipe name the plugin listens on. Messages with any other name are ignored.
 pub const PIPE_NAME: &str = "zellij-mcp";

@@ -7,13 +7,13 @@ use rmcp::service::RequestContext;
 use rmcp::Json;
 use rmcp::{tool, tool_router, RoleServer};
 use zellij_mcp_protocol::ops::{
-    check_max_bytes, names, PaneResult, ReadArgs, ReadResult, RunArgs, RunResult, SignalArgs,
+    check_max_bytes, op, Op, PaneResult, ReadArgs, ReadResult, RunArgs, RunResult, SignalArgs,
     WaitForArgs, WaitForResult, WriteArgs, WriteResult, DEFAULT_SUBMIT_DELAY_MS, DEFAULT_WAIT_MS,
 };
 use zellij_mcp_protocol::text::shape_read;
 
-use super::schema::{input, output};
-use super::{parse, paths, InSession, OnRequest, ToolResult, ZellijMcp};
+use super::schema::{input, output_in_session as output};
+use super::{parse, paths, FromSession, InSession, OnRequest, ToolResult, ZellijMcp};
 
 #[tool_router(router = io_tools, vis = "pub(super)")]
 impl ZellijMcp {
@@ -28,7 +28,7 @@ impl ZellijMcp {
         let p: InSession<ReadArgs> = parse(args)?;
         if !p.args.needs_scrollback() {
             return self
-                .send(p.session, names::READ, &p.args, Duration::ZERO)
+                .send::<op::Read>(p.session.as_deref(), &p.args, Duration::ZERO)
                 .await;
         }
         let (max_bytes, since) = p.args.checked()?;
@@ -44,9 +44,8 @@ impl ZellijMcp {
         let rows = rows?;
         let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
         let shaped = shape_read(&rows, since.as_ref(), p.args.tail_lines, max_bytes);
-        let mut result = ReadResult::new(pane, located.tab_id, shaped);
-        result.session = session;
-        Ok(Json(result))
+        let result = ReadResult::new(pane, located.tab_id, shaped);
+        Ok(Json(FromSession { session, result }))
     }
 
     #[tool(
@@ -67,7 +66,7 @@ impl ZellijMcp {
             false => 0,
         };
         let extra = Duration::from_millis(delay);
-        self.send(Some(session), names::WRITE, &p.args, extra).await
+        self.send::<op::Write>(Some(&session), &p.args, extra).await
     }
 
     #[tool(
@@ -86,7 +85,7 @@ impl ZellijMcp {
         let session = self.client.resolve_session(p.session.as_deref()).await?;
         let on = OnRequest::default();
         let work = self.wait_in_rounds(&session, p.args, &on);
-        let result = self.waiting(&session, names::WAIT_FOR, &on, &context, work);
+        let result = self.waiting(&session, op::WaitFor::NAME, &on, &context, work);
         Ok(Json(result.await?))
     }
 
@@ -107,7 +106,6 @@ impl ZellijMcp {
         let session = self.client.resolve_session(p.session.as_deref()).await?;
         let args = RunArgs {
             cwd: paths::cwd(p.args.cwd)?,
-            caller: self.own_pane_in(&session).await,
             ..p.args
         };
         let waits = args.wait != Some(false);
@@ -116,16 +114,15 @@ impl ZellijMcp {
             true => Duration::from_millis(args.timeout_ms.unwrap_or(DEFAULT_WAIT_MS)),
         };
         let on = OnRequest::default();
-        let sent = self.send_noted(&session, names::RUN, &args, extra, &on);
-        let (session, mut result): (String, RunResult) = self
-            .waiting(&session, names::RUN, &on, &context, sent)
+        let sent = self.send_noted::<op::Run>(&session, &args, extra, &on);
+        let (session, mut result) = self
+            .waiting(&session, op::Run::NAME, &on, &context, sent)
             .await?;
-        result.session = session;
         if waits {
-            self.add_run_output(&mut result, max_bytes, args.close_on_exit)
+            self.add_run_output(&session, &mut result, max_bytes, args.close_on_exit)
                 .await;
         }
-        Ok(Json(result))
+        Ok(Json(FromSession { session, result }))
     }
 
     #[tool(
@@ -140,7 +137,7 @@ impl ZellijMcp {
         let session = self.client.resolve_session(p.session.as_deref()).await?;
         self.protect_own_pane(&session, p.args.pane_id, p.args.force, "a signal")
             .await?;
-        self.send(Some(session), names::SIGNAL, &p.args, Duration::ZERO)
+        self.send::<op::Signal>(Some(&session), &p.args, Duration::ZERO)
             .await
     }
 }

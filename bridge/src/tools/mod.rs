@@ -30,12 +30,10 @@ use rmcp::{tool_handler, ErrorData, Json, RoleServer, ServerHandler};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use zellij_mcp_protocol::ops::{
-    names, CancelArgs, CancelResult, ReplayArgs, RequestState, StatusResult,
-};
+use zellij_mcp_protocol::ops::{op, CancelArgs, Op, ReplayArgs, RequestState};
 use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef};
 
-use crate::client::SharedClient;
+use crate::client::{Sending, SharedClient};
 use crate::own_pane::OwnPane;
 use policy::{Outcome, Policy};
 
@@ -66,38 +64,21 @@ impl IntoCallToolResult for ToolFailure {
     }
 }
 
-type ToolResult<T> = Result<Json<T>, ToolFailure>;
-
-/// Results name the session they belong to; the plugin leaves it empty.
-pub trait SessionResult {
-    fn set_session(&mut self, session: String);
+/// A tool's result: the op's own, plus the session it belongs to (the
+/// plugin does not know its session's name).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FromSession<R> {
+    #[serde(default)]
+    pub session: String,
+    #[serde(flatten)]
+    pub result: R,
 }
 
-macro_rules! session_results {
-    ($($ty:ident),* $(,)?) => {$(
-        impl SessionResult for zellij_mcp_protocol::ops::$ty {
-            fn set_session(&mut self, session: String) {
-                self.session = session;
-            }
-        }
-    )*};
-}
+type ToolResult<R> = Result<Json<FromSession<R>>, ToolFailure>;
 
-session_results!(
-    SessionInfoResult,
-    ListTabsResult,
-    ListPanesResult,
-    NewTabResult,
-    PaneResult,
-    CloseResult,
-    TargetResult,
-    ArrangePaneResult,
-    ReadResult,
-    WriteResult,
-    WaitForResult,
-    RunResult,
-    DumpLayoutResult,
-);
+fn in_session<R>((session, result): (String, R)) -> Json<FromSession<R>> {
+    Json(FromSession { session, result })
+}
 
 /// Tool arguments, parsed here rather than by the router so that bad input is
 /// a tool error the agent can read and fix, not a protocol error.
@@ -179,48 +160,44 @@ impl ZellijMcp {
     }
 
     /// The common tool: parse, send one op, name the session in the result.
-    async fn forward<A, R>(&self, args: JsonObject, op: &str) -> ToolResult<R>
-    where
-        A: DeserializeOwned + Serialize,
-        R: DeserializeOwned + SessionResult,
-    {
-        let p: InSession<A> = parse(args)?;
-        self.send(p.session, op, &p.args, Duration::ZERO).await
+    async fn forward<O: Op>(&self, args: JsonObject) -> ToolResult<O::Result> {
+        let p: InSession<O::Args> = parse(args)?;
+        self.send::<O>(p.session.as_deref(), &p.args, Duration::ZERO)
+            .await
     }
 
-    /// One op through the shared client; `extra` lengthens the timeout for
-    /// ops that wait on purpose.
-    async fn send<A: Serialize, R: DeserializeOwned + SessionResult>(
+    /// One op from this server's pane, in the session the caller means;
+    /// `extra` lengthens the timeout for ops that wait on purpose.
+    async fn send<O: Op>(
         &self,
-        session: Option<String>,
-        op: &str,
-        args: &A,
+        session: Option<&str>,
+        args: &O::Args,
         extra: Duration,
-    ) -> ToolResult<R> {
-        let timeout = self.client.default_timeout() + extra;
-        let id = self.client.new_id();
-        let (session, mut result): (String, R) = self
-            .client
-            .call(session.as_deref(), op, args, timeout, id)
-            .await?;
-        result.set_session(session);
-        Ok(Json(result))
+    ) -> ToolResult<O::Result> {
+        let session = self.client.resolve_session(session).await?;
+        let how = self.sending(&session).await.longer(extra);
+        let sent = self.client.call::<O>(Some(&session), args, how).await?;
+        Ok(in_session(sent))
+    }
+
+    /// A request from this server's pane in `session`.
+    async fn sending(&self, session: &str) -> Sending {
+        let caller = self.own_pane_in(session).await;
+        self.client.sending().by_caller(caller)
     }
 
     /// Sends an op that waits on purpose, `extra` longer than others, under
     /// a new request id that `on` notes (so a cancel can name it).
-    async fn send_noted<A: Serialize, R: DeserializeOwned>(
+    async fn send_noted<O: Op>(
         &self,
         session: &str,
-        op: &str,
-        args: &A,
+        args: &O::Args,
         extra: Duration,
         on: &OnRequest,
-    ) -> Result<(String, R), ErrorBody> {
-        let id = self.client.new_id();
-        *on.0.lock().unwrap() = id.clone();
-        let timeout = self.client.default_timeout() + extra;
-        self.client.call(Some(session), op, args, timeout, id).await
+    ) -> Result<(String, O::Result), ErrorBody> {
+        let how = self.sending(session).await.longer(extra);
+        *on.0.lock().unwrap() = how.id.clone();
+        self.client.call::<O>(Some(session), args, how).await
     }
 
     /// Runs `work`, which waits on purpose: sends MCP progress every second
@@ -262,9 +239,9 @@ impl ZellijMcp {
                 _ = context.ct.cancelled() => {
                     let id = on.0.lock().unwrap().clone();
                     let cancel = CancelArgs { request_id: id.clone() };
-                    let ended: Result<(String, CancelResult), _> = self
+                    let ended = self
                         .client
-                        .call(Some(session), names::CANCEL, &cancel, self.client.default_timeout(), self.client.new_id())
+                        .call::<op::Cancel>(Some(session), &cancel, self.client.sending())
                         .await;
                     tracing::debug!(?ended, "cancelled {op} {id}");
                     return Err(ToolFailure(ErrorBody::new(ErrorCode::Timeout, "cancelled by the client")));
@@ -295,10 +272,10 @@ impl ZellijMcp {
     async fn plugin_has(&self, session: &str, on: &OnRequest) -> bool {
         let id = on.0.lock().unwrap().clone();
         let args = ReplayArgs { request_id: id };
-        let id = self.client.new_id();
-        let status: Result<(String, StatusResult), ErrorBody> = self
+        let how = self.client.sending().within(STILL_THERE_EVERY);
+        let status = self
             .client
-            .call(Some(session), names::STATUS, &args, STILL_THERE_EVERY, id)
+            .call::<op::Status>(Some(session), &args, how)
             .await;
         tracing::debug!(?status, "is {} still there", args.request_id);
         match status {

@@ -5,11 +5,11 @@ use std::time::Duration;
 use rmcp::model::JsonObject;
 use rmcp::{tool, tool_router};
 use zellij_mcp_protocol::ops::{
-    names, ArrangePaneArgs, ArrangePaneResult, CloseArgs, CloseResult, NewPaneArgs, NewTabArgs,
+    op, ArrangePaneArgs, ArrangePaneResult, CloseArgs, CloseResult, NewPaneArgs, NewTabArgs,
     NewTabResult, OpenFileArgs, PaneResult, RenameArgs, Target, TargetResult,
 };
 
-use super::schema::{input, output};
+use super::schema::{input, output_in_session as output};
 use super::{parse, paths, InSession, ToolResult, ZellijMcp};
 
 #[tool_router(router = pane_tools, vis = "pub(super)")]
@@ -25,7 +25,7 @@ impl ZellijMcp {
         let mut p: InSession<NewTabArgs> = parse(args)?;
         p.args.cwd = paths::cwd(p.args.cwd)?;
         p.args.layout = p.args.layout.map(paths::layout).transpose()?;
-        self.send(p.session, names::NEW_TAB, &p.args, Duration::ZERO)
+        self.send::<op::NewTab>(p.session.as_deref(), &p.args, Duration::ZERO)
             .await
     }
 
@@ -37,14 +37,12 @@ impl ZellijMcp {
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
     )]
     async fn new_pane(&self, args: JsonObject) -> ToolResult<PaneResult> {
-        let mut p: InSession<NewPaneArgs> = parse(args)?;
-        let session = self.client.resolve_session(p.session.as_deref()).await?;
-        p.args.at.caller = self.own_pane_in(&session).await;
+        let p: InSession<NewPaneArgs> = parse(args)?;
         let args = NewPaneArgs {
             cwd: paths::cwd(p.args.cwd)?,
             ..p.args
         };
-        self.send(Some(session), names::NEW_PANE, &args, Duration::ZERO)
+        self.send::<op::NewPane>(p.session.as_deref(), &args, Duration::ZERO)
             .await
     }
 
@@ -56,14 +54,7 @@ impl ZellijMcp {
         annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false)
     )]
     async fn close(&self, args: JsonObject) -> ToolResult<CloseResult> {
-        let p: InSession<CloseArgs> = parse(args)?;
-        let session = self.client.resolve_session(p.session.as_deref()).await?;
-        let args = CloseArgs {
-            caller: self.own_pane_in(&session).await,
-            ..p.args
-        };
-        self.send(Some(session), names::CLOSE, &args, Duration::ZERO)
-            .await
+        self.forward::<op::Close>(args).await
     }
 
     #[tool(
@@ -74,7 +65,7 @@ impl ZellijMcp {
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn rename(&self, args: JsonObject) -> ToolResult<TargetResult> {
-        self.forward::<RenameArgs, _>(args, names::RENAME).await
+        self.forward::<op::Rename>(args).await
     }
 
     #[tool(
@@ -85,7 +76,7 @@ impl ZellijMcp {
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn focus(&self, args: JsonObject) -> ToolResult<TargetResult> {
-        self.forward::<Target, _>(args, names::FOCUS).await
+        self.forward::<op::Focus>(args).await
     }
 
     #[tool(
@@ -96,8 +87,7 @@ impl ZellijMcp {
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
     )]
     async fn arrange_pane(&self, args: JsonObject) -> ToolResult<ArrangePaneResult> {
-        self.forward::<ArrangePaneArgs, _>(args, names::ARRANGE_PANE)
-            .await
+        self.forward::<op::ArrangePane>(args).await
     }
 
     #[tool(
@@ -108,16 +98,14 @@ impl ZellijMcp {
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
     )]
     async fn open_file(&self, args: JsonObject) -> ToolResult<PaneResult> {
-        let mut p: InSession<OpenFileArgs> = parse(args)?;
-        let session = self.client.resolve_session(p.session.as_deref()).await?;
-        p.args.at.caller = self.own_pane_in(&session).await;
+        let p: InSession<OpenFileArgs> = parse(args)?;
         let cwd = paths::cwd(p.args.cwd)?;
         let args = OpenFileArgs {
             path: paths::file(&p.args.path, cwd.as_deref())?,
             cwd,
             ..p.args
         };
-        self.send(Some(session), names::OPEN_FILE, &args, Duration::ZERO)
+        self.send::<op::OpenFile>(p.session.as_deref(), &args, Duration::ZERO)
             .await
     }
 }

@@ -8,7 +8,7 @@ use rmcp::model::JsonObject;
 use schemars::JsonSchema;
 use serde_json::Value;
 
-use super::InSession;
+use super::{FromSession, InSession};
 
 /// Keywords that only repeat what the type already says.
 const NOISE: &[&str] = &["$schema", "title", "format"];
@@ -23,6 +23,11 @@ pub fn input<T: JsonSchema + 'static>() -> Arc<JsonObject> {
 /// The output schema of a tool returning `T`.
 pub fn output<T: JsonSchema + 'static>() -> Arc<JsonObject> {
     compact(schema_for_type::<T>(), OUTPUT_NOISE)
+}
+
+/// The output schema of a tool returning `T` plus its session.
+pub fn output_in_session<T: JsonSchema + 'static>() -> Arc<JsonObject> {
+    output::<FromSession<T>>()
 }
 
 fn compact(schema: Arc<JsonObject>, extra_noise: &[&str]) -> Arc<JsonObject> {
@@ -85,7 +90,7 @@ mod tests {
     #[test]
     fn a_property_named_like_a_keyword_stays() {
         use zellij_mcp_protocol::ops::ListPanesResult;
-        let schema = Value::Object((*output::<ListPanesResult>()).clone());
+        let schema = Value::Object((*output_in_session::<ListPanesResult>()).clone());
         let entry = &schema["$defs"]["PaneEntry"];
         assert!(entry["properties"]["title"].is_object(), "{entry}");
         assert!(!schema.to_string().contains("description"));

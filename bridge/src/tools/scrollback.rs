@@ -12,13 +12,13 @@ use std::time::Duration;
 use zellij_mcp_protocol::fresh::Baseline;
 use zellij_mcp_protocol::matching::Patterns;
 use zellij_mcp_protocol::ops::{
-    names, CloseArgs, CloseResult, PaneArgs, PaneResult, Resume, RunResult, Target, WaitForArgs,
-    WaitForResult, WaitOutcome, WaitReply, DEFAULT_LAST_LINES, DEFAULT_WAIT_MS,
+    op, CloseArgs, PaneArgs, PaneResult, Resume, RunResult, Target, WaitForArgs, WaitForResult,
+    WaitOutcome, WaitReply, DEFAULT_LAST_LINES, DEFAULT_WAIT_MS,
 };
 use zellij_mcp_protocol::text::tail_capped;
 use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef};
 
-use super::{OnRequest, ZellijMcp};
+use super::{FromSession, OnRequest, ZellijMcp};
 
 /// Rows enough for an anchor (see `Cursor`) and the growing row.
 const ANCHOR_ROWS: usize = 4;
@@ -37,10 +37,9 @@ impl ZellijMcp {
         pane: PaneRef,
     ) -> Result<(String, PaneResult), ErrorBody> {
         let args = PaneArgs { pane_id: pane };
-        let timeout = self.client.default_timeout();
-        let id = self.client.new_id();
+        let how = self.client.sending();
         self.client
-            .call(Some(session), names::LOCATE, &args, timeout, id)
+            .call::<op::Locate>(Some(session), &args, how)
             .await
     }
 
@@ -52,15 +51,15 @@ impl ZellijMcp {
         session: &str,
         mut args: WaitForArgs,
         on: &OnRequest,
-    ) -> Result<WaitForResult, ErrorBody> {
+    ) -> Result<FromSession<WaitForResult>, ErrorBody> {
         let patterns = Patterns::of(&args)?;
         let mut first_look = None;
         loop {
-            let (reply, look) = self.wait_round(session, &args, on).await?;
+            let ((session, reply), look) = self.wait_round(session, &args, on).await?;
             first_look = first_look.or(look);
-            let round = self.settle_round(session, &args, &patterns, reply, first_look.as_ref());
+            let round = self.settle_round(&session, &args, &patterns, reply, first_look.as_ref());
             match round.await? {
-                Round::Over(result) => return Ok(result),
+                Round::Over(result) => return Ok(FromSession { session, result }),
                 Round::GoesOn(resume) => args.resume = Some(resume),
             }
         }
@@ -74,9 +73,9 @@ impl ZellijMcp {
         session: &str,
         args: &WaitForArgs,
         on: &OnRequest,
-    ) -> Result<(WaitReply, Option<Baseline>), ErrorBody> {
+    ) -> Result<((String, WaitReply), Option<Baseline>), ErrorBody> {
         let extra = Duration::from_millis(args.timeout_ms.unwrap_or(DEFAULT_WAIT_MS));
-        let round = self.send_noted(session, names::WAIT_FOR, args, extra, on);
+        let round = self.send_noted::<op::WaitFor>(session, args, extra, on);
         let first = args.resume.is_none() && !args.include_existing;
         let (round, look) = match first {
             true => {
@@ -86,8 +85,7 @@ impl ZellijMcp {
             }
             false => (round.await, None),
         };
-        let (name, mut reply): (String, WaitReply) = round?;
-        reply.result.session = name;
+        let (session, reply) = round?;
         tracing::debug!(
             outcome = ?reply.result.outcome,
             goes_on = reply.goes_on,
@@ -98,7 +96,7 @@ impl ZellijMcp {
         );
         let look =
             look.map(|rows| Baseline::after(&rows.iter().map(String::as_str).collect::<Vec<_>>()));
-        Ok((reply, look))
+        Ok(((session, reply), look))
     }
 
     /// What a round's reply comes to once its unseen rows are searched and
@@ -162,15 +160,12 @@ impl ZellijMcp {
     /// closes its pane when asked to and it has exited.
     pub(super) async fn add_run_output(
         &self,
+        session: &str,
         result: &mut RunResult,
         max_bytes: usize,
         close_on_exit: bool,
     ) {
-        match self
-            .client
-            .rows(&result.session, result.pane_id, None)
-            .await
-        {
+        match self.client.rows(session, result.pane_id, None).await {
             Ok(rows) => {
                 let (output, truncated) = tail_capped(rows.iter().map(String::as_str), max_bytes);
                 result.output = output;
@@ -186,11 +181,10 @@ impl ZellijMcp {
                 },
                 ..Default::default()
             };
-            let timeout = self.client.default_timeout();
-            let id = self.client.new_id();
-            let closed: Result<(String, CloseResult), _> = self
+            let how = self.client.sending();
+            let closed = self
                 .client
-                .call(Some(&result.session), names::CLOSE, &close, timeout, id)
+                .call::<op::Close>(Some(session), &close, how)
                 .await;
             result.closed = closed.is_ok();
         }

@@ -2,13 +2,15 @@
 
 use rmcp::model::JsonObject;
 use rmcp::{tool, tool_router, Json};
+use std::time::Duration;
+
 use zellij_mcp_protocol::ops::{
-    names, DumpLayoutArgs, DumpLayoutResult, ListPanesArgs, ListPanesResult, ListSessionsResult,
-    ListTabsResult, NoArgs, SessionEntry, SessionInfoArgs, SessionInfoResult,
+    op, DumpLayoutArgs, DumpLayoutResult, ListPanesArgs, ListPanesResult, ListSessionsResult,
+    ListTabsResult, NoArgs, SessionEntry, SessionInfoResult,
 };
 
-use super::schema::{input, output};
-use super::{parse, InSession, ToolResult, ZellijMcp};
+use super::schema::{input, output, output_in_session};
+use super::{parse, InSession, ToolFailure, ToolResult, ZellijMcp};
 
 #[tool_router(router = session_tools, vis = "pub(super)")]
 impl ZellijMcp {
@@ -16,29 +18,17 @@ impl ZellijMcp {
         name = "zellij_session_info",
         description = "Session name; Zellij, plugin, bridge and protocol versions; transport; attached clients with their focused pane and tab; this server's own pane and tab; active_waits. On: the session. Focus: never moves. After: unchanged. Don't: poll it. Needs: the plugin loaded (see zellij_list_sessions when unsure).",
         input_schema = input::<NoArgs>(),
-        output_schema = output::<SessionInfoResult>(),
+        output_schema = output_in_session::<SessionInfoResult>(),
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn session_info(&self, args: JsonObject) -> ToolResult<SessionInfoResult> {
         let p: InSession<NoArgs> = parse(args)?;
-        let session = self.client.resolve_session(p.session.as_deref()).await?;
-        let args = SessionInfoArgs {
-            caller: self.own_pane_in(&session).await,
-        };
-        let Json(mut info): Json<SessionInfoResult> = self
-            .send(
-                Some(session.clone()),
-                names::SESSION_INFO,
-                &args,
-                Default::default(),
-            )
+        let Json(mut info) = self
+            .send::<op::SessionInfo>(p.session.as_deref(), &p.args, Duration::ZERO)
             .await?;
-        info.bridge_version = env!("CARGO_PKG_VERSION").to_owned();
-        info.transport = self
-            .client
-            .transport_of(&session)
-            .unwrap_or_default()
-            .to_owned();
+        info.result.bridge_version = env!("CARGO_PKG_VERSION").to_owned();
+        let transport = self.client.transport_of(&info.session);
+        info.result.transport = transport.unwrap_or_default().to_owned();
         Ok(Json(info))
     }
 
@@ -49,7 +39,10 @@ impl ZellijMcp {
         output_schema = output::<ListSessionsResult>(),
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    async fn list_sessions(&self, args: JsonObject) -> ToolResult<ListSessionsResult> {
+    async fn list_sessions(
+        &self,
+        args: JsonObject,
+    ) -> Result<Json<ListSessionsResult>, ToolFailure> {
         let _: InSession<NoArgs> = parse(args)?;
         let (live, default) = self.client.sessions().await;
         let current = self.own_pane.session();
@@ -69,40 +62,37 @@ impl ZellijMcp {
         name = "zellij_list_tabs",
         description = "Every tab: tab_id (stable, prefer it to position), position, name, active, pane counts, fullscreen, floating_visible. On: the session. Focus: never moves. After: unchanged. Don't: address tabs by position. Needs: the plugin.",
         input_schema = input::<NoArgs>(),
-        output_schema = output::<ListTabsResult>(),
+        output_schema = output_in_session::<ListTabsResult>(),
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn list_tabs(&self, args: JsonObject) -> ToolResult<ListTabsResult> {
-        self.forward::<NoArgs, _>(args, names::LIST_TABS).await
+        self.forward::<op::ListTabs>(args).await
     }
 
     #[tool(
         name = "zellij_list_panes",
         description = "Terminal panes in all tabs (plugins with include_plugins): pane_id, tab_id, title, command, running (foreground argv), cwd, exited, exit_status, held, focused, floating, geometry, is_self (this server). Filters AND together. On: the session. Focus: never moves. After: unchanged. Don't: guess pane ids. Needs: the plugin.",
         input_schema = input::<ListPanesArgs>(),
-        output_schema = output::<ListPanesResult>(),
+        output_schema = output_in_session::<ListPanesResult>(),
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn list_panes(&self, args: JsonObject) -> ToolResult<ListPanesResult> {
-        let Json(mut result): Json<ListPanesResult> = self
-            .forward::<ListPanesArgs, _>(args, names::LIST_PANES)
-            .await?;
-        let own = self.own_pane_in(&result.session).await;
-        for pane in &mut result.panes {
+        let Json(mut listed) = self.forward::<op::ListPanes>(args).await?;
+        let own = self.own_pane_in(&listed.session).await;
+        for pane in &mut listed.result.panes {
             pane.is_self = Some(pane.pane_id) == own;
         }
-        Ok(Json(result))
+        Ok(Json(listed))
     }
 
     #[tool(
         name = "zellij_dump_layout",
         description = "The session's layout as KDL, or one tab's. On: the session or a tab. Focus: never moves. After: unchanged. Don't: feed it back to zellij_new_tab whole (it holds every tab). Needs: the plugin.",
         input_schema = input::<DumpLayoutArgs>(),
-        output_schema = output::<DumpLayoutResult>(),
+        output_schema = output_in_session::<DumpLayoutResult>(),
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn dump_layout(&self, args: JsonObject) -> ToolResult<DumpLayoutResult> {
-        self.forward::<DumpLayoutArgs, _>(args, names::DUMP_LAYOUT)
-            .await
+        self.forward::<op::DumpLayout>(args).await
     }
 }

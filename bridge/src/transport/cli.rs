@@ -24,7 +24,7 @@ use serde::Deserialize;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::time::Instant;
-use zellij_mcp_protocol::ops::names;
+use zellij_mcp_protocol::ops::{op, ReplayArgs};
 use zellij_mcp_protocol::{PaneRef, Reply, Request, PIPE_NAME};
 
 use super::{CallError, CallFuture, ReplyReader, RowsFuture, Target, Transport};
@@ -188,11 +188,11 @@ impl CliTransport {
             Err(Exchange::ChildExited(_)) => {}
             other => return other.map_err(Exchange::into_call_error),
         }
-        let replay = Request::new(
-            format!("{}-replay", request.id),
-            names::REPLAY,
-            serde_json::json!({ "request_id": request.id }),
-        );
+        let replay = ReplayArgs {
+            request_id: request.id.clone(),
+        };
+        let replay = Request::of::<op::Replay>(format!("{}-replay", request.id), &replay)
+            .map_err(|e| CallError::Transport(e.to_string()))?;
         let left = deadline.saturating_duration_since(Instant::now());
         let earlier = self
             .exchange(&replay, target, left)

@@ -2,15 +2,14 @@
 
 use zellij_mcp_protocol::ops::{
     ClientEntry, DumpLayoutArgs, DumpLayoutResult, HelloResult, ListPanesArgs, ListPanesResult,
-    ListTabsResult, PaneEntry, PaneOfProcessArgs, PaneOfProcessResult, PluginMemory,
-    SessionInfoArgs, SessionInfoResult,
+    ListTabsResult, NoArgs, PaneEntry, PaneOfProcessArgs, PaneOfProcessResult, PluginMemory,
+    SessionInfoResult,
 };
 use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneKind, PaneRef, PROTOCOL_VERSION};
 
 use super::{now, to_json};
 use crate::host::{pane_ref, Host};
-use crate::lease::Lease;
-use crate::pipe::HandlerResult;
+use crate::later::{Asker, Handled, HandlerResult, Live};
 use crate::session::SessionView;
 use crate::McpPlugin;
 
@@ -19,7 +18,7 @@ use crate::McpPlugin;
 const HEAP_LIMIT: usize = 16 * 1024 * 1024;
 
 impl<H: Host> McpPlugin<H> {
-    pub fn hello(&mut self) -> HandlerResult {
+    pub fn hello(&mut self, _: NoArgs, _: &Asker) -> HandlerResult {
         let ids = self.host.ids();
         let own_pane = self.view.find(PaneRef::plugin(ids.plugin_id));
         now(HelloResult {
@@ -29,33 +28,30 @@ impl<H: Host> McpPlugin<H> {
             client_id: ids.client_id,
             zellij_pid: ids.zellij_pid,
             plugin_url: own_pane.and_then(|(_, p)| p.plugin_url.clone()),
-            configuration: self.configuration.clone(),
+            configuration: self.settings.configuration.clone(),
             ready: self.view.is_ready(),
-            instances: self
-                .lease
-                .as_ref()
-                .map(Lease::instances)
-                .unwrap_or_default(),
+            instances: self.acting.instances(),
         })
     }
 
     /// Asks Zellij for the clients and answers when they arrive.
-    pub fn session_info(&mut self, args: SessionInfoArgs, pipe: (&str, &str)) -> HandlerResult {
+    pub fn session_info(&mut self, _: NoArgs, asker: &Asker) -> HandlerResult {
         self.require_ready()?;
         let generation = self.view.clients_generation;
         let zellij_version = self.host.zellij_version();
         let active_waits = self.waits.len();
         let plugin_memory = self.memory();
+        let caller = asker.caller;
         self.host.list_clients();
-        let settle = move |view: &SessionView, _: &dyn crate::pending::Live, overdue: bool| {
+        let settle = move |view: &SessionView, _: &dyn Live, overdue: bool| {
             (view.clients_generation > generation || overdue).then(|| {
                 to_json(SessionInfoResult {
                     zellij_version: zellij_version.clone(),
                     plugin_version: env!("CARGO_PKG_VERSION").to_owned(),
                     protocol: PROTOCOL_VERSION,
                     clients: client_entries(view),
-                    own_pane_id: args.caller.filter(|p| view.find(*p).is_some()),
-                    own_tab_id: args.caller.and_then(|p| view.tab_id_of(p)),
+                    own_pane_id: caller.filter(|p| view.find(*p).is_some()),
+                    own_tab_id: caller.and_then(|p| view.tab_id_of(p)),
                     tabs: view.tabs.len(),
                     panes: view.entries().len(),
                     active_waits,
@@ -64,33 +60,32 @@ impl<H: Host> McpPlugin<H> {
                 })
             })
         };
-        self.reply_when(pipe.0, pipe.1, Box::new(settle))
+        Ok(Handled::WhenShown(Box::new(settle)))
     }
 
     /// What this instance holds now.
     fn memory(&self) -> PluginMemory {
-        let (kept_replies, kept_reply_bytes, in_flight) = self.replies.sizes();
+        let (kept_replies, kept_reply_bytes, in_flight) = self.requests.replies.sizes();
         PluginMemory {
             heap_bytes: self.host.heap_bytes(),
             heap_limit_bytes: HEAP_LIMIT,
             kept_replies,
             kept_reply_bytes,
             in_flight,
-            pending_replies: self.pending.len(),
-            queued_writes: self.writes.pending(),
-            exit_codes: self.exit_codes.len(),
+            pending_replies: self.requests.later.len(),
+            queued_writes: self.input.pending(),
+            exit_codes: self.view.exit_codes.len(),
         }
     }
 
-    pub fn list_tabs(&mut self) -> HandlerResult {
+    pub fn list_tabs(&mut self, _: NoArgs, _: &Asker) -> HandlerResult {
         self.require_ready()?;
         now(ListTabsResult {
-            session: String::new(),
             tabs: self.view.tab_entries(),
         })
     }
 
-    pub fn list_panes(&mut self, args: ListPanesArgs) -> HandlerResult {
+    pub fn list_panes(&mut self, args: ListPanesArgs, _: &Asker) -> HandlerResult {
         self.require_ready()?;
         let tab_id = match &args.tab {
             Some(tab) => Some(self.view.resolve_tab(tab)?.tab_id),
@@ -127,14 +122,11 @@ impl<H: Host> McpPlugin<H> {
                 hit
             });
         }
-        now(ListPanesResult {
-            session: String::new(),
-            panes,
-        })
+        now(ListPanesResult { panes })
     }
 
     /// `pane_of_process`: the terminal pane running one of `pids`.
-    pub fn pane_of_process(&mut self, args: PaneOfProcessArgs) -> HandlerResult {
+    pub fn pane_of_process(&mut self, args: PaneOfProcessArgs, _: &Asker) -> HandlerResult {
         self.require_ready()?;
         let pane_id = self
             .view
@@ -150,7 +142,7 @@ impl<H: Host> McpPlugin<H> {
         now(PaneOfProcessResult { pane_id })
     }
 
-    pub fn dump_layout(&mut self, args: DumpLayoutArgs) -> HandlerResult {
+    pub fn dump_layout(&mut self, args: DumpLayoutArgs, _: &Asker) -> HandlerResult {
         self.require_ready()?;
         let tab = match &args.tab {
             Some(tab) => Some(self.view.resolve_tab(tab)?.clone()),
@@ -176,11 +168,7 @@ impl<H: Host> McpPlugin<H> {
                 )
                 .with_hint("retry; if it persists, dump the whole session without `tab`")
             })?;
-        now(DumpLayoutResult {
-            session: String::new(),
-            tab_id,
-            layout,
-        })
+        now(DumpLayoutResult { tab_id, layout })
     }
 }
 

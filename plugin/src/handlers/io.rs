@@ -1,6 +1,6 @@
 //! Reading, writing and signalling panes.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use zellij_mcp_protocol::keys::key_bytes;
 use zellij_mcp_protocol::ops::{
@@ -12,18 +12,16 @@ use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef};
 
 use super::{bad_request, now};
 use crate::host::Host;
-use crate::pipe::{Handled, HandlerResult};
+use crate::later::{Asker, Handled, HandlerResult};
 use crate::writes::PendingWrite;
 use crate::McpPlugin;
 
-/// Writes queued for one pane at most; more are `busy`.
-const MOST_QUEUED_WRITES: usize = 64;
 const PASTE_START: &[u8] = b"\x1b[200~";
 const PASTE_END: &[u8] = b"\x1b[201~";
 
 impl<H: Host> McpPlugin<H> {
     /// The pane's screen; scrollback reads (`full`, `since`) are the bridge's.
-    pub fn read(&mut self, args: ReadArgs) -> HandlerResult {
+    pub fn read(&mut self, args: ReadArgs, _: &Asker) -> HandlerResult {
         let (max_bytes, _) = args.checked()?;
         if args.needs_scrollback() {
             return Err(ErrorBody::new(
@@ -40,10 +38,9 @@ impl<H: Host> McpPlugin<H> {
     }
 
     /// `locate`: the pane's tab, or `pane_not_found`.
-    pub fn locate(&mut self, args: PaneArgs) -> HandlerResult {
+    pub fn locate(&mut self, args: PaneArgs, _: &Asker) -> HandlerResult {
         self.require_pane(args.pane_id)?;
         now(PaneResult {
-            session: String::new(),
             pane_id: args.pane_id,
             tab_id: self.view.tab_id_of(args.pane_id),
         })
@@ -58,18 +55,9 @@ impl<H: Host> McpPlugin<H> {
         Ok(ScreenText::new(rows))
     }
 
-    pub fn write(&mut self, args: WriteArgs, request_id: &str, pipe_id: &str) -> HandlerResult {
+    pub fn write(&mut self, args: WriteArgs, asker: &Asker) -> HandlerResult {
         let bytes = write_bytes(&args)?;
-        let submit_delay = match (args.submit, args.submit_delay_ms) {
-            (false, _) => None,
-            (true, Some(ms)) if ms > MAX_SUBMIT_DELAY_MS => {
-                return Err(bad_request(
-                    format!("submit_delay_ms {ms} is over the {MAX_SUBMIT_DELAY_MS} ms cap"),
-                    "pass a smaller submit_delay_ms, or omit it for the default",
-                ))
-            }
-            (true, ms) => Some(Duration::from_millis(ms.unwrap_or(self.submit_delay_ms))),
-        };
+        let submit_delay = self.submit_delay(&args)?;
         if bytes.is_empty() && submit_delay.is_none() {
             return Err(bad_request(
                 "nothing to write",
@@ -78,8 +66,7 @@ impl<H: Host> McpPlugin<H> {
         }
         let pane = self.require_terminal(args.pane_id)?;
         if pane.exited && !args.allow_exited {
-            return Err(ErrorBody::new(
-                ErrorCode::BadRequest,
+            return Err(bad_request(
                 format!(
                     "{} has exited{}; input there would re-run its command",
                     args.pane_id,
@@ -89,35 +76,34 @@ impl<H: Host> McpPlugin<H> {
                         ""
                     }
                 ),
-            )
-            .with_hint("pass allow_exited: true to type into it anyway, or pick a live pane"));
+                "pass allow_exited: true to type into it anyway, or pick a live pane",
+            ));
         }
-        if self.writes.queued_for(args.pane_id) >= MOST_QUEUED_WRITES {
-            return Err(ErrorBody::new(
-                ErrorCode::Busy,
-                format!(
-                    "{MOST_QUEUED_WRITES} writes to {} are queued already",
-                    args.pane_id
-                ),
-            )
-            .with_hint("wait for them to be typed (each submit takes its delay), then retry"));
-        }
-        let tab_id = self.view.tab_id_of(args.pane_id);
-        self.host.block(pipe_id);
-        let write = PendingWrite {
-            pipe_id: pipe_id.to_owned(),
-            request_id: request_id.to_owned(),
+        self.input.room(args.pane_id)?;
+        Ok(Handled::Write(PendingWrite {
+            asker: asker.clone(),
             pane: args.pane_id,
-            tab_id,
+            tab_id: self.view.tab_id_of(args.pane_id),
             bytes,
             submit_delay,
-        };
-        let steps = self.writes.push(write, Instant::now());
-        self.run_steps(steps);
-        Ok(Handled::Later)
+        }))
     }
 
-    pub fn signal(&mut self, args: SignalArgs) -> HandlerResult {
+    /// The pause before a submit's CR, `None` without a submit.
+    fn submit_delay(&self, args: &WriteArgs) -> Result<Option<Duration>, ErrorBody> {
+        match (args.submit, args.submit_delay_ms) {
+            (false, _) => Ok(None),
+            (true, Some(ms)) if ms > MAX_SUBMIT_DELAY_MS => Err(bad_request(
+                format!("submit_delay_ms {ms} is over the {MAX_SUBMIT_DELAY_MS} ms cap"),
+                "pass a smaller submit_delay_ms, or omit it for the default",
+            )),
+            (true, ms) => Ok(Some(Duration::from_millis(
+                ms.unwrap_or(self.settings.submit_delay_ms),
+            ))),
+        }
+    }
+
+    pub fn signal(&mut self, args: SignalArgs, _: &Asker) -> HandlerResult {
         if self.require_terminal(args.pane_id)?.exited {
             return Err(bad_request(
                 format!("{} has already exited", args.pane_id),
@@ -126,7 +112,6 @@ impl<H: Host> McpPlugin<H> {
         }
         self.host.signal(args.pane_id, args.signal);
         now(PaneResult {
-            session: String::new(),
             pane_id: args.pane_id,
             tab_id: self.view.tab_id_of(args.pane_id),
         })
@@ -184,7 +169,6 @@ fn write_bytes(args: &WriteArgs) -> Result<Vec<u8>, ErrorBody> {
 /// What a finished write answers with.
 pub fn write_result(write: &PendingWrite) -> WriteResult {
     WriteResult {
-        session: String::new(),
         pane_id: write.pane,
         tab_id: write.tab_id,
         bytes_written: write.bytes_written(),

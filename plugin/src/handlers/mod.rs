@@ -5,12 +5,11 @@
 mod info;
 mod io;
 mod panes;
+mod requests;
 mod waiting;
 
 pub use io::{write_result, ScreenText};
 pub use waiting::Purpose;
-
-use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -18,13 +17,9 @@ use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneKind, PaneRef};
 use zellij_tile::prelude::PaneInfo;
 
 use crate::host::Host;
-use crate::pending::{Live, Pending, Settle};
-use crate::pipe::{Handled, HandlerResult};
+use crate::later::{Handled, HandlerResult, Live, Settle};
 use crate::session::SessionView;
 use crate::McpPlugin;
-
-/// How long a reply waits for Zellij to show a change before answering anyway.
-const SETTLE_TIME: Duration = Duration::from_secs(2);
 
 pub fn to_json<T: Serialize>(value: T) -> Result<Value, ErrorBody> {
     serde_json::to_value(value).map_err(|e| ErrorBody::new(ErrorCode::Internal, e.to_string()))
@@ -73,19 +68,6 @@ impl<H: Host> McpPlugin<H> {
             .with_hint("pass a terminal_N pane id from zellij_list_panes"));
         }
         self.require_pane(pane)
-    }
-
-    /// Answers later, once `settle` accepts the view (or at the deadline).
-    fn reply_when(&mut self, pipe_id: &str, request_id: &str, settle: Settle) -> HandlerResult {
-        self.host.block(pipe_id);
-        self.pending.push(Pending {
-            pipe_id: pipe_id.to_owned(),
-            request_id: request_id.to_owned(),
-            deadline: Instant::now() + SETTLE_TIME,
-            settle,
-        });
-        self.after_view_change();
-        Ok(Handled::Later)
     }
 }
 

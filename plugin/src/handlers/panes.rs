@@ -2,16 +2,16 @@
 //! `focus` (and an explicit `focus: true`) moves focus.
 
 use zellij_mcp_protocol::ops::{
-    ArrangePaneArgs, CloseArgs, CloseResult, ClosedPane, Geometry, NewPaneArgs, NewTabArgs,
-    NewTabResult, OpenFileArgs, PaneResult, Placement, RenameArgs, Target, TargetResult,
+    ArrangePaneArgs, ArrangePaneResult, CloseArgs, CloseResult, ClosedPane, Geometry, NewPaneArgs,
+    NewTabArgs, NewTabResult, OpenFileArgs, PaneResult, Placement, RenameArgs, Target,
+    TargetResult,
 };
 use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef, TabRef};
 use zellij_tile::prelude::{PaneInfo, TabInfo};
 
 use super::{bad_request, once_pane_shows, to_json};
 use crate::host::{Content, Host, Landing};
-use crate::pending::Live;
-use crate::pipe::HandlerResult;
+use crate::later::{Asker, Handled, HandlerResult, Live, Settle};
 use crate::session::{pane_ref, SessionView};
 use crate::McpPlugin;
 
@@ -25,7 +25,7 @@ enum Resolved {
 }
 
 impl<H: Host> McpPlugin<H> {
-    pub fn new_tab(&mut self, args: NewTabArgs, pipe: (&str, &str)) -> HandlerResult {
+    pub fn new_tab(&mut self, args: NewTabArgs, _: &Asker) -> HandlerResult {
         self.require_ready()?;
         let previous = self.view.tabs.iter().find(|t| t.active).map(|t| t.position);
         let tab_id = match &args.layout {
@@ -60,7 +60,6 @@ impl<H: Host> McpPlugin<H> {
             let named = want_name.as_ref().is_none_or(|n| &tab.name == n);
             ((!panes.is_empty() && named) || overdue).then(|| {
                 to_json(NewTabResult {
-                    session: String::new(),
                     tab_id,
                     position: tab.position,
                     name: tab.name.clone(),
@@ -69,7 +68,7 @@ impl<H: Host> McpPlugin<H> {
                 })
             })
         };
-        self.reply_when(pipe.0, pipe.1, Box::new(settle))
+        Ok(Handled::WhenShown(Box::new(settle)))
     }
 
     /// A layout argument as KDL: inline KDL as is, otherwise a layout name.
@@ -93,9 +92,9 @@ impl<H: Host> McpPlugin<H> {
         Ok(kdl)
     }
 
-    pub fn new_pane(&mut self, args: NewPaneArgs, pipe: (&str, &str)) -> HandlerResult {
+    pub fn new_pane(&mut self, args: NewPaneArgs, asker: &Asker) -> HandlerResult {
         self.require_ready()?;
-        let tab = self.target_tab(args.at.tab.as_ref(), args.at.caller)?;
+        let tab = self.target_tab(args.at.tab.as_ref(), asker.caller)?;
         let content = match args.command {
             Some(argv) => Content::Command {
                 argv: check_argv(argv)?,
@@ -110,22 +109,22 @@ impl<H: Host> McpPlugin<H> {
             args.name.as_deref(),
             args.at.focus,
         )?;
-        self.reply_pane_when_listed(pane, tab.tab_id, pipe)
+        Ok(pane_when_listed(pane, tab.tab_id))
     }
 
-    pub fn open_file(&mut self, args: OpenFileArgs, pipe: (&str, &str)) -> HandlerResult {
+    pub fn open_file(&mut self, args: OpenFileArgs, asker: &Asker) -> HandlerResult {
         self.require_ready()?;
         if args.path.trim().is_empty() {
             return Err(bad_request("path is empty", "pass the file to open"));
         }
-        let tab = self.target_tab(args.at.tab.as_ref(), args.at.caller)?;
+        let tab = self.target_tab(args.at.tab.as_ref(), asker.caller)?;
         let content = Content::Editor {
             path: args.path,
             line: args.line,
             cwd: args.cwd,
         };
         let pane = self.spawn(&tab, &content, args.at.placement, None, args.at.focus)?;
-        self.reply_pane_when_listed(pane, tab.tab_id, pipe)
+        Ok(pane_when_listed(pane, tab.tab_id))
     }
 
     /// The tab asked for, else the caller's, else the active one.
@@ -233,86 +232,68 @@ impl<H: Host> McpPlugin<H> {
         }
     }
 
-    fn reply_pane_when_listed(
-        &mut self,
-        pane: PaneRef,
-        tab_id: usize,
-        pipe: (&str, &str),
-    ) -> HandlerResult {
-        let make = move |view: &SessionView, _: Option<&PaneInfo>| PaneResult {
-            session: String::new(),
-            pane_id: pane,
-            tab_id: view.tab_id_of(pane).or(Some(tab_id)),
-        };
-        let settle = once_pane_shows(pane, make, |_| true);
-        self.reply_when(pipe.0, pipe.1, settle)
-    }
-
-    pub fn close(&mut self, args: CloseArgs, pipe: (&str, &str)) -> HandlerResult {
+    pub fn close(&mut self, args: CloseArgs, asker: &Asker) -> HandlerResult {
         self.require_ready()?;
-        let own_plugin = PaneRef::plugin(self.host.ids().plugin_id);
-        let caller_tab = args.caller.and_then(|p| self.view.tab_id_of(p));
-        let own_tab = self.view.tab_id_of(own_plugin);
-        let refuse = |what: String| {
-            Err(ErrorBody::new(ErrorCode::BadRequest, what)
-                .with_hint("pass force: true if you really mean it"))
-        };
-        let (tab_id, closed) = match self.resolve(&args.target)? {
+        let target = self.resolve(&args.target)?;
+        self.refuse_to_close(&target, asker.caller, args.force)?;
+        let (tab_id, closed) = match target {
             Resolved::Pane(pane) => {
-                if Some(pane) == args.caller && !args.force {
-                    return refuse(format!("{pane} is the pane this agent runs in"));
-                }
-                if pane == own_plugin {
-                    return Err(ErrorBody::new(
-                        ErrorCode::BadRequest,
-                        format!("{pane} is the zellij-mcp plugin itself"),
-                    )
-                    .with_hint(
-                        "close other panes; closing this one ends zellij-mcp for the session",
-                    ));
-                }
                 let info = self.require_pane(pane)?;
-                let closed = vec![closed_pane(&info)];
                 self.host.close_pane(pane);
-                (None, closed)
+                (None, vec![closed_pane(&info)])
             }
             Resolved::Tab(tab) => {
-                if self.view.tabs.len() == 1 && !args.force {
-                    return refuse(format!(
-                        "'{}' is the last tab; closing it ends the session",
-                        tab.name
-                    ));
-                }
-                if Some(tab.tab_id) == caller_tab && !args.force {
-                    return refuse(format!("'{}' holds the pane this agent runs in", tab.name));
-                }
-                if Some(tab.tab_id) == own_tab && !args.force {
-                    return refuse(format!(
-                        "'{}' holds the zellij-mcp plugin; closing it ends zellij-mcp for the session",
-                        tab.name
-                    ));
-                }
                 let closed = self.view.panes_in(tab.position).map(closed_pane).collect();
                 self.host.close_tab(tab.tab_id);
                 (Some(tab.tab_id), closed)
             }
         };
-        let gone: Vec<PaneRef> = closed.iter().map(|p: &ClosedPane| p.pane_id).collect();
-        let settle = move |_: &SessionView, live: &dyn Live, overdue: bool| {
-            let all_gone = gone.iter().all(|p| live.pane(*p).is_none())
-                && tab_id.is_none_or(|id| live.tab(id).is_none());
-            (all_gone || overdue).then(|| {
-                to_json(CloseResult {
-                    session: String::new(),
-                    tab_id,
-                    closed: closed.clone(),
-                })
-            })
-        };
-        self.reply_when(pipe.0, pipe.1, Box::new(settle))
+        Ok(Handled::WhenShown(once_gone(tab_id, closed)))
     }
 
-    pub fn rename(&mut self, args: RenameArgs, pipe: (&str, &str)) -> HandlerResult {
+    /// Refuses to close the plugin's own pane, and unless `force`, what holds
+    /// the caller or the plugin, or the last tab.
+    fn refuse_to_close(
+        &self,
+        target: &Resolved,
+        caller: Option<PaneRef>,
+        force: bool,
+    ) -> Result<(), ErrorBody> {
+        let own_plugin = PaneRef::plugin(self.host.ids().plugin_id);
+        let tab_of = |pane: Option<PaneRef>| pane.and_then(|p| self.view.tab_id_of(p));
+        let refusal = match target {
+            Resolved::Pane(pane) if *pane == own_plugin => {
+                return Err(ErrorBody::new(
+                    ErrorCode::BadRequest,
+                    format!("{pane} is the zellij-mcp plugin itself"),
+                )
+                .with_hint("close other panes; closing this one ends zellij-mcp for the session"))
+            }
+            _ if force => return Ok(()),
+            Resolved::Pane(pane) if Some(*pane) == caller => {
+                format!("{pane} is the pane this agent runs in")
+            }
+            Resolved::Pane(_) => return Ok(()),
+            Resolved::Tab(tab) if self.view.tabs.len() == 1 => {
+                format!(
+                    "'{}' is the last tab; closing it ends the session",
+                    tab.name
+                )
+            }
+            Resolved::Tab(tab) if tab_of(caller) == Some(tab.tab_id) => {
+                format!("'{}' holds the pane this agent runs in", tab.name)
+            }
+            Resolved::Tab(tab) if tab_of(Some(own_plugin)) == Some(tab.tab_id) => format!(
+                "'{}' holds the zellij-mcp plugin; closing it ends zellij-mcp for the session",
+                tab.name
+            ),
+            Resolved::Tab(_) => return Ok(()),
+        };
+        Err(ErrorBody::new(ErrorCode::BadRequest, refusal)
+            .with_hint("pass force: true if you really mean it"))
+    }
+
+    pub fn rename(&mut self, args: RenameArgs, _: &Asker) -> HandlerResult {
         self.require_ready()?;
         if args.name.trim().is_empty() {
             return Err(bad_request("name is empty", "pass the new name"));
@@ -322,25 +303,19 @@ impl<H: Host> McpPlugin<H> {
             Resolved::Pane(pane) => {
                 self.require_pane(pane)?;
                 self.host.rename_pane(pane, &name);
-                let make = move |view: &SessionView, info: Option<&PaneInfo>| TargetResult {
-                    session: String::new(),
-                    pane_id: Some(pane),
-                    tab_id: view.tab_id_of(pane),
-                    name: info.map(|p| p.title.clone()).unwrap_or_default(),
-                };
                 let wanted = name.clone();
-                let settle = once_pane_shows(pane, make, move |p| p.title == wanted);
-                self.reply_when(pipe.0, pipe.1, settle)
+                let settle = once_pane_shows(pane, pane_target(pane), move |p| p.title == wanted);
+                Ok(Handled::WhenShown(settle))
             }
             Resolved::Tab(tab) => {
                 self.host.rename_tab(tab.tab_id, &name);
                 let settle = tab_settle(tab.tab_id, move |t| t.name == name);
-                self.reply_when(pipe.0, pipe.1, settle)
+                Ok(Handled::WhenShown(settle))
             }
         }
     }
 
-    pub fn focus(&mut self, args: Target, pipe: (&str, &str)) -> HandlerResult {
+    pub fn focus(&mut self, args: Target, _: &Asker) -> HandlerResult {
         self.require_ready()?;
         match self.resolve(&args)? {
             Resolved::Pane(pane) => {
@@ -351,26 +326,30 @@ impl<H: Host> McpPlugin<H> {
                     ));
                 }
                 self.host.focus(pane);
-                let make = move |view: &SessionView, info: Option<&PaneInfo>| TargetResult {
-                    session: String::new(),
-                    pane_id: Some(pane),
-                    tab_id: view.tab_id_of(pane),
-                    name: info.map(|p| p.title.clone()).unwrap_or_default(),
-                };
-                let settle = once_pane_shows(pane, make, |p| p.is_focused);
-                self.reply_when(pipe.0, pipe.1, settle)
+                let settle = once_pane_shows(pane, pane_target(pane), |p| p.is_focused);
+                Ok(Handled::WhenShown(settle))
             }
             Resolved::Tab(tab) => {
                 self.host.go_to_tab(tab.position);
-                let settle = tab_settle(tab.tab_id, |t| t.active);
-                self.reply_when(pipe.0, pipe.1, settle)
+                Ok(Handled::WhenShown(tab_settle(tab.tab_id, |t| t.active)))
             }
         }
     }
 
-    pub fn arrange_pane(&mut self, args: ArrangePaneArgs, pipe: (&str, &str)) -> HandlerResult {
+    pub fn arrange_pane(&mut self, args: ArrangePaneArgs, _: &Asker) -> HandlerResult {
+        let info = self.require_pane(args.pane_id)?;
+        let plan = self.plan_arrangement(&args, &info)?;
+        self.apply_arrangement(&args, &info, &plan);
+        Ok(Handled::WhenShown(once_arranged(args.pane_id, info, plan)))
+    }
+
+    /// What an arrangement changes, checked before anything is touched.
+    fn plan_arrangement(
+        &self,
+        args: &ArrangePaneArgs,
+        info: &PaneInfo,
+    ) -> Result<Arrangement, ErrorBody> {
         let pane = args.pane_id;
-        let info = self.require_pane(pane)?;
         if info.is_plugin && !info.is_selectable {
             return Err(bad_request(
                 format!("{pane} is a fixed plugin pane"),
@@ -391,39 +370,55 @@ impl<H: Host> McpPlugin<H> {
                 "pass floating: true together with pinned",
             ));
         }
-        let target_tab = match &args.move_to_tab {
-            Some(tab) => {
-                let tab = self.view.resolve_tab(tab)?;
-                // Zellij 0.45.1 mixes up tab ids and positions when moving panes.
-                if tab.tab_id != tab.position {
-                    return Err(ErrorBody::new(
-                        ErrorCode::Unsupported,
-                        format!(
-                            "Zellij 0.45.1 cannot move panes to '{}' (tab_id {} at position {})",
-                            tab.name, tab.tab_id, tab.position
-                        ),
-                    )
-                    .with_hint("move it to a tab whose tab_id equals its position, or open a new pane there"));
-                }
-                Some(tab.tab_id)
-            }
-            None => None,
-        };
+        let to_tab = args
+            .move_to_tab
+            .as_ref()
+            .map(|tab| self.movable_to(tab))
+            .transpose()?;
         let nothing = args.resize.is_none()
             && args.floating.is_none()
             && args.fullscreen.is_none()
             && args.pinned.is_none()
-            && target_tab.is_none();
+            && to_tab.is_none();
         if nothing {
             return Err(bad_request(
                 "nothing to change",
                 "pass resize, floating, fullscreen, pinned or move_to_tab",
             ));
         }
-        if floating != info.is_floating {
+        Ok(Arrangement {
+            floating,
+            fullscreen: args.fullscreen,
+            to_tab,
+        })
+    }
+
+    /// The id of a tab panes can be moved to.
+    fn movable_to(&self, tab: &TabRef) -> Result<usize, ErrorBody> {
+        let tab = self.view.resolve_tab(tab)?;
+        // Zellij 0.45.1 mixes up tab ids and positions when moving panes.
+        if tab.tab_id != tab.position {
+            return Err(ErrorBody::new(
+                ErrorCode::Unsupported,
+                format!(
+                    "Zellij 0.45.1 cannot move panes to '{}' (tab_id {} at position {})",
+                    tab.name, tab.tab_id, tab.position
+                ),
+            )
+            .with_hint(
+                "move it to a tab whose tab_id equals its position, or open a new pane there",
+            ));
+        }
+        Ok(tab.tab_id)
+    }
+
+    /// Makes the changes, in the documented order.
+    fn apply_arrangement(&self, args: &ArrangePaneArgs, info: &PaneInfo, plan: &Arrangement) {
+        let pane = args.pane_id;
+        if plan.floating != info.is_floating {
             self.host.toggle_floating(pane);
         }
-        if let Some(tab_id) = target_tab {
+        if let Some(tab_id) = plan.to_tab {
             self.host.move_to_tab(pane, tab_id);
         }
         if let Some(resize) = &args.resize {
@@ -431,42 +426,12 @@ impl<H: Host> McpPlugin<H> {
                 self.host.resize(pane, resize.amount > 0, resize.direction);
             }
         }
-        if args.fullscreen.is_some_and(|f| f != info.is_fullscreen) {
+        if plan.fullscreen.is_some_and(|f| f != info.is_fullscreen) {
             self.host.toggle_fullscreen(pane);
         }
         if let Some(pinned) = args.pinned {
             self.host.set_pinned(pane, pinned);
         }
-        let before = info.clone();
-        let make = move |view: &SessionView, now: Option<&PaneInfo>| {
-            let p = now.unwrap_or(&info);
-            zellij_mcp_protocol::ops::ArrangePaneResult {
-                session: String::new(),
-                pane_id: pane,
-                tab_id: view.tab_id_of(pane),
-                floating: p.is_floating,
-                fullscreen: p.is_fullscreen,
-                geometry: Geometry {
-                    x: p.pane_x,
-                    y: p.pane_y,
-                    rows: p.pane_rows,
-                    cols: p.pane_columns,
-                },
-            }
-        };
-        let expected = (floating, args.fullscreen, target_tab);
-        let settle = move |view: &SessionView, live: &dyn Live, overdue: bool| {
-            let now = live.pane(pane);
-            let tab_now = view.tab_id_of(pane);
-            let changed = now.as_ref().is_some_and(|p| {
-                p.is_floating == expected.0
-                    && expected.1.is_none_or(|f| p.is_fullscreen == f)
-                    && expected.2.is_none_or(|t| tab_now == Some(t))
-                    && *p != before
-            });
-            (changed || overdue).then(|| to_json(make(view, now.as_ref())))
-        };
-        self.reply_when(pipe.0, pipe.1, Box::new(settle))
     }
 
     /// Exactly one of `pane_id` and `tab`.
@@ -482,13 +447,81 @@ impl<H: Host> McpPlugin<H> {
     }
 }
 
+/// What an arrangement leaves the pane as.
+struct Arrangement {
+    floating: bool,
+    fullscreen: Option<bool>,
+    to_tab: Option<usize>,
+}
+
+/// Settles once Zellij shows the pane arranged (changed from `before`).
+fn once_arranged(pane: PaneRef, before: PaneInfo, plan: Arrangement) -> Settle {
+    Box::new(move |view: &SessionView, live: &dyn Live, overdue: bool| {
+        let now = live.pane(pane);
+        let tab_now = view.tab_id_of(pane);
+        let changed = now.as_ref().is_some_and(|p| {
+            p.is_floating == plan.floating
+                && plan.fullscreen.is_none_or(|f| p.is_fullscreen == f)
+                && plan.to_tab.is_none_or(|t| tab_now == Some(t))
+                && *p != before
+        });
+        (changed || overdue).then(|| {
+            let p = now.as_ref().unwrap_or(&before);
+            to_json(ArrangePaneResult {
+                pane_id: pane,
+                tab_id: tab_now,
+                floating: p.is_floating,
+                fullscreen: p.is_fullscreen,
+                geometry: Geometry {
+                    x: p.pane_x,
+                    y: p.pane_y,
+                    rows: p.pane_rows,
+                    cols: p.pane_columns,
+                },
+            })
+        })
+    })
+}
+
+/// Settles once the closed panes (and tab) are gone.
+fn once_gone(tab_id: Option<usize>, closed: Vec<ClosedPane>) -> Settle {
+    let gone: Vec<PaneRef> = closed.iter().map(|p| p.pane_id).collect();
+    Box::new(move |_: &SessionView, live: &dyn Live, overdue: bool| {
+        let all_gone = gone.iter().all(|p| live.pane(*p).is_none())
+            && tab_id.is_none_or(|id| live.tab(id).is_none());
+        (all_gone || overdue).then(|| {
+            to_json(CloseResult {
+                tab_id,
+                closed: closed.clone(),
+            })
+        })
+    })
+}
+
+/// Answers a new pane with its id and tab once Zellij lists it.
+fn pane_when_listed(pane: PaneRef, tab_id: usize) -> Handled {
+    let make = move |view: &SessionView, _: Option<&PaneInfo>| PaneResult {
+        pane_id: pane,
+        tab_id: view.tab_id_of(pane).or(Some(tab_id)),
+    };
+    Handled::WhenShown(once_pane_shows(pane, make, |_| true))
+}
+
+/// A pane's id, tab and title, as a rename or focus answers.
+fn pane_target(pane: PaneRef) -> impl FnMut(&SessionView, Option<&PaneInfo>) -> TargetResult {
+    move |view, info| TargetResult {
+        pane_id: Some(pane),
+        tab_id: view.tab_id_of(pane),
+        name: info.map(|p| p.title.clone()).unwrap_or_default(),
+    }
+}
+
 /// Settles once the tab satisfies `ready`, answering with its id and name.
-fn tab_settle(tab_id: usize, ready: impl Fn(&TabInfo) -> bool + 'static) -> crate::pending::Settle {
+fn tab_settle(tab_id: usize, ready: impl Fn(&TabInfo) -> bool + 'static) -> Settle {
     Box::new(move |_: &SessionView, live: &dyn Live, overdue: bool| {
         let tab = live.tab(tab_id);
         (tab.as_ref().is_some_and(&ready) || overdue).then(|| {
             to_json(TargetResult {
-                session: String::new(),
                 pane_id: None,
                 tab_id: Some(tab_id),
                 name: tab.map(|t| t.name.clone()).unwrap_or_default(),

@@ -7,18 +7,19 @@
 
 use std::time::{Duration, Instant};
 
+use serde_json::Value;
 use zellij_mcp_protocol::matching::Patterns;
 use zellij_mcp_protocol::ops::{
     check_max_bytes, CancelArgs, CancelResult, Placement, RunArgs, RunResult, Signal, WaitForArgs,
     WaitForResult, WaitOutcome, WaitReply, DEFAULT_LAST_LINES, DEFAULT_WAIT_MS, MAX_WAIT_MS,
 };
-use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef};
+use zellij_mcp_protocol::{ErrorBody, PaneRef};
 use zellij_tile::prelude::PaneInfo;
 
 use super::panes::check_argv;
 use super::{bad_request, now, to_json};
 use crate::host::{Content, Host};
-use crate::pipe::{Handled, HandlerResult};
+use crate::later::{Asker, Handled, HandlerResult};
 use crate::waits::{Conditions, Finished, PaneState, Screen, Start, Wait};
 use crate::McpPlugin;
 
@@ -36,9 +37,6 @@ pub struct RunPlan {
     kill_on_timeout: bool,
 }
 
-/// Waits (`wait_for` and `run`) at most at once; more are `busy`.
-const MOST_WAITS: usize = 32;
-
 fn timeout(ms: Option<u64>) -> Result<Duration, ErrorBody> {
     match ms.unwrap_or(DEFAULT_WAIT_MS) {
         0 => Err(bad_request(
@@ -54,8 +52,8 @@ fn timeout(ms: Option<u64>) -> Result<Duration, ErrorBody> {
 }
 
 impl<H: Host> McpPlugin<H> {
-    pub fn wait_for(&mut self, args: WaitForArgs, pipe: (&str, &str)) -> HandlerResult {
-        self.check_room_for_a_wait()?;
+    pub fn wait_for(&mut self, args: WaitForArgs, asker: &Asker) -> HandlerResult {
+        self.waits.room()?;
         let timeout = timeout(args.timeout_ms)?;
         let patterns = Patterns::of(&args)?;
         let idle = args.idle_ms.map(Duration::from_millis);
@@ -89,23 +87,23 @@ impl<H: Host> McpPlugin<H> {
             None if args.include_existing => Start::Screen(None),
             None => Start::Screen(Some(&screen)),
         };
-        let wait = Wait::new(ids(pipe), args.pane_id, conditions, start, purpose, at);
-        self.start_wait(wait.waited_before(waited), pipe.0)
+        let wait = Wait::new(asker.clone(), args.pane_id, conditions, start, purpose, at);
+        Ok(Handled::Wait(Box::new(wait.waited_before(waited))))
     }
 
-    pub fn run(&mut self, args: RunArgs, pipe: (&str, &str)) -> HandlerResult {
+    pub fn run(&mut self, args: RunArgs, asker: &Asker) -> HandlerResult {
         self.require_ready()?;
         let timeout = timeout(args.timeout_ms)?;
         check_max_bytes(args.max_bytes)?;
         let argv = check_argv(args.command)?;
-        let tab = self.target_tab(args.tab.as_ref(), args.caller)?;
+        let tab = self.target_tab(args.tab.as_ref(), asker.caller)?;
         let placement = args.placement.unwrap_or(Placement::Background);
         let content = Content::Command {
             argv,
             cwd: args.cwd,
         };
         if args.wait != Some(false) {
-            self.check_room_for_a_wait()?;
+            self.waits.room()?;
         }
         let pane = self.spawn(&tab, &content, placement, args.name.as_deref(), false)?;
         let started = run_result(pane, Some(tab.tab_id));
@@ -118,7 +116,7 @@ impl<H: Host> McpPlugin<H> {
                 },
                 |_| true,
             );
-            return self.reply_when(pipe.0, pipe.1, settle);
+            return Ok(Handled::WhenShown(settle));
         }
         let at = Instant::now();
         let conditions = Conditions {
@@ -131,75 +129,83 @@ impl<H: Host> McpPlugin<H> {
             kill_on_timeout: args.kill_on_timeout,
         };
         let wait = Wait::new(
-            ids(pipe),
+            asker.clone(),
             pane,
             conditions,
             Start::Ignore,
             Purpose::Run(plan),
             at,
         );
-        self.start_wait(wait, pipe.0)
+        Ok(Handled::Wait(Box::new(wait)))
     }
 
-    pub fn cancel(&mut self, args: CancelArgs) -> HandlerResult {
-        let found = self
-            .waits
-            .iter()
-            .position(|w| w.request_id == args.request_id);
-        if let Some(index) = found {
-            let mut wait = self.waits.swap_remove(index);
+    pub fn cancel(&mut self, args: CancelArgs, _: &Asker) -> HandlerResult {
+        let wait = self.waits.take(&args.request_id);
+        let cancelled = wait.is_some();
+        if let Some(mut wait) = wait {
             let finished = wait.finish(WaitOutcome::Cancelled, None);
             self.finish_wait(wait, finished);
         }
-        now(CancelResult {
-            cancelled: found.is_some(),
-        })
+        now(CancelResult { cancelled })
     }
 
-    fn check_room_for_a_wait(&self) -> Result<(), ErrorBody> {
-        if self.waits.len() < MOST_WAITS {
-            return Ok(());
-        }
-        Err(ErrorBody::new(
-            ErrorCode::Busy,
-            format!("{MOST_WAITS} waits are under way already"),
-        )
-        .with_hint("wait for one of them to end, or cancel one, then retry"))
-    }
-
-    fn start_wait(&mut self, wait: Wait<Purpose>, pipe_id: &str) -> HandlerResult {
-        self.host.block(pipe_id);
+    /// Files a new wait and looks at its pane at once.
+    pub fn start_wait(&mut self, wait: Wait<Purpose>) {
+        let request_id = wait.asker.request_id.clone();
         self.waits.push(wait);
-        let request_id = self.waits.last().map(|w| w.request_id.clone());
-        self.check_waits(|w| Some(&w.request_id) == request_id.as_ref(), None);
-        Ok(Handled::Later)
+        self.check_waits(|w| w.asker.request_id == request_id, None);
+    }
+
+    /// Checks the waits `which` selects (on `screen`, when an event brought
+    /// it), answers finished ones, and arms a timer for the earliest
+    /// deadline left.
+    pub fn check_waits(
+        &mut self,
+        which: impl Fn(&Wait<Purpose>) -> bool,
+        screen: Option<Screen<'_>>,
+    ) {
+        let now = Instant::now();
+        let mut index = 0;
+        while index < self.waits.len() {
+            if which(self.waits.get(index)) {
+                if let Some(finished) = self.check_wait(index, screen, now) {
+                    let wait = self.waits.swap_remove(index);
+                    self.finish_wait(wait, finished);
+                    continue;
+                }
+            }
+            index += 1;
+        }
+        self.arm_wake(now);
     }
 
     /// Looks at one wait's pane now; `screen` is the pane's screen when a
     /// render event brought it.
-    pub fn check_wait(
+    fn check_wait(
         &mut self,
         index: usize,
         screen: Option<Screen<'_>>,
         now: Instant,
     ) -> Option<Finished> {
-        let pane = self.waits[index].pane;
+        let pane = self.waits.get(index).pane;
         let info = self.host.pane_info(pane);
-        let state = self.pane_state(pane, info.as_ref(), self.waits[index].seen);
-        self.waits[index].seen |= info.is_some();
-        let wait = &self.waits[index];
+        let state = self.pane_state(pane, info.as_ref(), self.waits.get(index).seen);
+        let wait = self.waits.get_mut(index);
+        wait.seen |= info.is_some();
         if screen.is_some() || !wait.watches_output() || state == PaneState::Closed {
-            return self.waits[index].check(screen, state, now);
+            return wait.check(screen, state, now);
         }
-        let Ok(looked) = self.screen_of(pane) else {
-            return self.waits[index].check(None, state, now);
+        let looked = self.screen_of(pane);
+        let wait = self.waits.get_mut(index);
+        let Ok(looked) = looked else {
+            return wait.check(None, state, now);
         };
         let rows = looked.lines();
         let screen = Screen {
             rows: &rows,
             height: looked.height,
         };
-        self.waits[index].check(Some(screen), state, now)
+        wait.check(Some(screen), state, now)
     }
 
     /// Zellij's view of a waited-on pane. A new pane may not be listed yet;
@@ -208,7 +214,7 @@ impl<H: Host> McpPlugin<H> {
     fn pane_state(&self, pane: PaneRef, info: Option<&PaneInfo>, seen: bool) -> PaneState {
         match info {
             Some(info) => {
-                let reported = self.exit_codes.get(&pane.id).copied();
+                let reported = self.view.exit_codes.get(pane.id);
                 if info.exited || reported.is_some() {
                     PaneState::Exited(info.exit_status.or(reported.flatten()))
                 } else {
@@ -222,60 +228,73 @@ impl<H: Host> McpPlugin<H> {
 
     /// Answers a finished wait (or round of one).
     pub fn finish_wait(&mut self, wait: Wait<Purpose>, finished: Finished) {
-        let elapsed_ms = wait.started.elapsed().as_millis() as u64;
-        let tab_id = self.view.tab_id_of(wait.pane);
         let result = match &wait.purpose {
-            Purpose::WaitFor { last_lines } => {
-                let screen = match finished.outcome {
-                    WaitOutcome::PaneClosed => Vec::new(),
-                    _ => self.screen_of(wait.pane).unwrap_or_default().rows,
-                };
-                let kept = screen.len().min(*last_lines);
-                // The screen has fewer lines than asked: more may be above it.
-                let short = kept < *last_lines && !screen.is_empty();
-                let found = finished.found;
-                to_json(WaitReply {
-                    result: WaitForResult {
-                        session: String::new(),
-                        pane_id: wait.pane,
-                        tab_id,
-                        outcome: finished.outcome,
-                        matched: found.as_ref().map(|f| f.matched.clone()),
-                        line: found.map(|f| f.line),
-                        exit_status: finished.exit_status,
-                        elapsed_ms,
-                        last_lines: screen[screen.len() - kept..].join("\n"),
-                    },
-                    unseen: finished.unseen,
-                    goes_on: finished.goes_on,
-                    short,
-                })
-            }
-            Purpose::Run(plan) => {
-                let timed_out = finished.outcome == WaitOutcome::Timeout;
-                let killed = timed_out && plan.kill_on_timeout;
-                if killed {
-                    self.host.signal(wait.pane, Signal::Sigkill);
-                }
-                to_json(RunResult {
-                    tab_id: tab_id.or(Some(plan.tab_id)),
-                    exited: finished.outcome == WaitOutcome::Exited,
-                    exit_code: finished.exit_status,
-                    elapsed_ms,
-                    timed_out,
-                    killed,
-                    ..run_result(wait.pane, None)
-                })
-            }
+            Purpose::WaitFor { last_lines } => self.wait_reply(&wait, finished, *last_lines),
+            Purpose::Run(plan) => self.run_reply(&wait, finished, plan),
         };
-        self.answer(&wait.pipe_id, &wait.request_id, result);
+        self.answer(&wait.asker, result);
+    }
+
+    /// A `wait_for` round's reply, with the screen's last lines.
+    fn wait_reply(
+        &self,
+        wait: &Wait<Purpose>,
+        finished: Finished,
+        last_lines: usize,
+    ) -> Result<Value, ErrorBody> {
+        let screen = match finished.outcome {
+            WaitOutcome::PaneClosed => Vec::new(),
+            _ => self.screen_of(wait.pane).unwrap_or_default().rows,
+        };
+        let kept = screen.len().min(last_lines);
+        // The screen has fewer lines than asked: more may be above it.
+        let short = kept < last_lines && !screen.is_empty();
+        let found = finished.found;
+        to_json(WaitReply {
+            result: WaitForResult {
+                pane_id: wait.pane,
+                tab_id: self.view.tab_id_of(wait.pane),
+                outcome: finished.outcome,
+                matched: found.as_ref().map(|f| f.matched.clone()),
+                line: found.map(|f| f.line),
+                exit_status: finished.exit_status,
+                elapsed_ms: wait.started.elapsed().as_millis() as u64,
+                last_lines: screen[screen.len() - kept..].join("\n"),
+            },
+            unseen: finished.unseen,
+            goes_on: finished.goes_on,
+            short,
+        })
+    }
+
+    /// A run's reply once its wait is over; kills the command on a timeout
+    /// when asked to.
+    fn run_reply(
+        &self,
+        wait: &Wait<Purpose>,
+        finished: Finished,
+        plan: &RunPlan,
+    ) -> Result<Value, ErrorBody> {
+        let timed_out = finished.outcome == WaitOutcome::Timeout;
+        let killed = timed_out && plan.kill_on_timeout;
+        if killed {
+            self.host.signal(wait.pane, Signal::Sigkill);
+        }
+        to_json(RunResult {
+            tab_id: self.view.tab_id_of(wait.pane).or(Some(plan.tab_id)),
+            exited: finished.outcome == WaitOutcome::Exited,
+            exit_code: finished.exit_status,
+            elapsed_ms: wait.started.elapsed().as_millis() as u64,
+            timed_out,
+            killed,
+            ..run_result(wait.pane, None)
+        })
     }
 }
 
 /// A run's result before it has waited; the bridge adds the output.
 fn run_result(pane_id: PaneRef, tab_id: Option<usize>) -> RunResult {
     RunResult {
-        session: String::new(),
         pane_id,
         tab_id,
         exited: false,
@@ -287,8 +306,4 @@ fn run_result(pane_id: PaneRef, tab_id: Option<usize>) -> RunResult {
         killed: false,
         closed: false,
     }
-}
-
-fn ids(pipe: (&str, &str)) -> (String, String) {
-    (pipe.0.to_owned(), pipe.1.to_owned())
 }

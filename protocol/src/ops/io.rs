@@ -65,8 +65,6 @@ pub fn check_max_bytes(max_bytes: Option<usize>) -> Result<usize, ErrorBody> {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct ReadResult {
-    #[serde(default)]
-    pub session: String,
     pub pane_id: PaneRef,
     pub tab_id: Option<usize>,
     /// Plain text (no ANSI), lines joined with \n.
@@ -83,7 +81,6 @@ pub struct ReadResult {
 impl ReadResult {
     pub fn new(pane_id: PaneRef, tab_id: Option<usize>, shaped: Shaped) -> Self {
         ReadResult {
-            session: String::new(),
             pane_id,
             tab_id,
             text: shaped.text,
@@ -129,8 +126,6 @@ pub struct WriteArgs {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct WriteResult {
-    #[serde(default)]
-    pub session: String,
     pub pane_id: PaneRef,
     pub tab_id: Option<usize>,
     /// Including the submit CR.
@@ -192,8 +187,6 @@ pub enum WaitOutcome {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct WaitForResult {
-    #[serde(default)]
-    pub session: String,
     pub pane_id: PaneRef,
     pub tab_id: Option<usize>,
     pub outcome: WaitOutcome,
@@ -247,16 +240,11 @@ pub struct RunArgs {
     pub close_on_exit: bool,
     /// Output cap in bytes, tail kept. Default 65536.
     pub max_bytes: Option<usize>,
-    #[serde(default)]
-    #[cfg_attr(feature = "schema", schemars(skip))]
-    pub caller: Option<PaneRef>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct RunResult {
-    #[serde(default)]
-    pub session: String,
     pub pane_id: PaneRef,
     pub tab_id: Option<usize>,
     pub exited: bool,

@@ -30,8 +30,6 @@ pub struct DumpLayoutArgs {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct DumpLayoutResult {
-    #[serde(default)]
-    pub session: String,
     pub tab_id: Option<usize>,
     /// KDL.
     pub layout: String,

@@ -3,7 +3,7 @@
 //! With the `schema` feature every type also derives `schemars::JsonSchema`,
 //! so the bridge publishes these very types as MCP input and output schemas.
 //! Field docs become schema descriptions, so they stay short.
-//! `session` fields in results are filled in by the bridge.
+//! Results do not name their session: the bridge adds it.
 
 mod io;
 mod layout;
@@ -15,38 +15,70 @@ pub use layout::*;
 pub use panes::*;
 pub use session::*;
 
-/// Op names, as carried in [`crate::Request::op`].
-pub mod names {
-    pub const HELLO: &str = "hello";
-    pub const SESSION_INFO: &str = "session_info";
-    pub const LIST_TABS: &str = "list_tabs";
-    pub const LIST_PANES: &str = "list_panes";
-    pub const NEW_TAB: &str = "new_tab";
-    pub const NEW_PANE: &str = "new_pane";
-    pub const CLOSE: &str = "close";
-    pub const RENAME: &str = "rename";
-    pub const FOCUS: &str = "focus";
-    pub const ARRANGE_PANE: &str = "arrange_pane";
+/// One operation: its name on the wire, its arguments and its result, tied
+/// together so that the bridge and the plugin cannot disagree on them.
+pub trait Op {
+    const NAME: &'static str;
+    type Args: Serialize + DeserializeOwned;
+    type Result: Serialize + DeserializeOwned;
+}
+
+macro_rules! ops {
+    ($($(#[$doc:meta])* $op:ident = $name:literal, $args:ty => $result:ty;)*) => {
+        /// The ops, one type each (see [`Op`]).
+        pub mod op {
+            #[allow(unused_imports)]
+            use super::*;
+            $(
+                $(#[$doc])*
+                #[derive(Debug, Clone, Copy)]
+                pub struct $op;
+                impl super::Op for $op {
+                    const NAME: &'static str = $name;
+                    type Args = $args;
+                    type Result = $result;
+                }
+            )*
+            /// Every op's name.
+            pub const NAMES: &[&str] = &[$($name),*];
+        }
+    };
+}
+
+ops! {
+    /// Who answers, and whether the plugin is ready.
+    Hello = "hello", NoArgs => HelloResult;
+    SessionInfo = "session_info", NoArgs => SessionInfoResult;
+    ListTabs = "list_tabs", NoArgs => ListTabsResult;
+    ListPanes = "list_panes", ListPanesArgs => ListPanesResult;
+    NewTab = "new_tab", NewTabArgs => NewTabResult;
+    NewPane = "new_pane", NewPaneArgs => PaneResult;
+    Close = "close", CloseArgs => CloseResult;
+    Rename = "rename", RenameArgs => TargetResult;
+    Focus = "focus", Target => TargetResult;
+    ArrangePane = "arrange_pane", ArrangePaneArgs => ArrangePaneResult;
     /// A pane's screen; the bridge reads scrollbacks itself.
-    pub const READ: &str = "read";
+    Read = "read", ReadArgs => ReadResult;
     /// A pane's tab, or `pane_not_found`.
-    pub const LOCATE: &str = "locate";
+    Locate = "locate", PaneArgs => PaneResult;
     /// The pane a process runs in (the bridge's own, when its environment
     /// does not say).
-    pub const PANE_OF_PROCESS: &str = "pane_of_process";
-    pub const WRITE: &str = "write";
-    pub const WAIT_FOR: &str = "wait_for";
-    pub const RUN: &str = "run";
-    pub const SIGNAL: &str = "signal";
-    pub const OPEN_FILE: &str = "open_file";
-    pub const DUMP_LAYOUT: &str = "dump_layout";
+    PaneOfProcess = "pane_of_process", PaneOfProcessArgs => PaneOfProcessResult;
+    Write = "write", WriteArgs => WriteResult;
+    /// One round of a wait (see [`WaitReply`]).
+    WaitFor = "wait_for", WaitForArgs => WaitReply;
+    Run = "run", RunArgs => RunResult;
+    Signal = "signal", SignalArgs => PaneResult;
+    OpenFile = "open_file", OpenFileArgs => PaneResult;
+    DumpLayout = "dump_layout", DumpLayoutArgs => DumpLayoutResult;
     /// Ends a waiting `wait_for` or `run` early (the MCP call was cancelled).
-    pub const CANCEL: &str = "cancel";
-    /// The reply to an earlier request whose pipe client died before it came.
-    pub const REPLAY: &str = "replay";
+    Cancel = "cancel", CancelArgs => CancelResult;
+    /// The reply to an earlier request whose pipe client died before it
+    /// came; `null` when the plugin never saw that request.
+    Replay = "replay", ReplayArgs => Option<crate::Reply>;
     /// Whether the plugin still has an earlier request (it forgets them
     /// when reloaded).
-    pub const STATUS: &str = "status";
+    Status = "status", ReplayArgs => StatusResult;
 }
 
 /// Default pause between typed text and the lone CR of a submit.
@@ -67,14 +99,13 @@ pub const DEFAULT_LAST_LINES: usize = 20;
 
 #[cfg(feature = "schema")]
 use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-/// The session the result belongs to, and the pane and tab acted on.
+/// The pane and tab acted on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct PaneResult {
-    #[serde(default)]
-    pub session: String,
     pub pane_id: crate::PaneRef,
     pub tab_id: Option<usize>,
 }

@@ -66,8 +66,6 @@ pub struct ListPanesArgs {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct ListPanesResult {
-    #[serde(default)]
-    pub session: String,
     pub panes: Vec<PaneEntry>,
 }
 
@@ -99,8 +97,6 @@ pub struct NewTabArgs {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct NewTabResult {
-    #[serde(default)]
-    pub session: String,
     pub tab_id: usize,
     pub position: usize,
     pub name: String,
@@ -119,10 +115,6 @@ pub struct Opening {
     /// Focus the new pane (default false).
     #[serde(default)]
     pub focus: bool,
-    /// The pane the bridge runs in; set by the bridge.
-    #[serde(default)]
-    #[cfg_attr(feature = "schema", schemars(skip))]
-    pub caller: Option<PaneRef>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -152,9 +144,6 @@ pub struct CloseArgs {
     /// Allow closing the caller's own pane or tab, or the last tab.
     #[serde(default)]
     pub force: bool,
-    #[serde(default)]
-    #[cfg_attr(feature = "schema", schemars(skip))]
-    pub caller: Option<PaneRef>,
 }
 
 /// A pane that was closed.
@@ -169,8 +158,6 @@ pub struct ClosedPane {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct CloseResult {
-    #[serde(default)]
-    pub session: String,
     /// Set when a whole tab was closed.
     pub tab_id: Option<usize>,
     pub closed: Vec<ClosedPane>,
@@ -188,8 +175,6 @@ pub struct RenameArgs {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct TargetResult {
-    #[serde(default)]
-    pub session: String,
     pub pane_id: Option<PaneRef>,
     pub tab_id: Option<usize>,
     pub name: String,
@@ -231,8 +216,6 @@ pub struct ArrangePaneArgs {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct ArrangePaneResult {
-    #[serde(default)]
-    pub session: String,
     pub pane_id: PaneRef,
     pub tab_id: Option<usize>,
     pub floating: bool,

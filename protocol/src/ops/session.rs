@@ -42,8 +42,6 @@ pub struct ClientEntry {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct SessionInfoResult {
-    #[serde(default)]
-    pub session: String,
     pub zellij_version: String,
     pub plugin_version: String,
     #[serde(default)]
@@ -84,13 +82,6 @@ pub struct PluginMemory {
     pub exit_codes: usize,
 }
 
-/// `session_info` has no tool arguments; the bridge passes its own pane.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct SessionInfoArgs {
-    #[serde(default)]
-    pub caller: Option<PaneRef>,
-}
-
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct SessionEntry {
@@ -129,7 +120,5 @@ pub struct TabEntry {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct ListTabsResult {
-    #[serde(default)]
-    pub session: String,
     pub tabs: Vec<TabEntry>,
 }

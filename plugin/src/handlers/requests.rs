@@ -1,0 +1,57 @@
+//! Ops about other requests: `replay` and `status` (`cancel`, which ends a
+//! wait, is with the waits).
+
+use serde_json::Value;
+use zellij_mcp_protocol::ops::{ReplayArgs, RequestState, StatusResult};
+use zellij_mcp_protocol::{ErrorBody, ErrorCode};
+
+use super::{bad_request, now};
+use crate::host::Host;
+use crate::later::{Asker, Handled, HandlerResult};
+use crate::replay::Known;
+use crate::McpPlugin;
+
+impl<H: Host> McpPlugin<H> {
+    /// `replay`: the reply to an earlier request, now or once it is ready;
+    /// `null` when this plugin never saw it (then it is safe to send again).
+    pub fn replay(&mut self, args: ReplayArgs, asker: &Asker) -> HandlerResult {
+        let id = &args.request_id;
+        if *id == asker.request_id {
+            return Err(bad_request(
+                "a replay cannot name its own request",
+                "pass the id of the earlier request",
+            ));
+        }
+        match self.requests.replies.lookup(id) {
+            Known::Answered(reply) => now(reply),
+            Known::InFlight => {
+                let replies = &mut self.requests.replies;
+                if !replies.also_send_to(id, &asker.pipe_id, &asker.request_id) {
+                    return Err(ErrorBody::new(
+                        ErrorCode::Busy,
+                        format!("request {id} is already being replayed"),
+                    )
+                    .with_hint("wait for one of the replays to answer"));
+                }
+                Ok(Handled::WithEarlier)
+            }
+            Known::Lost => Err(ErrorBody::new(
+                ErrorCode::ReplyLost,
+                format!("request {id} ran, but its reply is no longer kept"),
+            )
+            .with_hint("look at the state it left (list or read) instead of sending it again")),
+            Known::Unknown => Ok(Handled::Now(Value::Null)),
+        }
+    }
+
+    /// `status`: what this plugin knows of an earlier request.
+    pub fn status(&mut self, args: ReplayArgs, _: &Asker) -> HandlerResult {
+        let state = match self.requests.replies.lookup(&args.request_id) {
+            Known::Answered(_) => RequestState::Answered,
+            Known::InFlight => RequestState::InFlight,
+            Known::Lost => RequestState::Lost,
+            Known::Unknown => RequestState::Unknown,
+        };
+        now(StatusResult { state })
+    }
+}
