@@ -3,7 +3,9 @@
 //! typed error that says how to fix it.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::path::PathBuf;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -81,12 +83,48 @@ struct Link {
 /// other sessions never wait for it.
 type LinkCell = Arc<OnceCell<Arc<Link>>>;
 
-/// Makes the transport to a session.
-pub type Connect = Box<dyn Fn(&ClientConfig, &str) -> Box<dyn Transport> + Send + Sync>;
+/// The live sessions, and the transport to one: this machine's Zellij, or
+/// a fake in tests.
+pub trait Reach: Send + Sync {
+    fn live<'a>(&'a self, config: &'a ClientConfig) -> SessionsFuture<'a>;
+    fn connect(&self, config: &ClientConfig, session: &str) -> Box<dyn Transport>;
+}
+
+pub type SessionsFuture<'a> = Pin<Box<dyn Future<Output = Vec<String>> + Send + 'a>>;
+
+/// This machine's Zellij: its session sockets, else its CLI.
+struct ThisMachine;
+
+impl Reach for ThisMachine {
+    fn live<'a>(&'a self, config: &'a ClientConfig) -> SessionsFuture<'a> {
+        Box::pin(async move {
+            let socket_dir = sessions::socket_dir();
+            if socket_dir.is_dir() {
+                sessions::live_sessions(&socket_dir).await
+            } else {
+                sessions::live_sessions_from_cli(&config.zellij).await
+            }
+        })
+    }
+
+    /// The transport the configuration asks for.
+    fn connect(&self, config: &ClientConfig, session: &str) -> Box<dyn Transport> {
+        let use_socket = match config.transport {
+            TransportChoice::Socket => true,
+            TransportChoice::Cli => false,
+            TransportChoice::Auto => sessions::socket_dir().is_dir(),
+        };
+        if use_socket {
+            Box::new(SocketTransport::new(sessions::socket_dir().join(session)))
+        } else {
+            Box::new(CliTransport::new(config.zellij.clone(), session.to_owned()))
+        }
+    }
+}
 
 pub struct PluginClient {
     config: ClientConfig,
-    connect: Connect,
+    reach: Box<dyn Reach>,
     links: std::sync::Mutex<HashMap<String, LinkCell>>,
     next_id: AtomicU64,
     id_prefix: String,
@@ -94,14 +132,15 @@ pub struct PluginClient {
 
 impl PluginClient {
     pub fn new(config: ClientConfig) -> Self {
-        Self::with_connect(config, Box::new(connect))
+        Self::reaching(config, Box::new(ThisMachine))
     }
 
-    /// A client whose transports come from `connect` (tests pass a fake).
-    pub fn with_connect(config: ClientConfig, connect: Connect) -> Self {
+    /// A client whose sessions and transports come from `reach` (tests
+    /// pass a fake plugin).
+    pub fn reaching(config: ClientConfig, reach: Box<dyn Reach>) -> Self {
         PluginClient {
             config,
-            connect,
+            reach,
             links: Default::default(),
             next_id: AtomicU64::new(1),
             id_prefix: format!("zmcp-{}-", std::process::id()),
@@ -226,12 +265,7 @@ impl PluginClient {
     }
 
     async fn live_sessions(&self) -> Vec<String> {
-        let socket_dir = sessions::socket_dir();
-        if socket_dir.is_dir() {
-            sessions::live_sessions(&socket_dir).await
-        } else {
-            sessions::live_sessions_from_cli(&self.config.zellij).await
-        }
+        self.reach.live(&self.config).await
     }
 
     pub fn new_id(&self) -> String {
@@ -272,7 +306,7 @@ impl PluginClient {
     }
 
     async fn make_link(&self, session: &str) -> Result<Arc<Link>, ErrorBody> {
-        let transport = (self.connect)(&self.config, session);
+        let transport = self.reach.connect(&self.config, session);
         let hello = self.hello(transport.as_ref(), session).await?;
         tracing::info!(
             session,
@@ -346,20 +380,6 @@ impl PluginClient {
     }
 }
 
-/// The transport the configuration asks for.
-fn connect(config: &ClientConfig, session: &str) -> Box<dyn Transport> {
-    let use_socket = match config.transport {
-        TransportChoice::Socket => true,
-        TransportChoice::Cli => false,
-        TransportChoice::Auto => sessions::socket_dir().is_dir(),
-    };
-    if use_socket {
-        Box::new(SocketTransport::new(sessions::socket_dir().join(session)))
-    } else {
-        Box::new(CliTransport::new(config.zellij.clone(), session.to_owned()))
-    }
-}
-
 fn not_ready(session: &str) -> ErrorBody {
     ErrorBody::new(
         ErrorCode::NotReady,
@@ -402,7 +422,7 @@ pub type SharedClient = Arc<PluginClient>;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::{CallFuture, RowsFuture};
+    use crate::transport::Carrier;
     use std::sync::atomic::AtomicUsize;
     use zellij_mcp_protocol::Reply;
 
@@ -414,31 +434,39 @@ mod tests {
         delay: Duration,
     }
 
-    impl Transport for Arc<Starting> {
-        fn call<'a>(&'a self, request: &'a Request, _: &'a Target, _: Duration) -> CallFuture<'a> {
-            Box::pin(async move {
-                tokio::time::sleep(self.delay).await;
-                let n = self.hellos.fetch_add(1, Ordering::SeqCst);
-                let ready = n >= self.starting;
-                let hello = HelloResult {
-                    plugin_version: "0".into(),
-                    protocol: 1,
-                    plugin_id: 1,
-                    client_id: 1,
-                    zellij_pid: 1,
-                    plugin_url: ready.then(|| "file:/reported.wasm".into()),
-                    configuration: Default::default(),
-                    ready,
-                    instances: vec![1],
-                };
-                Ok(Reply::ok(&request.id, serde_json::to_value(hello).unwrap()))
-            })
+    impl Carrier for Arc<Starting> {
+        const KIND: &'static str = "fake";
+
+        async fn send(
+            &self,
+            request: &Request,
+            _: &Target,
+            _: Duration,
+        ) -> Result<Reply, CallError> {
+            tokio::time::sleep(self.delay).await;
+            let n = self.hellos.fetch_add(1, Ordering::SeqCst);
+            let ready = n >= self.starting;
+            let hello = HelloResult {
+                plugin_version: "0".into(),
+                protocol: 1,
+                plugin_id: 1,
+                client_id: 1,
+                zellij_pid: 1,
+                plugin_url: ready.then(|| "file:/reported.wasm".into()),
+                configuration: Default::default(),
+                ready,
+                instances: vec![1],
+            };
+            Ok(Reply::ok(&request.id, serde_json::to_value(hello).unwrap()))
         }
-        fn rows<'a>(&'a self, _: PaneRef, _: Option<usize>, _: Duration) -> RowsFuture<'a> {
-            Box::pin(async { Ok(Vec::new()) })
-        }
-        fn kind(&self) -> &'static str {
-            "fake"
+
+        async fn read_rows(
+            &self,
+            _: PaneRef,
+            _: Option<usize>,
+            _: Duration,
+        ) -> Result<Vec<String>, CallError> {
+            Ok(Vec::new())
         }
     }
 
@@ -450,10 +478,19 @@ mod tests {
             timeout: Duration::from_secs(5),
             sessions: SessionDefaults::default(),
         };
-        let connect = move |_: &ClientConfig, session: &str| -> Box<dyn Transport> {
-            Box::new(plugins[session].clone())
-        };
-        PluginClient::with_connect(config, Box::new(connect))
+        PluginClient::reaching(config, Box::new(Plugins(plugins)))
+    }
+
+    struct Plugins(HashMap<&'static str, Arc<Starting>>);
+
+    impl Reach for Plugins {
+        fn live<'a>(&'a self, _: &'a ClientConfig) -> SessionsFuture<'a> {
+            Box::pin(async { self.0.keys().map(|s| s.to_string()).collect() })
+        }
+
+        fn connect(&self, _: &ClientConfig, session: &str) -> Box<dyn Transport> {
+            Box::new(self.0[session].clone())
+        }
     }
 
     fn starting(starting: usize, delay_ms: u64) -> Arc<Starting> {

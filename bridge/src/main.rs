@@ -1,20 +1,5 @@
-//! `zellij-mcp`: an MCP stdio server that lets AI agents drive a live Zellij
-//! session. Each tool call becomes one request to the zellij-mcp plugin
-//! running inside the session, which acts on panes by id.
-//!
-//! - [`tools`]: the MCP tools, one small function each.
-//! - [`client`]: shared request plumbing (session, transport, errors).
-//! - [`transport`]: the direct socket and the `zellij pipe` CLI fallback.
-//! - [`sessions`]: finding sessions and choosing one.
-//! - [`own_pane`]: which pane this server runs in.
-//!
-//! stdout carries MCP; logs go to stderr.
-
-mod client;
-mod own_pane;
-mod sessions;
-mod tools;
-mod transport;
+//! The `zellij-mcp` binary: options, logging, and the MCP server on stdio
+//! (see the library for the rest).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -23,9 +8,10 @@ use std::time::Duration;
 use clap::Parser;
 use rmcp::ServiceExt;
 
-use client::{ClientConfig, PluginClient, TransportChoice};
-use own_pane::OwnPane;
-use sessions::SessionDefaults;
+use zellij_mcp::client::{ClientConfig, PluginClient, TransportChoice};
+use zellij_mcp::own_pane::OwnPane;
+use zellij_mcp::sessions::SessionDefaults;
+use zellij_mcp::tools;
 
 #[derive(Debug, Parser)]
 #[command(

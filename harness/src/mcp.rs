@@ -67,11 +67,21 @@ impl Mcp {
             .open(to_bridge)
             .expect("open the bridge's stdin");
         let reader = std::fs::File::open(from_bridge).expect("open the bridge's stdout");
+        Self::over(
+            tokio::fs::File::from_std(reader),
+            tokio::fs::File::from_std(writer),
+        )
+    }
+
+    /// Talks to a server that reads what is written to `to_server` and
+    /// writes to `from_server` (e.g. one in this process, on a duplex pipe).
+    pub fn over<R, W>(from_server: R, to_server: W) -> Mcp
+    where
+        R: tokio::io::AsyncRead + Send + Unpin + 'static,
+        W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+    {
         Self::serve(|recorder| async move {
-            let transport = (
-                tokio::fs::File::from_std(reader),
-                tokio::fs::File::from_std(writer),
-            );
+            let transport = (from_server, to_server);
             recorder.serve(transport).await.expect("MCP initialize")
         })
     }

@@ -15,6 +15,7 @@
 //! the plugin never saw is sent again.
 
 use std::collections::{BTreeMap, HashMap};
+use std::future::Future;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::Mutex;
@@ -27,7 +28,7 @@ use tokio::time::Instant;
 use zellij_mcp_protocol::ops::{op, ReplayArgs};
 use zellij_mcp_protocol::{PaneRef, Reply, Request, PIPE_NAME};
 
-use super::{CallError, CallFuture, ReplyReader, RowsFuture, Target, Transport};
+use super::{CallError, Carrier, ReplyReader, Target};
 
 /// Idle children kept per target.
 const MAX_IDLE: usize = 4;
@@ -82,26 +83,6 @@ impl CliTransport {
             stdin,
             stdout: BufReader::new(stdout),
         })
-    }
-
-    /// The pane's rows from the first update of `zellij subscribe`. A
-    /// subscriber that says nothing at all (seen rarely, under load) is
-    /// asked again.
-    async fn read_rows(
-        &self,
-        pane: PaneRef,
-        tail: Option<usize>,
-        timeout: Duration,
-    ) -> Result<Vec<String>, CallError> {
-        let deadline = Instant::now() + timeout;
-        let mut tries = 0;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.subscribe_once(pane, tail, left).await {
-                Err(CallError::Refused(said)) if said.is_empty() && tries < 2 => tries += 1,
-                other => return other,
-            }
-        }
     }
 
     async fn subscribe_once(
@@ -176,44 +157,11 @@ impl CliTransport {
             pool.push(child);
         }
     }
+}
 
-    async fn send(
-        &self,
-        request: &Request,
-        target: &Target,
-        timeout: Duration,
-    ) -> Result<Reply, CallError> {
-        let deadline = Instant::now() + timeout;
-        match self.exchange(request, target, timeout).await {
-            Err(Exchange::ChildExited(_)) => {}
-            other => return other.map_err(Exchange::into_call_error),
-        }
-        let replay = ReplayArgs {
-            request_id: request.id.clone(),
-        };
-        let replay = Request::of::<op::Replay>(format!("{}-replay", request.id), &replay)
-            .map_err(|e| CallError::Transport(e.to_string()))?;
-        let left = deadline.saturating_duration_since(Instant::now());
-        let earlier = self
-            .exchange(&replay, target, left)
-            .await
-            .map_err(Exchange::into_call_error)?;
-        // The replay's own error (e.g. the reply is gone) answers the request.
-        let earlier = match earlier.into_result() {
-            Ok(earlier) => earlier,
-            Err(error) => return Ok(Reply::err(&request.id, error)),
-        };
-        if !earlier.is_null() {
-            return serde_json::from_value(earlier)
-                .map_err(|e| CallError::Transport(e.to_string()));
-        }
-        let left = deadline.saturating_duration_since(Instant::now());
-        self.exchange(request, target, left)
-            .await
-            .map_err(Exchange::into_call_error)
-    }
-
-    /// One request on one child.
+impl Exchanger for CliTransport {
+    /// One request on a pooled or new child, which goes back to the pool
+    /// only after a whole exchange.
     async fn exchange(
         &self,
         request: &Request,
@@ -224,54 +172,146 @@ impl CliTransport {
             Some(child) => child,
             None => self.spawn(target).map_err(Exchange::Failed)?,
         };
-        let failed = |e: String| Exchange::Failed(CallError::Transport(e));
-        let line = serde_json::to_string(request).map_err(|e| failed(e.to_string()))? + "\n";
-        let exchange = async {
-            child
-                .stdin
-                .write_all(line.as_bytes())
-                .await
-                .map_err(|e| Exchange::ChildExited(format!("zellij pipe stdin: {e}")))?;
-            child
-                .stdin
-                .flush()
-                .await
-                .map_err(|e| Exchange::ChildExited(e.to_string()))?;
-            let mut reader = ReplyReader::new(&request.id);
-            let mut out = String::new();
-            let mut other = String::new();
-            loop {
-                if !out.trim().is_empty() {
-                    other = out.trim().to_owned();
-                }
-                out.clear();
-                let n = child
-                    .stdout
-                    .read_line(&mut out)
-                    .await
-                    .map_err(|e| failed(e.to_string()))?;
-                if n == 0 {
-                    let said = if other.is_empty() {
-                        String::new()
-                    } else {
-                        format!("; it printed '{other}'")
-                    };
-                    return Err(Exchange::ChildExited(format!(
-                        "zellij pipe exited without a reply (is the session alive?){said}"
-                    )));
-                }
-                if let Some(reply) = reader.push(&out) {
-                    return Ok(reply);
-                }
-            }
-        };
-        let result = tokio::time::timeout(timeout, exchange)
+        let result = tokio::time::timeout(timeout, child.exchange(request))
             .await
             .unwrap_or(Err(Exchange::Failed(CallError::Timeout)));
         if result.is_ok() {
             self.put_idle(target, child);
         }
         result
+    }
+}
+
+impl PipeChild {
+    /// Writes the request as one line, then reads until its reply.
+    async fn exchange(&mut self, request: &Request) -> Result<Reply, Exchange> {
+        let line = serde_json::to_string(request).map_err(|e| failed(e.to_string()))? + "\n";
+        self.stdin
+            .write_all(line.as_bytes())
+            .await
+            .map_err(|e| Exchange::ChildExited(format!("zellij pipe stdin: {e}")))?;
+        self.stdin
+            .flush()
+            .await
+            .map_err(|e| Exchange::ChildExited(e.to_string()))?;
+        self.read_reply(&request.id).await
+    }
+
+    /// Reads output until the reply to `id`; a child that exits first says
+    /// so, with the last thing it printed.
+    async fn read_reply(&mut self, id: &str) -> Result<Reply, Exchange> {
+        let mut reader = ReplyReader::new(id);
+        let mut out = String::new();
+        let mut last = String::new();
+        loop {
+            if !out.trim().is_empty() {
+                last = out.trim().to_owned();
+            }
+            out.clear();
+            let n = self
+                .stdout
+                .read_line(&mut out)
+                .await
+                .map_err(|e| failed(e.to_string()))?;
+            if n == 0 {
+                let said = match last.is_empty() {
+                    true => String::new(),
+                    false => format!("; it printed '{last}'"),
+                };
+                return Err(Exchange::ChildExited(format!(
+                    "zellij pipe exited without a reply (is the session alive?){said}"
+                )));
+            }
+            if let Some(reply) = reader.push(&out) {
+                return Ok(reply);
+            }
+        }
+    }
+}
+
+fn failed(why: String) -> Exchange {
+    Exchange::Failed(CallError::Transport(why))
+}
+
+/// One request on one child, as [`send_once`] sees it.
+trait Exchanger: Sync {
+    fn exchange(
+        &self,
+        request: &Request,
+        target: &Target,
+        timeout: Duration,
+    ) -> impl Future<Output = Result<Reply, Exchange>> + Send;
+}
+
+/// Sends `request` once. When its child exits mid-request, the plugin may
+/// have it: a `replay` on a new child fetches its reply (now, or once it is
+/// ready), and only a request the plugin never saw is sent again.
+async fn send_once<E: Exchanger>(
+    exchanger: &E,
+    request: &Request,
+    target: &Target,
+    timeout: Duration,
+) -> Result<Reply, CallError> {
+    let deadline = Instant::now() + timeout;
+    match exchanger.exchange(request, target, timeout).await {
+        Err(Exchange::ChildExited(_)) => {}
+        other => return other.map_err(Exchange::into_call_error),
+    }
+    let replay = ReplayArgs {
+        request_id: request.id.clone(),
+    };
+    let replay = Request::of::<op::Replay>(format!("{}-replay", request.id), &replay)
+        .map_err(|e| CallError::Transport(e.to_string()))?;
+    let left = deadline.saturating_duration_since(Instant::now());
+    let earlier = exchanger
+        .exchange(&replay, target, left)
+        .await
+        .map_err(Exchange::into_call_error)?;
+    // The replay's own error (e.g. the reply is gone) answers the request.
+    let earlier = match earlier.into_result() {
+        Ok(earlier) => earlier,
+        Err(error) => return Ok(Reply::err(&request.id, error)),
+    };
+    if !earlier.is_null() {
+        return serde_json::from_value(earlier).map_err(|e| CallError::Transport(e.to_string()));
+    }
+    let left = deadline.saturating_duration_since(Instant::now());
+    exchanger
+        .exchange(request, target, left)
+        .await
+        .map_err(Exchange::into_call_error)
+}
+
+impl Carrier for CliTransport {
+    const KIND: &'static str = "cli";
+
+    async fn send(
+        &self,
+        request: &Request,
+        target: &Target,
+        timeout: Duration,
+    ) -> Result<Reply, CallError> {
+        send_once(self, request, target, timeout).await
+    }
+
+    /// The pane's rows from the first update of `zellij subscribe`. A
+    /// subscriber that says nothing at all (seen rarely, under load) is
+    /// asked again.
+    async fn read_rows(
+        &self,
+        pane: PaneRef,
+        tail: Option<usize>,
+        timeout: Duration,
+    ) -> Result<Vec<String>, CallError> {
+        let deadline = Instant::now() + timeout;
+        let mut tries = 0;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.subscribe_once(pane, tail, left).await {
+                Err(CallError::Refused(said)) if said.is_empty() && tries < 2 => tries += 1,
+                other => return other,
+            }
+        }
     }
 }
 
@@ -288,25 +328,6 @@ impl Exchange {
             Exchange::ChildExited(why) => CallError::Transport(why),
             Exchange::Failed(error) => error,
         }
-    }
-}
-
-impl Transport for CliTransport {
-    fn call<'a>(
-        &'a self,
-        request: &'a Request,
-        target: &'a Target,
-        timeout: Duration,
-    ) -> CallFuture<'a> {
-        Box::pin(self.send(request, target, timeout))
-    }
-
-    fn rows<'a>(&'a self, pane: PaneRef, tail: Option<usize>, timeout: Duration) -> RowsFuture<'a> {
-        Box::pin(self.read_rows(pane, tail, timeout))
-    }
-
-    fn kind(&self) -> &'static str {
-        "cli"
     }
 }
 
@@ -338,6 +359,76 @@ struct SubscribedUpdate {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{json, Value};
+    use zellij_mcp_protocol::ops::Op;
+    use zellij_mcp_protocol::{ErrorBody, ErrorCode};
+
+    /// Children whose first one exits mid-request; a replay gets `replayed`.
+    struct FirstChildDies {
+        replayed: Result<Value, ErrorBody>,
+        sent: Mutex<Vec<String>>,
+    }
+
+    impl Exchanger for FirstChildDies {
+        async fn exchange(
+            &self,
+            request: &Request,
+            _: &Target,
+            _: Duration,
+        ) -> Result<Reply, Exchange> {
+            let first = {
+                let mut sent = self.sent.lock().unwrap();
+                sent.push(request.op.clone());
+                sent.len() == 1
+            };
+            if first {
+                return Err(Exchange::ChildExited("gone".into()));
+            }
+            Ok(match (request.op.as_str(), &self.replayed) {
+                (op::Replay::NAME, Ok(value)) => Reply::ok(&request.id, value.clone()),
+                (op::Replay::NAME, Err(error)) => Reply::err(&request.id, error.clone()),
+                _ => Reply::ok(&request.id, json!("sent again")),
+            })
+        }
+    }
+
+    async fn send_after_a_dead_child(
+        replayed: Result<Value, ErrorBody>,
+    ) -> (Result<Value, ErrorBody>, Vec<String>) {
+        let children = FirstChildDies {
+            replayed,
+            sent: Mutex::default(),
+        };
+        let request = Request::new("r1", "new_tab", json!({}));
+        let timeout = Duration::from_secs(1);
+        let reply = send_once(&children, &request, &Target::Broadcast, timeout).await;
+        let reply = reply.expect("a reply");
+        assert_eq!(reply.id, "r1");
+        (reply.into_result(), children.sent.into_inner().unwrap())
+    }
+
+    #[tokio::test]
+    async fn a_request_the_plugin_answered_is_replayed_not_sent_again() {
+        let earlier = serde_json::to_value(Reply::ok("r1", json!({"tab_id": 4}))).unwrap();
+        let (reply, sent) = send_after_a_dead_child(Ok(earlier)).await;
+        assert_eq!(reply.unwrap(), json!({"tab_id": 4}));
+        assert_eq!(sent, ["new_tab", "replay"]);
+    }
+
+    #[tokio::test]
+    async fn a_request_the_plugin_never_saw_is_sent_again_once() {
+        let (reply, sent) = send_after_a_dead_child(Ok(Value::Null)).await;
+        assert_eq!(reply.unwrap(), json!("sent again"));
+        assert_eq!(sent, ["new_tab", "replay", "new_tab"]);
+    }
+
+    #[tokio::test]
+    async fn a_reply_no_longer_kept_is_the_requests_error() {
+        let lost = ErrorBody::new(ErrorCode::ReplyLost, "gone");
+        let (reply, sent) = send_after_a_dead_child(Err(lost)).await;
+        assert_eq!(reply.unwrap_err().code, ErrorCode::ReplyLost);
+        assert_eq!(sent, ["new_tab", "replay"]);
+    }
 
     #[test]
     fn configurations_zellij_cannot_parse_are_refused() {

@@ -7,7 +7,8 @@
 //! - [`cli`]: persistent `zellij pipe` children, one JSON line per request;
 //!   a scrollback read runs `zellij subscribe` once.
 //!
-//! Both hand the plugin's output to [`ReplyReader`], which matches the reply
+//! Each is a [`Carrier`]: plain async fns, made into the object-safe
+//! [`Transport`] the client holds in one place. Both hand the plugin's output to [`ReplyReader`], which matches the reply
 //! to its request id and drops anything else.
 
 pub mod cli;
@@ -59,6 +60,48 @@ impl std::fmt::Display for CallError {
 pub type CallFuture<'a> = Pin<Box<dyn Future<Output = Result<Reply, CallError>> + Send + 'a>>;
 pub type RowsFuture<'a> = Pin<Box<dyn Future<Output = Result<Vec<String>, CallError>> + Send + 'a>>;
 
+/// A transport as plain async fns; every one is a [`Transport`].
+pub trait Carrier: Send + Sync {
+    /// `socket` or `cli`.
+    const KIND: &'static str;
+
+    /// Sends one request and waits for its reply.
+    fn send(
+        &self,
+        request: &Request,
+        target: &Target,
+        timeout: Duration,
+    ) -> impl Future<Output = Result<Reply, CallError>> + Send;
+
+    /// See [`Transport::rows`].
+    fn read_rows(
+        &self,
+        pane: PaneRef,
+        tail: Option<usize>,
+        timeout: Duration,
+    ) -> impl Future<Output = Result<Vec<String>, CallError>> + Send;
+}
+
+impl<C: Carrier> Transport for C {
+    fn call<'a>(
+        &'a self,
+        request: &'a Request,
+        target: &'a Target,
+        timeout: Duration,
+    ) -> CallFuture<'a> {
+        Box::pin(self.send(request, target, timeout))
+    }
+
+    fn rows<'a>(&'a self, pane: PaneRef, tail: Option<usize>, timeout: Duration) -> RowsFuture<'a> {
+        Box::pin(self.read_rows(pane, tail, timeout))
+    }
+
+    fn kind(&self) -> &'static str {
+        C::KIND
+    }
+}
+
+/// What the client holds: any [`Carrier`], behind a pointer.
 pub trait Transport: Send + Sync {
     /// Sends one request and waits for its reply.
     fn call<'a>(

@@ -25,7 +25,7 @@ use zellij_mcp_protocol::Request;
 use zellij_mcp_protocol::PaneRef;
 
 use super::wire::{self, server_to_client::Message as ServerMsg, ServerToClientMsg};
-use super::{CallError, CallFuture, ReplyReader, RowsFuture, Target, Transport};
+use super::{CallError, Carrier, ReplyReader, Target};
 
 /// Larger frames from the server are treated as a broken stream.
 const MAX_SERVER_FRAME: usize = 64 * 1024 * 1024;
@@ -95,48 +95,10 @@ impl SocketTransport {
             CallError::Transport(format!("cannot connect to {}: {e}", self.path.display()))
         })
     }
+}
 
-    /// The pane's rows (scrollback, then screen) on a connection of their own.
-    async fn read_rows(
-        &self,
-        pane: PaneRef,
-        tail: Option<usize>,
-        timeout: Duration,
-    ) -> Result<Vec<String>, CallError> {
-        let read = async {
-            let stream = self.connect().await?;
-            write_frame(&stream, &wire::subscribe(pane, tail)).await?;
-            loop {
-                match read_frame(&stream).await?.message {
-                    // Dropping the connection ends the subscription. No
-                    // `ClientExited`: Zellij 0.45.1 removes such a client
-                    // twice, and the second removal can hit a newer client
-                    // that was given the same (reused) id.
-                    Some(ServerMsg::PaneRenderUpdate(update)) if update.is_initial => {
-                        let mut rows = update.scrollback;
-                        rows.extend(update.viewport);
-                        return Ok(rows);
-                    }
-                    Some(ServerMsg::LogError(log)) => {
-                        return Err(CallError::Refused(log.lines.join("; ")))
-                    }
-                    Some(ServerMsg::SubscribedPaneClosed(_)) => {
-                        return Err(CallError::Refused(format!("{pane} closed")))
-                    }
-                    Some(ServerMsg::Exit(exit)) => {
-                        return Err(CallError::Transport(format!(
-                            "Zellij ended the connection (reason {})",
-                            exit.exit_reason
-                        )))
-                    }
-                    _ => {}
-                }
-            }
-        };
-        tokio::time::timeout(timeout, read)
-            .await
-            .unwrap_or(Err(CallError::Timeout))
-    }
+impl Carrier for SocketTransport {
+    const KIND: &'static str = "socket";
 
     async fn send(
         &self,
@@ -186,24 +148,47 @@ impl SocketTransport {
             .await
             .unwrap_or(Err(CallError::Timeout))
     }
-}
 
-impl Transport for SocketTransport {
-    fn call<'a>(
-        &'a self,
-        request: &'a Request,
-        target: &'a Target,
+    /// The pane's rows (scrollback, then screen) on a connection of their own.
+    async fn read_rows(
+        &self,
+        pane: PaneRef,
+        tail: Option<usize>,
         timeout: Duration,
-    ) -> CallFuture<'a> {
-        Box::pin(self.send(request, target, timeout))
-    }
-
-    fn rows<'a>(&'a self, pane: PaneRef, tail: Option<usize>, timeout: Duration) -> RowsFuture<'a> {
-        Box::pin(self.read_rows(pane, tail, timeout))
-    }
-
-    fn kind(&self) -> &'static str {
-        "socket"
+    ) -> Result<Vec<String>, CallError> {
+        let read = async {
+            let stream = self.connect().await?;
+            write_frame(&stream, &wire::subscribe(pane, tail)).await?;
+            loop {
+                match read_frame(&stream).await?.message {
+                    // Dropping the connection ends the subscription. No
+                    // `ClientExited`: Zellij 0.45.1 removes such a client
+                    // twice, and the second removal can hit a newer client
+                    // that was given the same (reused) id.
+                    Some(ServerMsg::PaneRenderUpdate(update)) if update.is_initial => {
+                        let mut rows = update.scrollback;
+                        rows.extend(update.viewport);
+                        return Ok(rows);
+                    }
+                    Some(ServerMsg::LogError(log)) => {
+                        return Err(CallError::Refused(log.lines.join("; ")))
+                    }
+                    Some(ServerMsg::SubscribedPaneClosed(_)) => {
+                        return Err(CallError::Refused(format!("{pane} closed")))
+                    }
+                    Some(ServerMsg::Exit(exit)) => {
+                        return Err(CallError::Transport(format!(
+                            "Zellij ended the connection (reason {})",
+                            exit.exit_reason
+                        )))
+                    }
+                    _ => {}
+                }
+            }
+        };
+        tokio::time::timeout(timeout, read)
+            .await
+            .unwrap_or(Err(CallError::Timeout))
     }
 }
 

@@ -1,0 +1,19 @@
+//! `zellij-mcp`: an MCP stdio server that lets AI agents drive a live Zellij
+//! session. Each tool call becomes one request to the zellij-mcp plugin
+//! running inside the session, which acts on panes by id.
+//!
+//! - [`tools`]: the MCP tools, one small function each.
+//! - [`client`]: shared request plumbing (session, transport, errors).
+//! - [`transport`]: the direct socket and the `zellij pipe` CLI fallback.
+//! - [`sessions`]: finding sessions and choosing one.
+//! - [`own_pane`]: which pane this server runs in.
+//!
+//! The binary (`main.rs`) only parses options and serves [`tools::ZellijMcp`]
+//! on stdio; tests build the same server around a fake transport.
+//! stdout carries MCP; logs go to stderr.
+
+pub mod client;
+pub mod own_pane;
+pub mod sessions;
+pub mod tools;
+pub mod transport;
