@@ -70,11 +70,8 @@ impl CliTransport {
         }
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .kill_on_drop(true);
-        let mut child = cmd.spawn().map_err(|e| {
-            CallError::Transport(format!("cannot run {}: {e}", self.zellij.display()))
-        })?;
+            .stderr(Stdio::null());
+        let mut child = self.start(&mut cmd)?;
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(CallError::Transport("zellij pipe has no stdio".into()));
         };
@@ -102,11 +99,8 @@ impl CliTransport {
         }
         cmd.stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        let mut child = cmd.spawn().map_err(|e| {
-            CallError::Transport(format!("cannot run {}: {e}", self.zellij.display()))
-        })?;
+            .stderr(Stdio::piped());
+        let mut child = self.start(&mut cmd)?;
         let (Some(stdout), Some(mut stderr)) = (child.stdout.take(), child.stderr.take()) else {
             return Err(CallError::Transport("zellij subscribe has no stdio".into()));
         };
@@ -130,6 +124,13 @@ impl CliTransport {
         tokio::time::timeout(timeout, read)
             .await
             .unwrap_or(Err(CallError::Timeout))
+    }
+
+    /// Starts `cmd`; the child dies with its handle.
+    fn start(&self, cmd: &mut Command) -> Result<Child, CallError> {
+        cmd.kill_on_drop(true).spawn().map_err(|e| {
+            CallError::Transport(format!("cannot run {}: {e}", self.zellij.display()))
+        })
     }
 
     /// `zellij`, looking for sessions where this bridge does.
