@@ -3,12 +3,30 @@
 //! Both halves depend on this crate, so a change here is a change to both.
 //! It is plain serde with no Zellij dependency and is tested natively.
 //!
-//! Every pipe message named [`PIPE_NAME`] carries one [`Request`] as JSON.
-//! The plugin answers with one or more newline-terminated lines on the pipe's
-//! output: either a whole [`Reply`], or, when the reply is larger than
-//! [`MAX_FRAME_BYTES`], a sequence of [`Frame::Part`]s that [`Assembler`]
-//! joins back together. Every line names the request id, so a reader can drop
-//! lines that belong to another (stale or duplicated) request.
+//! ## Wire format
+//!
+//! Every pipe message named [`PIPE_NAME`] carries one [`Request`] as JSON:
+//!
+//! ```text
+//! {"v":1, "id":"zmcp-41-7", "op":"rename", "args":{"pane_id":"terminal_3","name":"build"},
+//!  "caller":"terminal_2"}
+//! ```
+//!
+//! - `v` is [`PROTOCOL_VERSION`]; `id` is unique per bridge process;
+//! - `op` names one of the ops in [`ops::op`], and `args` is that op's
+//!   argument type ([`ops::Op::Args`]);
+//! - `caller`, when known, is the pane the request comes from (the bridge's
+//!   own): new panes go to its tab, and it is not closed by accident.
+//!
+//! The plugin answers every request exactly once, on the pipe's output:
+//! `{"v":1, "id", "ok":true, "result"}` with the op's result type
+//! ([`ops::Op::Result`]), or `{"v":1, "id", "ok":false, "error":{"code",
+//! "message", "hint"}}` ([`ErrorBody`]); then it releases the pipe. A reply
+//! is one newline-terminated line, or, when larger than [`MAX_FRAME_BYTES`],
+//! a sequence of [`Frame::Part`]s that [`Assembler`] joins back together.
+//! Every line names the request id, so a reader can drop lines that belong
+//! to another (stale or duplicated) request. Results do not name their
+//! session; the bridge adds it.
 
 pub mod cursor;
 pub mod envelope;
