@@ -424,6 +424,7 @@ mod tests {
     use super::*;
     use crate::transport::Carrier;
     use std::sync::atomic::AtomicUsize;
+    use zellij_mcp_protocol::testing::hello;
     use zellij_mcp_protocol::Reply;
 
     /// A plugin that is still starting for its first `starting` hellos, and
@@ -446,17 +447,7 @@ mod tests {
             tokio::time::sleep(self.delay).await;
             let n = self.hellos.fetch_add(1, Ordering::SeqCst);
             let ready = n >= self.starting;
-            let hello = HelloResult {
-                plugin_version: "0".into(),
-                protocol: 1,
-                plugin_id: 1,
-                client_id: 1,
-                zellij_pid: 1,
-                plugin_url: ready.then(|| "file:/reported.wasm".into()),
-                configuration: Default::default(),
-                ready,
-                instances: vec![1],
-            };
+            let hello = hello(ready.then_some("file:/reported.wasm"));
             Ok(Reply::ok(&request.id, serde_json::to_value(hello).unwrap()))
         }
 

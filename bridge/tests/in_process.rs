@@ -19,8 +19,9 @@ use zellij_mcp::tools::{Options, ZellijMcp};
 use zellij_mcp::transport::{CallError, Carrier, Target, Transport};
 use zellij_mcp_harness::Mcp;
 use zellij_mcp_protocol::ops::{
-    op, CancelResult, HelloResult, ListTabsResult, Op, PaneResult, RequestState, StatusResult,
+    op, CancelResult, ListTabsResult, Op, PaneResult, RequestState, StatusResult,
 };
+use zellij_mcp_protocol::testing::hello;
 use zellij_mcp_protocol::{PaneRef, Reply, Request};
 
 const SESSION: &str = "fake";
@@ -71,7 +72,9 @@ impl Carrier for Link {
         let plugin = &self.0;
         plugin.seen.lock().unwrap().push(request.clone());
         match request.op.as_str() {
-            op::Hello::NAME => answer::<op::Hello>(request, hello()),
+            op::Hello::NAME => {
+                answer::<op::Hello>(request, hello(Some("file:/fake/zellij-mcp.wasm")))
+            }
             op::WaitFor::NAME => {
                 tokio::time::sleep(timeout).await;
                 Err(CallError::Timeout)
@@ -106,20 +109,6 @@ impl Carrier for Link {
         _: Duration,
     ) -> Result<Vec<String>, CallError> {
         Ok(Vec::new())
-    }
-}
-
-fn hello() -> HelloResult {
-    HelloResult {
-        plugin_version: env!("CARGO_PKG_VERSION").into(),
-        protocol: 1,
-        plugin_id: 2,
-        client_id: 1,
-        zellij_pid: 1,
-        plugin_url: Some("file:/fake/zellij-mcp.wasm".into()),
-        configuration: Default::default(),
-        ready: true,
-        instances: vec![1],
     }
 }
 

@@ -8,48 +8,12 @@ use std::time::{Duration, Instant};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 use zellij_mcp_protocol::ops::WaitOutcome;
+use zellij_mcp_protocol::ops::op;
+use zellij_mcp_protocol::testing::property_config;
 use zellij_mcp_protocol::Reply;
 
 use crate::tests::{plugin_in, replies_on, send, shared_dir, FakeHost};
 use crate::McpPlugin;
-
-fn config() -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(10_000);
-    ProptestConfig {
-        cases,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
-
-const OPS: &[&str] = &[
-    "hello",
-    "session_info",
-    "list_tabs",
-    "list_panes",
-    "new_tab",
-    "new_pane",
-    "close",
-    "rename",
-    "focus",
-    "arrange_pane",
-    "read",
-    "locate",
-    "write",
-    "wait_for",
-    "run",
-    "signal",
-    "open_file",
-    "dump_layout",
-    "cancel",
-    "replay",
-    "status",
-    "fly",
-    "",
-];
 
 /// Ids the requests of one case use, so cancels and replays can hit.
 const IDS: &[&str] = &["a", "b", "c", "d", "e"];
@@ -182,12 +146,13 @@ fn args() -> impl Strategy<Value = Value> {
 /// What one pipe message carries: a request, or anything at all.
 fn payload(id: &'static str) -> impl Strategy<Value = String> {
     let request = (
-        prop::sample::select(OPS.to_vec()),
+        prop::sample::select([op::NAMES, &["fly", ""]].concat()),
         args(),
         prop_oneof![9 => Just(1u32), 1 => any::<u32>()],
+        prop_oneof![Just(Value::Null), Just(json!("terminal_1")), any_json()],
     )
-        .prop_map(move |(op, args, v)| {
-            json!({"v": v, "id": id, "op": op, "args": args}).to_string()
+        .prop_map(move |(op, args, v, caller)| {
+            json!({"v": v, "id": id, "op": op, "args": args, "caller": caller}).to_string()
         });
     prop_oneof![12 => request, 1 => "\\PC{0,40}"]
 }
@@ -222,7 +187,7 @@ fn run_everything_out(p: &mut McpPlugin<FakeHost>) {
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(property_config())]
 
     #[test]
     fn every_request_is_answered_exactly_once(payloads in payloads()) {

@@ -41,6 +41,8 @@ pub mod text;
 
 #[cfg(test)]
 mod properties;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
 pub use cursor::Cursor;
 pub use envelope::{ErrorBody, ErrorCode, Reply, Request};

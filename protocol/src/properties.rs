@@ -10,20 +10,9 @@ use crate::cursor::Cursor;
 use crate::frames::{encode_reply, Assembler};
 use crate::fresh::Baseline;
 use crate::keys::key_bytes;
+use crate::testing::property_config;
 use crate::text::{shape_read, tail_capped, trim_rows};
 use crate::Reply;
-
-pub fn config() -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(10_000);
-    ProptestConfig {
-        cases,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
 
 /// Screen rows: short, with repeats, blanks and multi-byte text.
 fn rows() -> impl Strategy<Value = Vec<String>> {
@@ -42,7 +31,7 @@ fn as_strs(rows: &[String]) -> Vec<&str> {
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(property_config())]
 
     #[test]
     fn key_names_never_panic(name in "\\PC{0,12}") {
