@@ -159,6 +159,8 @@ pub(crate) fn unix_ms() -> u64 {
 }
 
 #[cfg(test)]
+mod op_tests;
+#[cfg(test)]
 mod properties;
 #[cfg(test)]
 mod tests;

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
-use zellij_mcp_protocol::ops::WaitOutcome;
 use zellij_mcp_protocol::ops::op;
+use zellij_mcp_protocol::ops::WaitOutcome;
 use zellij_mcp_protocol::testing::property_config;
 use zellij_mcp_protocol::Reply;
 

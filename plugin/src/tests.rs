@@ -8,12 +8,12 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
+use zellij_mcp_protocol::ops::{op, Direction as Edge, Op, Signal, WaitOutcome};
 use zellij_mcp_protocol::{Assembler, PaneRef, Reply, PIPE_NAME};
 use zellij_tile::prelude::*;
 
 use crate::host::{Content, Host, Ids, Landing};
 use crate::McpPlugin;
-use zellij_mcp_protocol::ops::{Direction as Edge, Signal};
 
 #[derive(Debug, Clone, PartialEq)]
 enum Call {
@@ -35,6 +35,10 @@ pub struct FakeHost {
     next_pane: Rc<RefCell<u32>>,
     /// Panes Zellij "has" beyond the fixed terminal_1 and plugin_5.
     opened: Rc<RefCell<Vec<PaneRef>>>,
+    /// How Zellij shows a pane or tab now, where a test changed it from
+    /// the defaults (`None`: gone).
+    panes_shown: Rc<RefCell<HashMap<PaneRef, Option<PaneInfo>>>>,
+    tabs_shown: Rc<RefCell<HashMap<usize, Option<TabInfo>>>>,
 }
 
 impl FakeHost {
@@ -48,6 +52,16 @@ impl FakeHost {
         let pane = PaneRef::terminal(100 + *next);
         self.opened.borrow_mut().push(pane);
         pane
+    }
+
+    /// Zellij shows `pane` as `info` from now on (`None`: it is gone).
+    pub(crate) fn show_pane(&self, pane: PaneRef, info: Option<PaneInfo>) {
+        self.panes_shown.borrow_mut().insert(pane, info);
+    }
+
+    /// Zellij shows tab `tab_id` as `info` from now on (`None`: it is gone).
+    pub(crate) fn show_tab(&self, tab_id: usize, info: Option<TabInfo>) {
+        self.tabs_shown.borrow_mut().insert(tab_id, info);
     }
 }
 
@@ -76,6 +90,9 @@ impl Host for FakeHost {
         Ok(vec!["$ echo hi".into(), "hi   ".into(), "".into()])
     }
     fn pane_info(&self, pane: PaneRef) -> Option<PaneInfo> {
+        if let Some(shown) = self.panes_shown.borrow().get(&pane) {
+            return shown.clone();
+        }
         let known = [PaneRef::terminal(1), PaneRef::plugin(5)].contains(&pane)
             || self.opened.borrow().contains(&pane);
         known.then(|| PaneInfo {
@@ -86,6 +103,9 @@ impl Host for FakeHost {
         })
     }
     fn tab_info(&self, tab_id: usize) -> Option<TabInfo> {
+        if let Some(shown) = self.tabs_shown.borrow().get(&tab_id) {
+            return shown.clone();
+        }
         [3, 9].contains(&tab_id).then(|| TabInfo {
             tab_id,
             ..Default::default()
@@ -238,7 +258,7 @@ pub fn plugin_in(dir: &Path, client_id: u16) -> McpPlugin<FakeHost> {
     plugin
 }
 
-fn plugin(name: &str) -> McpPlugin<FakeHost> {
+pub(crate) fn plugin(name: &str) -> McpPlugin<FakeHost> {
     plugin_in(&shared_dir(name), 1)
 }
 
@@ -277,14 +297,23 @@ pub fn replies_on(plugin: &McpPlugin<FakeHost>, pipe_id: &str, id: &str) -> Vec<
     out
 }
 
-fn only_reply(plugin: &McpPlugin<FakeHost>, pipe_id: &str, id: &str) -> Reply {
+pub(crate) fn only_reply(plugin: &McpPlugin<FakeHost>, pipe_id: &str, id: &str) -> Reply {
     let mut all = replies_on(plugin, pipe_id, id);
     assert_eq!(all.len(), 1, "exactly one reply");
     all.remove(0)
 }
 
-fn request(id: &str, op: &str, args: Value) -> String {
+pub(crate) fn request(id: &str, op: &str, args: Value) -> String {
     json!({"v": 1, "id": id, "op": op, "args": args}).to_string()
+}
+
+/// The reply's result as `O`'s typed result: fails unless the reply is ok
+/// and has the shape the protocol gives `O`'s result.
+pub(crate) fn result_of<O: Op>(reply: Reply) -> O::Result {
+    let result = reply
+        .into_result()
+        .unwrap_or_else(|e| panic!("{} failed: {e}", O::NAME));
+    serde_json::from_value(result).unwrap_or_else(|e| panic!("{}'s result: {e}", O::NAME))
 }
 
 #[test]
@@ -379,15 +408,15 @@ fn not_ready_until_the_pane_list_arrives() {
 fn hello_and_list_panes_describe_the_session() {
     let mut p = plugin("hello");
     send(&mut p, "p1", Some(&request("1", "hello", json!({}))));
-    let hello = only_reply(&p, "p1", "1").into_result().unwrap();
-    assert_eq!(hello["plugin_url"], "file:/x/zellij-mcp.wasm");
-    assert_eq!(hello["zellij_pid"], 4242);
+    let hello = result_of::<op::Hello>(only_reply(&p, "p1", "1"));
+    assert_eq!(hello.plugin_url.as_deref(), Some("file:/x/zellij-mcp.wasm"));
+    assert_eq!(hello.zellij_pid, 4242);
     let args = json!({"include_plugins": true});
     send(&mut p, "p2", Some(&request("2", "list_panes", args)));
-    let list = only_reply(&p, "p2", "2").into_result().unwrap();
-    assert_eq!(list["panes"][0]["pane_id"], "terminal_1");
-    assert_eq!(list["panes"][0]["tab_id"], 3);
-    assert_eq!(list["panes"][1]["pane_id"], "plugin_5");
+    let list = result_of::<op::ListPanes>(only_reply(&p, "p2", "2")).panes;
+    assert_eq!(list[0].pane_id, PaneRef::terminal(1));
+    assert_eq!(list[0].tab_id, Some(3));
+    assert_eq!(list[1].pane_id, PaneRef::plugin(5));
 }
 
 #[test]
@@ -398,9 +427,9 @@ fn read_returns_the_screen_and_leaves_scrollbacks_to_the_bridge() {
         "p",
         Some(&request("1", "read", json!({"pane_id": "terminal_1"}))),
     );
-    let screen = only_reply(&p, "p", "1").into_result().unwrap();
-    assert_eq!(screen["text"], "$ echo hi\nhi");
-    assert_eq!(screen["lines"], 2);
+    let screen = result_of::<op::Read>(only_reply(&p, "p", "1"));
+    assert_eq!(screen.text, "$ echo hi\nhi");
+    assert_eq!(screen.lines, 2);
     for (n, args) in [
         json!({"pane_id": 1, "full": true}),
         json!({"pane_id": 1, "since": "1.0"}),
@@ -423,10 +452,10 @@ fn locate_names_the_panes_tab() {
         "p",
         Some(&request("1", "locate", json!({"pane_id": 1}))),
     );
-    let found = only_reply(&p, "p", "1").into_result().unwrap();
+    let found = result_of::<op::Locate>(only_reply(&p, "p", "1"));
     assert_eq!(
-        (found["pane_id"].clone(), found["tab_id"].clone()),
-        (json!("terminal_1"), json!(3))
+        (found.pane_id, found.tab_id),
+        (PaneRef::terminal(1), Some(3))
     );
     send(
         &mut p,
@@ -457,9 +486,9 @@ fn a_submit_writes_text_then_a_lone_cr_and_answers_after_it() {
     }
     std::thread::sleep(Duration::from_millis(150));
     p.on_timer();
-    let reply = only_reply(&p, "p", "1").into_result().unwrap();
-    assert_eq!(reply["submitted"], true);
-    assert_eq!(reply["bytes_written"], 6);
+    let reply = result_of::<op::Write>(only_reply(&p, "p", "1"));
+    assert!(reply.submitted);
+    assert_eq!(reply.bytes_written, 6);
     let writes: Vec<Call> = p
         .host
         .calls
@@ -476,8 +505,8 @@ fn a_plain_write_with_keys_answers_at_once() {
     let mut p = plugin("keys");
     let args = json!({"pane_id": 1, "text": "ls", "keys": ["Enter", "Ctrl c"]});
     send(&mut p, "p", Some(&request("1", "write", args)));
-    let reply = only_reply(&p, "p", "1").into_result().unwrap();
-    assert_eq!(reply["bytes_written"], 4);
+    let reply = result_of::<op::Write>(only_reply(&p, "p", "1"));
+    assert_eq!(reply.bytes_written, 4);
     assert!(p
         .host
         .calls
@@ -504,7 +533,7 @@ fn of_two_instances_only_the_lease_holder_answers() {
     );
 }
 
-fn did(plugin: &McpPlugin<FakeHost>) -> Vec<String> {
+pub(crate) fn did(plugin: &McpPlugin<FakeHost>) -> Vec<String> {
     plugin
         .host
         .calls
@@ -528,9 +557,9 @@ fn a_new_background_pane_is_made_in_its_tab_and_never_focused() {
         "nothing is opened while the pipe is handled"
     );
     p.on_timer();
-    let reply = only_reply(&p, "p", "1").into_result().unwrap();
-    assert_eq!(reply["pane_id"], "terminal_102");
-    assert_eq!(reply["tab_id"], 3);
+    let reply = result_of::<op::NewPane>(only_reply(&p, "p", "1"));
+    assert_eq!(reply.pane_id, PaneRef::terminal(102));
+    assert_eq!(reply.tab_id, Some(3));
     let done = did(&p);
     assert_eq!(done[0], "new_pane_in_tab 3 -> terminal_101");
     assert!(
@@ -573,10 +602,10 @@ fn a_wait_answers_when_the_pane_renders_the_pattern_and_can_be_cancelled() {
         ..Default::default()
     };
     p.on_render(HashMap::from([(PaneId::Terminal(1), rendered)]));
-    let found = only_reply(&p, "w", "w1").into_result().unwrap();
+    let found = result_of::<op::WaitFor>(only_reply(&p, "w", "w1")).result;
     assert_eq!(
-        (found["outcome"].clone(), found["line"].clone()),
-        (json!("matched"), json!("done in 3s"))
+        (found.outcome, found.line.as_deref()),
+        (WaitOutcome::Matched, Some("done in 3s"))
     );
 
     send(&mut p, "x", Some(&request("w2", "wait_for", args)));
@@ -586,13 +615,12 @@ fn a_wait_answers_when_the_pane_renders_the_pattern_and_can_be_cancelled() {
         Some(&request("c1", "cancel", json!({"request_id": "w2"}))),
     );
     assert_eq!(
-        only_reply(&p, "x", "w2").into_result().unwrap()["outcome"],
-        "cancelled"
+        result_of::<op::WaitFor>(only_reply(&p, "x", "w2"))
+            .result
+            .outcome,
+        WaitOutcome::Cancelled
     );
-    assert_eq!(
-        only_reply(&p, "c", "c1").into_result().unwrap()["cancelled"],
-        true
-    );
+    assert!(result_of::<op::Cancel>(only_reply(&p, "c", "c1")).cancelled);
 }
 
 #[test]
@@ -625,27 +653,21 @@ fn a_replay_answers_an_earlier_request_once_more_and_never_runs_it_again() {
         "waits for the write"
     );
     p.on_timer();
-    let replayed = only_reply(&p, "new", "r1").into_result().unwrap();
-    assert_eq!(
-        (replayed["id"].clone(), replayed["ok"].clone()),
-        (json!("w"), json!(true))
-    );
+    let replayed = result_of::<op::Replay>(only_reply(&p, "new", "r1")).unwrap();
+    assert_eq!((replayed.id.as_str(), replayed.ok), ("w", true));
     send(
         &mut p,
         "later",
         Some(&request("r2", "replay", json!({"request_id": "w"}))),
     );
-    let again = only_reply(&p, "later", "r2").into_result().unwrap();
-    assert_eq!(again["result"]["bytes_written"], 3);
+    let again = result_of::<op::Replay>(only_reply(&p, "later", "r2")).unwrap();
+    assert_eq!(result_of::<op::Write>(again).bytes_written, 3);
     send(
         &mut p,
         "x",
         Some(&request("r3", "replay", json!({"request_id": "never"}))),
     );
-    assert_eq!(
-        only_reply(&p, "x", "r3").into_result().unwrap(),
-        Value::Null
-    );
+    assert_eq!(result_of::<op::Replay>(only_reply(&p, "x", "r3")), None);
     let writes = p
         .host
         .calls
@@ -656,7 +678,7 @@ fn a_replay_answers_an_earlier_request_once_more_and_never_runs_it_again() {
     assert_eq!(writes, 2, "the text and the CR, once");
 }
 
-fn error_code(reply: Reply) -> String {
+pub(crate) fn error_code(reply: Reply) -> String {
     let code = reply.into_result().unwrap_err().code;
     serde_json::to_value(code)
         .unwrap()
@@ -781,15 +803,15 @@ fn the_pane_of_a_process_is_found_among_terminal_panes() {
     let mut p = plugin("pids");
     let args = json!({"pids": [99, 4321, 1]});
     send(&mut p, "p", Some(&request("1", "pane_of_process", args)));
-    let found = only_reply(&p, "p", "1").into_result().unwrap();
-    assert_eq!(found["pane_id"], "terminal_1");
+    let found = result_of::<op::PaneOfProcess>(only_reply(&p, "p", "1"));
+    assert_eq!(found.pane_id, Some(PaneRef::terminal(1)));
     send(
         &mut p,
         "q",
         Some(&request("2", "pane_of_process", json!({"pids": [7]}))),
     );
-    let none = only_reply(&p, "q", "2").into_result().unwrap();
-    assert_eq!(none["pane_id"], Value::Null);
+    let none = result_of::<op::PaneOfProcess>(only_reply(&p, "q", "2"));
+    assert_eq!(none.pane_id, None);
 }
 
 #[test]

@@ -128,9 +128,9 @@ impl CliTransport {
 
     /// Starts `cmd`; the child dies with its handle.
     fn start(&self, cmd: &mut Command) -> Result<Child, CallError> {
-        cmd.kill_on_drop(true).spawn().map_err(|e| {
-            CallError::Transport(format!("cannot run {}: {e}", self.zellij.display()))
-        })
+        cmd.kill_on_drop(true)
+            .spawn()
+            .map_err(|e| CallError::Transport(format!("cannot run {}: {e}", self.zellij.display())))
     }
 
     /// `zellij`, looking for sessions where this bridge does.

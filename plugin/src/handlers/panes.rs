@@ -55,7 +55,14 @@ impl<H: Host> McpPlugin<H> {
         }
         let want_name = args.name.clone();
         let settle = move |view: &SessionView, live: &dyn Live, overdue: bool| {
-            let tab = live.tab(tab_id)?;
+            let Some(tab) = live.tab(tab_id).or_else(|| view.tab_by_id(tab_id).cloned()) else {
+                // An overdue reply must decide, even when Zellij never shows the tab.
+                return overdue.then(|| {
+                    Err(internal(format!(
+                        "Zellij made tab_id {tab_id} but does not show it"
+                    )))
+                });
+            };
             let panes: Vec<PaneRef> = view.panes_in(tab.position).map(pane_ref).collect();
             let named = want_name.as_ref().is_none_or(|n| &tab.name == n);
             ((!panes.is_empty() && named) || overdue).then(|| {
@@ -386,10 +393,15 @@ impl<H: Host> McpPlugin<H> {
                 "pass resize, floating, fullscreen, pinned or move_to_tab",
             ));
         }
+        let shows_change = floating != info.is_floating
+            || to_tab.is_some()
+            || steps != 0
+            || args.fullscreen.is_some_and(|f| f != info.is_fullscreen);
         Ok(Arrangement {
             floating,
             fullscreen: args.fullscreen,
             to_tab,
+            shows_change,
         })
     }
 
@@ -452,6 +464,9 @@ struct Arrangement {
     floating: bool,
     fullscreen: Option<bool>,
     to_tab: Option<usize>,
+    /// Zellij will show the pane changed (a pin, or asking for what already
+    /// holds, does not).
+    shows_change: bool,
 }
 
 /// Settles once Zellij shows the pane arranged (changed from `before`).
@@ -463,7 +478,7 @@ fn once_arranged(pane: PaneRef, before: PaneInfo, plan: Arrangement) -> Settle {
             p.is_floating == plan.floating
                 && plan.fullscreen.is_none_or(|f| p.is_fullscreen == f)
                 && plan.to_tab.is_none_or(|t| tab_now == Some(t))
-                && *p != before
+                && (*p != before || !plan.shows_change)
         });
         (changed || overdue).then(|| {
             let p = now.as_ref().unwrap_or(&before);

@@ -1,0 +1,717 @@
+//! Every op on the fake host: its happy path, with the reply parsed as the
+//! op's typed result, and a bad input, which gets a typed error and changes
+//! nothing. Ops with cases in `tests` get here only what those lack.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use zellij_mcp_protocol::ops::{
+    op, ArrangePaneResult, ClientEntry, CloseResult, ClosedPane, DumpLayoutResult, Geometry,
+    NewTabResult, PaneResult, RequestState, TargetResult,
+};
+use zellij_mcp_protocol::PaneRef;
+use zellij_tile::prelude::*;
+
+use crate::later::SETTLE_TIME;
+use crate::tests::{
+    did, error_code, only_reply, plugin, replies_on, request, result_of, send, FakeHost,
+};
+use crate::waits::EXIT_SETTLE;
+use crate::McpPlugin;
+
+type Plugin = McpPlugin<FakeHost>;
+
+/// A request from the pane `caller` (the bridge's own), as the envelope
+/// carries it.
+fn request_from(caller: &str, id: &str, op: &str, args: Value) -> String {
+    json!({"v": 1, "id": id, "op": op, "args": args, "caller": caller}).to_string()
+}
+
+/// Sends a request and runs the work it left for the next timer.
+fn ask(p: &mut Plugin, id: &str, op: &str, args: Value) {
+    send(p, id, Some(&request(id, op, args)));
+    p.on_timer();
+}
+
+/// The error code of a request refused at once, asserting that it made no
+/// Zellij call and left nothing waiting.
+fn refused(p: &mut Plugin, id: &str, op: &str, args: Value) -> String {
+    let before = did(p).len();
+    let waits = p.waits.len();
+    ask(p, id, op, args.clone());
+    let code = error_code(only_reply(p, id, id));
+    assert_eq!(did(p)[before..], [] as [String; 0], "{op} {args}");
+    assert_eq!(p.waits.len(), waits, "{op} {args} filed a wait");
+    assert_eq!(p.requests.later.len(), 0, "{op} {args} is held");
+    code
+}
+
+/// Adds the tab "logs" (tab_id 9, position 1) to the view, with a floating
+/// terminal_7 and a hidden terminal_8.
+fn with_logs_tab(p: &mut Plugin) {
+    p.view.tabs.push(logs_tab());
+    let panes = vec![
+        PaneInfo {
+            id: 7,
+            title: "tail".into(),
+            is_floating: true,
+            ..Default::default()
+        },
+        PaneInfo {
+            id: 8,
+            is_suppressed: true,
+            ..Default::default()
+        },
+    ];
+    p.view.panes.as_mut().unwrap().panes.insert(1, panes);
+}
+
+fn logs_tab() -> TabInfo {
+    TabInfo {
+        position: 1,
+        tab_id: 9,
+        name: "logs".into(),
+        ..Default::default()
+    }
+}
+
+fn terminal_1(title: &str) -> PaneInfo {
+    PaneInfo {
+        id: 1,
+        title: title.into(),
+        is_selectable: true,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn ops_without_arguments_refuse_arguments_that_are_not_an_object() {
+    let mut p = plugin("op-noargs");
+    for (n, op) in ["hello", "session_info", "list_tabs"]
+        .into_iter()
+        .enumerate()
+    {
+        let code = refused(&mut p, &n.to_string(), op, json!(5));
+        assert_eq!(code, "bad_request", "{op}");
+    }
+}
+
+#[test]
+fn session_info_answers_once_zellij_lists_the_clients() {
+    let mut p = plugin("op-info");
+    let ask = request_from("terminal_1", "1", "session_info", json!({}));
+    send(&mut p, "p", Some(&ask));
+    assert!(replies_on(&p, "p", "1").is_empty(), "waits for the clients");
+    assert_eq!(did(&p), ["list_clients"]);
+    p.on_clients(vec![ClientInfo {
+        client_id: 1,
+        pane_id: PaneId::Terminal(1),
+        running_command: "bash".into(),
+        is_current_client: true,
+    }]);
+    let info = result_of::<op::SessionInfo>(only_reply(&p, "p", "1"));
+    let client = ClientEntry {
+        client_id: 1,
+        pane_id: PaneRef::terminal(1),
+        tab_id: Some(3),
+        running_command: "bash".into(),
+    };
+    assert_eq!(info.clients, [client]);
+    assert_eq!(
+        (info.own_pane_id, info.own_tab_id),
+        (Some(PaneRef::terminal(1)), Some(3))
+    );
+    assert_eq!((info.tabs, info.panes, info.active_waits), (1, 2, 0));
+    assert_eq!(info.zellij_version, "0.45.1");
+}
+
+#[test]
+fn session_info_names_no_own_pane_for_a_caller_outside_the_session() {
+    let mut p = plugin("op-info-outside");
+    let ask = request_from("terminal_77", "1", "session_info", json!({}));
+    send(&mut p, "p", Some(&ask));
+    p.on_clients(Vec::new());
+    let info = result_of::<op::SessionInfo>(only_reply(&p, "p", "1"));
+    assert_eq!((info.own_pane_id, info.own_tab_id), (None, None));
+    assert!(info.clients.is_empty());
+}
+
+#[test]
+fn list_tabs_counts_each_tabs_panes_by_kind() {
+    let mut p = plugin("op-tabs");
+    with_logs_tab(&mut p);
+    p.view.tabs[1].other_focused_clients = vec![2];
+    send(&mut p, "p", Some(&request("1", "list_tabs", json!({}))));
+    let tabs = result_of::<op::ListTabs>(only_reply(&p, "p", "1")).tabs;
+    let seen: Vec<_> = tabs
+        .iter()
+        .map(|t| {
+            let counts = (t.panes, t.tiled_panes, t.floating_panes, t.hidden_panes);
+            (t.tab_id, t.name.as_str(), t.active, counts)
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (3, "main", false, (2, 2, 0, 0)),
+            (9, "logs", true, (2, 0, 1, 1))
+        ]
+    );
+}
+
+#[test]
+fn list_panes_of_a_tab_that_does_not_exist_is_tab_not_found_naming_the_tabs() {
+    let mut p = plugin("op-panes-notab");
+    send(
+        &mut p,
+        "p",
+        Some(&request("1", "list_panes", json!({"tab": "nope"}))),
+    );
+    let error = only_reply(&p, "p", "1").into_result().unwrap_err();
+    assert_eq!(error.code, zellij_mcp_protocol::ErrorCode::TabNotFound);
+    assert!(error.hint.unwrap().contains("main (tab_id 3)"));
+}
+
+#[test]
+fn a_new_tab_answers_once_zellij_shows_it_named_and_with_panes() {
+    let mut p = plugin("op-newtab");
+    send(
+        &mut p,
+        "p",
+        Some(&request("1", "new_tab", json!({"name": "logs"}))),
+    );
+    assert!(did(&p).is_empty(), "created from the next timer");
+    p.on_timer();
+    assert_eq!(did(&p), [r#"new_tab Some("logs")"#], "and never focused");
+    assert!(replies_on(&p, "p", "1").is_empty(), "not shown yet");
+    p.host.show_tab(9, Some(logs_tab()));
+    p.after_view_change();
+    assert!(replies_on(&p, "p", "1").is_empty(), "no panes listed yet");
+    with_logs_tab(&mut p);
+    p.after_view_change();
+    let tab = result_of::<op::NewTab>(only_reply(&p, "p", "1"));
+    let expected = NewTabResult {
+        tab_id: 9,
+        position: 1,
+        name: "logs".into(),
+        pane_ids: vec![PaneRef::terminal(7), PaneRef::terminal(8)],
+        focused: false,
+    };
+    assert_eq!(tab, expected);
+}
+
+#[test]
+fn a_new_tab_zellij_never_shows_is_answered_at_the_deadline_all_the_same() {
+    let mut p = plugin("op-newtab-unseen");
+    p.host.show_tab(9, None);
+    ask(&mut p, "1", "new_tab", json!({}));
+    assert!(replies_on(&p, "1", "1").is_empty());
+    let late = Instant::now() + SETTLE_TIME + Duration::from_secs(1);
+    for (asker, outcome) in p.requests.later.settle(&p.view, &p.host, late) {
+        p.answer(&asker, outcome);
+    }
+    assert_eq!(error_code(only_reply(&p, "1", "1")), "internal");
+    assert_eq!(p.requests.later.len(), 0, "nothing left held");
+}
+
+#[test]
+fn a_tab_from_a_layout_is_named_and_focus_is_given_back() {
+    let mut p = plugin("op-newtab-layout");
+    p.view.tabs[0].active = true;
+    let args = json!({"layout": "compact", "name": "build"});
+    ask(&mut p, "1", "new_tab", args);
+    // Zellij focuses tabs made from a layout.
+    assert_eq!(
+        did(&p),
+        ["new_tabs_with_layout", "rename_tab 9 build", "go_to_tab 0"]
+    );
+}
+
+#[test]
+fn a_new_tab_from_a_layout_that_is_not_valid_is_a_bad_request_and_creates_nothing() {
+    let mut p = plugin("op-newtab-bad");
+    for (n, layout) in ["tab {", "no-such-layout"].into_iter().enumerate() {
+        let args = json!({"layout": layout});
+        let code = refused(&mut p, &n.to_string(), "new_tab", args);
+        assert_eq!(code, "bad_request", "{layout}");
+    }
+}
+
+#[test]
+fn a_new_pane_without_a_tab_opens_in_the_callers_tab() {
+    let mut p = plugin("op-newpane-caller");
+    with_logs_tab(&mut p);
+    let from_logs = request_from("terminal_7", "1", "new_pane", json!({}));
+    send(&mut p, "p", Some(&from_logs));
+    p.on_timer();
+    let pane = result_of::<op::NewPane>(only_reply(&p, "p", "1"));
+    assert_eq!(
+        pane,
+        PaneResult {
+            pane_id: PaneRef::terminal(101),
+            tab_id: Some(9)
+        }
+    );
+    // Without a caller: the first tab, as none is active.
+    ask(&mut p, "2", "new_pane", json!({}));
+    let pane = result_of::<op::NewPane>(only_reply(&p, "2", "2"));
+    assert_eq!(pane.tab_id, Some(3));
+    assert_eq!(
+        did(&p),
+        [
+            "new_pane_in_tab 9 -> terminal_101",
+            "new_pane_in_tab 3 -> terminal_102"
+        ]
+    );
+}
+
+#[test]
+fn a_new_pane_with_an_empty_command_or_in_an_unknown_tab_is_refused_and_opens_nothing() {
+    let mut p = plugin("op-newpane-bad");
+    let cases = [
+        (json!({"command": []}), "bad_request"),
+        (json!({"command": [" "]}), "bad_request"),
+        (json!({"tab": "nope"}), "tab_not_found"),
+    ];
+    for (n, (args, code)) in cases.into_iter().enumerate() {
+        assert_eq!(refused(&mut p, &n.to_string(), "new_pane", args), code);
+    }
+}
+
+#[test]
+fn closing_a_pane_answers_once_zellij_no_longer_shows_it() {
+    let mut p = plugin("op-close-pane");
+    let build = PaneInfo {
+        terminal_command: Some("make".into()),
+        ..terminal_1("build")
+    };
+    p.host.show_pane(PaneRef::terminal(1), Some(build));
+    ask(&mut p, "1", "close", json!({"pane_id": "terminal_1"}));
+    assert_eq!(did(&p), ["close_pane terminal_1"]);
+    assert!(replies_on(&p, "1", "1").is_empty(), "still shown");
+    p.host.show_pane(PaneRef::terminal(1), None);
+    p.after_view_change();
+    let closed = result_of::<op::Close>(only_reply(&p, "1", "1"));
+    let pane = ClosedPane {
+        pane_id: PaneRef::terminal(1),
+        title: "build".into(),
+        command: Some("make".into()),
+    };
+    assert_eq!(
+        closed,
+        CloseResult {
+            tab_id: None,
+            closed: vec![pane]
+        }
+    );
+}
+
+#[test]
+fn closing_a_tab_answers_with_its_panes_once_the_tab_is_gone() {
+    let mut p = plugin("op-close-tab");
+    with_logs_tab(&mut p);
+    ask(&mut p, "1", "close", json!({"tab": "logs"}));
+    assert_eq!(did(&p), ["close_tab 9"]);
+    assert!(replies_on(&p, "1", "1").is_empty(), "still shown");
+    p.host.show_tab(9, None);
+    p.after_view_change();
+    let closed = result_of::<op::Close>(only_reply(&p, "1", "1"));
+    assert_eq!(closed.tab_id, Some(9));
+    let panes: Vec<_> = closed
+        .closed
+        .iter()
+        .map(|c| (c.pane_id, c.title.as_str()))
+        .collect();
+    assert_eq!(
+        panes,
+        [(PaneRef::terminal(7), "tail"), (PaneRef::terminal(8), "")]
+    );
+}
+
+#[test]
+fn rename_of_a_tab_answers_once_zellij_shows_the_new_name() {
+    let mut p = plugin("op-rename-tab");
+    ask(
+        &mut p,
+        "1",
+        "rename",
+        json!({"tab": "main", "name": "work"}),
+    );
+    assert_eq!(did(&p), ["rename_tab 3 work"]);
+    assert!(replies_on(&p, "1", "1").is_empty(), "old name still shown");
+    let renamed = TabInfo {
+        tab_id: 3,
+        name: "work".into(),
+        ..Default::default()
+    };
+    p.host.show_tab(3, Some(renamed));
+    p.after_view_change();
+    let tab = result_of::<op::Rename>(only_reply(&p, "1", "1"));
+    let expected = TargetResult {
+        pane_id: None,
+        tab_id: Some(3),
+        name: "work".into(),
+    };
+    assert_eq!(tab, expected);
+}
+
+#[test]
+fn rename_of_a_pane_answers_once_zellij_shows_the_new_title() {
+    let mut p = plugin("op-rename-pane");
+    ask(
+        &mut p,
+        "1",
+        "rename",
+        json!({"pane_id": 1, "name": "editor"}),
+    );
+    assert_eq!(did(&p), ["rename_pane terminal_1 editor"]);
+    assert!(replies_on(&p, "1", "1").is_empty(), "old title still shown");
+    p.host
+        .show_pane(PaneRef::terminal(1), Some(terminal_1("editor")));
+    p.after_view_change();
+    let pane = result_of::<op::Rename>(only_reply(&p, "1", "1"));
+    let expected = TargetResult {
+        pane_id: Some(PaneRef::terminal(1)),
+        tab_id: Some(3),
+        name: "editor".into(),
+    };
+    assert_eq!(pane, expected);
+}
+
+#[test]
+fn a_rename_to_a_blank_name_or_of_no_single_target_is_refused_and_renames_nothing() {
+    let mut p = plugin("op-rename-bad");
+    let cases = [
+        (json!({"tab": 3, "name": "  "}), "bad_request"),
+        (json!({"pane_id": 1, "tab": 3, "name": "x"}), "bad_request"),
+        (json!({"tab": "nope", "name": "x"}), "tab_not_found"),
+        (json!({"pane_id": 42, "name": "x"}), "pane_not_found"),
+    ];
+    for (n, (args, code)) in cases.into_iter().enumerate() {
+        assert_eq!(refused(&mut p, &n.to_string(), "rename", args), code);
+    }
+}
+
+#[test]
+fn focus_answers_once_zellij_shows_the_pane_or_tab_focused() {
+    let mut p = plugin("op-focus");
+    with_logs_tab(&mut p);
+    ask(&mut p, "1", "focus", json!({"pane_id": 1}));
+    ask(&mut p, "2", "focus", json!({"tab": "logs"}));
+    assert_eq!(did(&p), ["focus terminal_1", "go_to_tab 1"]);
+    assert!(replies_on(&p, "1", "1").is_empty(), "not focused yet");
+    assert!(replies_on(&p, "2", "2").is_empty(), "not active yet");
+    let focused = PaneInfo {
+        is_focused: true,
+        ..terminal_1("bash")
+    };
+    p.host.show_pane(PaneRef::terminal(1), Some(focused));
+    let active = TabInfo {
+        active: true,
+        ..logs_tab()
+    };
+    p.host.show_tab(9, Some(active));
+    p.after_view_change();
+    let pane = result_of::<op::Focus>(only_reply(&p, "1", "1"));
+    assert_eq!(
+        (pane.pane_id, pane.tab_id, pane.name.as_str()),
+        (Some(PaneRef::terminal(1)), Some(3), "bash")
+    );
+    let tab = result_of::<op::Focus>(only_reply(&p, "2", "2"));
+    assert_eq!(
+        (tab.pane_id, tab.tab_id, tab.name.as_str()),
+        (None, Some(9), "logs")
+    );
+}
+
+#[test]
+fn focusing_a_missing_or_unselectable_pane_is_refused_and_moves_nothing() {
+    let mut p = plugin("op-focus-bad");
+    let fixed = PaneInfo {
+        id: 5,
+        is_plugin: true,
+        is_selectable: false,
+        ..Default::default()
+    };
+    p.host.show_pane(PaneRef::plugin(5), Some(fixed));
+    let cases = [
+        (json!({"pane_id": "terminal_42"}), "pane_not_found"),
+        (json!({"pane_id": "plugin_5"}), "bad_request"),
+    ];
+    for (n, (args, code)) in cases.into_iter().enumerate() {
+        assert_eq!(refused(&mut p, &n.to_string(), "focus", args), code);
+    }
+}
+
+#[test]
+fn arranging_a_pane_answers_once_zellij_shows_it_floating_with_its_geometry() {
+    let mut p = plugin("op-arrange");
+    let args =
+        json!({"pane_id": 1, "floating": true, "resize": {"direction": "left", "amount": -2}});
+    ask(&mut p, "1", "arrange_pane", args);
+    let shrink = "resize terminal_1 false Some(Left)";
+    assert_eq!(did(&p), ["toggle_floating terminal_1", shrink, shrink]);
+    assert!(replies_on(&p, "1", "1").is_empty(), "still shown tiled");
+    let floating = PaneInfo {
+        is_floating: true,
+        pane_x: 10,
+        pane_y: 5,
+        pane_rows: 20,
+        pane_columns: 60,
+        ..terminal_1("")
+    };
+    p.host.show_pane(PaneRef::terminal(1), Some(floating));
+    p.after_view_change();
+    let arranged = result_of::<op::ArrangePane>(only_reply(&p, "1", "1"));
+    let expected = ArrangePaneResult {
+        pane_id: PaneRef::terminal(1),
+        tab_id: Some(3),
+        floating: true,
+        fullscreen: false,
+        geometry: Geometry {
+            x: 10,
+            y: 5,
+            rows: 20,
+            cols: 60,
+        },
+    };
+    assert_eq!(arranged, expected);
+}
+
+#[test]
+fn an_arrangement_that_leaves_the_pane_as_it_is_answers_at_once() {
+    let mut p = plugin("op-arrange-same");
+    let args = json!({"pane_id": 1, "floating": false, "fullscreen": false});
+    ask(&mut p, "1", "arrange_pane", args);
+    assert!(did(&p).is_empty(), "nothing to toggle");
+    let arranged = result_of::<op::ArrangePane>(only_reply(&p, "1", "1"));
+    assert!(!arranged.floating && !arranged.fullscreen);
+}
+
+#[test]
+fn an_arrangement_that_cannot_be_done_whole_is_refused_before_anything_moves() {
+    let mut p = plugin("op-arrange-bad");
+    let cases = [
+        // The resize comes first in the order of changes; it must not happen.
+        (
+            json!({"pane_id": 1, "resize": {"amount": 3}, "pinned": true}),
+            "bad_request",
+        ),
+        (json!({"pane_id": 1}), "bad_request"),
+        (
+            json!({"pane_id": 1, "floating": true, "move_to_tab": "nope"}),
+            "tab_not_found",
+        ),
+        (
+            json!({"pane_id": "terminal_42", "floating": true}),
+            "pane_not_found",
+        ),
+    ];
+    for (n, (args, code)) in cases.into_iter().enumerate() {
+        assert_eq!(refused(&mut p, &n.to_string(), "arrange_pane", args), code);
+    }
+}
+
+#[test]
+fn pane_of_process_with_pids_that_are_not_process_ids_is_a_bad_request() {
+    let mut p = plugin("op-pids-bad");
+    for (n, pids) in [json!([-1]), json!("4321")].into_iter().enumerate() {
+        let args = json!({ "pids": pids });
+        let code = refused(&mut p, &n.to_string(), "pane_of_process", args);
+        assert_eq!(code, "bad_request", "{pids}");
+    }
+}
+
+#[test]
+fn a_wait_that_cannot_be_waited_on_is_refused_and_files_no_wait() {
+    let mut p = plugin("op-wait-bad");
+    let cases = [
+        (json!({"pane_id": 1, "pattern": "("}), "bad_request"),
+        (json!({"pane_id": 1}), "bad_request"),
+        (
+            json!({"pane_id": 1, "pattern": "x", "timeout_ms": 0}),
+            "bad_request",
+        ),
+        (
+            json!({"pane_id": "plugin_5", "pattern": "x"}),
+            "wrong_pane_kind",
+        ),
+        (json!({"pane_id": 42, "pattern": "x"}), "pane_not_found"),
+    ];
+    for (n, (args, code)) in cases.into_iter().enumerate() {
+        assert_eq!(refused(&mut p, &n.to_string(), "wait_for", args), code);
+    }
+}
+
+#[test]
+fn a_run_opens_a_hidden_command_pane_and_answers_with_its_exit_code() {
+    let mut p = plugin("op-run");
+    p.view.tabs[0].active = true;
+    ask(&mut p, "1", "run", json!({"command": ["make", "test"]}));
+    let done = did(&p);
+    assert_eq!(done.len(), 1, "{done:?}");
+    assert!(done[0].starts_with("open_command Hidden"), "{done:?}");
+    assert!(done[0].ends_with("-> terminal_101"), "{done:?}");
+    assert!(replies_on(&p, "1", "1").is_empty(), "waits for the exit");
+    p.on_command_exited(101, Some(2));
+    std::thread::sleep(EXIT_SETTLE);
+    p.on_timer();
+    let run = result_of::<op::Run>(only_reply(&p, "1", "1"));
+    assert_eq!((run.pane_id, run.tab_id), (PaneRef::terminal(101), Some(3)));
+    assert_eq!((run.exited, run.exit_code), (true, Some(2)));
+    assert!(!run.timed_out && !run.killed);
+    assert_eq!(p.waits.len(), 0);
+}
+
+#[test]
+fn a_run_with_no_command_or_no_time_to_wait_is_refused_and_starts_nothing() {
+    let mut p = plugin("op-run-bad");
+    let cases = [
+        (json!({"command": []}), "bad_request"),
+        (json!({"command": ["make"], "timeout_ms": 0}), "bad_request"),
+        (json!({"command": ["make"], "max_bytes": 0}), "bad_request"),
+        (json!({"command": ["make"], "tab": "nope"}), "tab_not_found"),
+    ];
+    for (n, (args, code)) in cases.into_iter().enumerate() {
+        assert_eq!(refused(&mut p, &n.to_string(), "run", args), code);
+    }
+}
+
+#[test]
+fn a_signal_reaches_the_pane_at_once() {
+    let mut p = plugin("op-signal");
+    let args = json!({"pane_id": "terminal_1", "signal": "sigint"});
+    send(&mut p, "p", Some(&request("1", "signal", args)));
+    let pane = result_of::<op::Signal>(only_reply(&p, "p", "1"));
+    assert_eq!(
+        pane,
+        PaneResult {
+            pane_id: PaneRef::terminal(1),
+            tab_id: Some(3)
+        }
+    );
+    assert_eq!(did(&p), ["signal terminal_1 Sigint"]);
+}
+
+#[test]
+fn signalling_a_plugin_an_exited_pane_or_with_an_unknown_signal_is_refused_and_sends_nothing() {
+    let mut p = plugin("op-signal-bad");
+    let exited = PaneInfo {
+        id: 2,
+        exited: true,
+        ..Default::default()
+    };
+    p.host.show_pane(PaneRef::terminal(2), Some(exited));
+    let cases = [
+        (
+            json!({"pane_id": "plugin_5", "signal": "sigint"}),
+            "wrong_pane_kind",
+        ),
+        (json!({"pane_id": 2, "signal": "sigkill"}), "bad_request"),
+        (json!({"pane_id": 1, "signal": "sigterm"}), "bad_request"),
+    ];
+    for (n, (args, code)) in cases.into_iter().enumerate() {
+        assert_eq!(refused(&mut p, &n.to_string(), "signal", args), code);
+    }
+}
+
+#[test]
+fn a_file_opens_in_an_editor_pane_at_its_line_in_the_tab_asked_for() {
+    let mut p = plugin("op-open");
+    with_logs_tab(&mut p);
+    let args = json!({"path": "src/main.rs", "line": 12, "tab": "logs"});
+    ask(&mut p, "1", "open_file", args);
+    let pane = result_of::<op::OpenFile>(only_reply(&p, "1", "1"));
+    assert_eq!(
+        pane,
+        PaneResult {
+            pane_id: PaneRef::terminal(102),
+            tab_id: Some(9)
+        }
+    );
+    let done = did(&p);
+    assert_eq!(done.len(), 2, "never focused: {done:?}");
+    assert_eq!(done[0], "new_pane_in_tab 9 -> terminal_101");
+    let editor = r#"replace terminal_101 Editor { path: "src/main.rs", line: Some(12)"#;
+    assert!(done[1].starts_with(editor), "{done:?}");
+}
+
+#[test]
+fn opening_a_blank_path_or_in_an_unknown_tab_is_refused_and_opens_nothing() {
+    let mut p = plugin("op-open-bad");
+    let cases = [
+        (json!({"path": " "}), "bad_request"),
+        (json!({"path": "a.rs", "tab": "nope"}), "tab_not_found"),
+    ];
+    for (n, (args, code)) in cases.into_iter().enumerate() {
+        assert_eq!(refused(&mut p, &n.to_string(), "open_file", args), code);
+    }
+}
+
+#[test]
+fn dump_layout_gives_the_whole_sessions_or_one_tabs_layout() {
+    let mut p = plugin("op-dump");
+    send(&mut p, "a", Some(&request("a", "dump_layout", json!({}))));
+    send(
+        &mut p,
+        "b",
+        Some(&request("b", "dump_layout", json!({"tab": "main"}))),
+    );
+    let session = result_of::<op::DumpLayout>(only_reply(&p, "a", "a"));
+    let tab = result_of::<op::DumpLayout>(only_reply(&p, "b", "b"));
+    let expected = |tab_id: Option<usize>| DumpLayoutResult {
+        tab_id,
+        layout: format!("layout {{ // {tab_id:?} }}"),
+    };
+    assert_eq!((session, tab), (expected(None), expected(Some(3))));
+}
+
+#[test]
+fn dump_layout_of_a_tab_that_does_not_exist_is_tab_not_found() {
+    let mut p = plugin("op-dump-bad");
+    let code = refused(&mut p, "1", "dump_layout", json!({"tab": 42}));
+    assert_eq!(code, "tab_not_found");
+}
+
+#[test]
+fn a_cancel_without_a_request_id_or_of_another_request_leaves_the_wait_running() {
+    let mut p = plugin("op-cancel-bad");
+    let wait = json!({"pane_id": 1, "pattern": "never"});
+    send(&mut p, "w", Some(&request("w", "wait_for", wait)));
+    assert_eq!(refused(&mut p, "c1", "cancel", json!({})), "bad_request");
+    ask(&mut p, "c2", "cancel", json!({"request_id": "other"}));
+    assert!(!result_of::<op::Cancel>(only_reply(&p, "c2", "c2")).cancelled);
+    assert_eq!(p.waits.len(), 1);
+    assert!(replies_on(&p, "w", "w").is_empty(), "still waiting");
+}
+
+#[test]
+fn a_replay_naming_itself_is_refused_rather_than_waiting_on_itself() {
+    let mut p = plugin("op-replay-self");
+    let code = refused(&mut p, "r", "replay", json!({"request_id": "r"}));
+    assert_eq!(code, "bad_request");
+    assert_eq!(p.requests.replies.sizes().2, 0, "nothing in flight");
+}
+
+#[test]
+fn status_tells_answered_in_flight_and_unknown_requests_apart() {
+    let mut p = plugin("op-status");
+    ask(&mut p, "w", "write", json!({"pane_id": 1, "text": "ls"}));
+    let wait = json!({"pane_id": 1, "pattern": "never"});
+    ask(&mut p, "x", "wait_for", wait);
+    let mut state_of = |id: &str| {
+        let status_id = format!("s-{id}");
+        let args = json!({ "request_id": id });
+        ask(&mut p, &status_id, "status", args);
+        result_of::<op::Status>(only_reply(&p, &status_id, &status_id)).state
+    };
+    assert_eq!(state_of("w"), RequestState::Answered);
+    assert_eq!(state_of("x"), RequestState::InFlight);
+    assert_eq!(state_of("never"), RequestState::Unknown);
+}
+
+#[test]
+fn status_without_a_request_id_is_a_bad_request() {
+    let mut p = plugin("op-status-bad");
+    assert_eq!(refused(&mut p, "1", "status", json!({})), "bad_request");
+}
