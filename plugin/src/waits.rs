@@ -653,4 +653,21 @@ mod tests {
         assert_eq!(w.check(Some(tiny), RUNNING, t0), None);
         assert!(w.unseen_due().is_some(), "new output on a full screen");
     }
+
+    #[test]
+    fn waits_are_bounded_found_by_request_and_due_at_least_every_recheck() {
+        let t0 = Instant::now();
+        let mut waits = Waits::default();
+        for n in 0..MOST_WAITS {
+            let mut w = wait(Some("x"), &[], None, Start::Screen(None), t0);
+            w.asker.request_id = n.to_string();
+            waits.push(w);
+        }
+        assert_eq!(waits.room().unwrap_err().code, ErrorCode::Busy);
+        assert_eq!(waits.next_due(t0), Some(t0 + RECHECK));
+        let taken = waits.take("7").map(|w| w.asker.request_id);
+        assert_eq!(taken.as_deref(), Some("7"));
+        assert!(waits.take("7").is_none());
+        assert!(waits.room().is_ok() && waits.on_pane(PaneRef::terminal(1)));
+    }
 }

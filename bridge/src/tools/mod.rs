@@ -218,7 +218,6 @@ impl ZellijMcp {
         let mut checks = tokio::time::interval(STILL_THERE_EVERY);
         checks.tick().await;
         let mut missing = 0;
-        let progress = context.meta.get_progress_token();
         loop {
             tokio::select! {
                 outcome = &mut work => return Ok(outcome?),
@@ -236,26 +235,34 @@ impl ZellijMcp {
                         ).with_hint("call the tool again; if the plugin does not answer, reload the zellij-mcp layout")));
                     }
                 }
-                _ = context.ct.cancelled() => {
-                    let id = on.0.lock().unwrap().clone();
-                    let cancel = CancelArgs { request_id: id.clone() };
-                    let ended = self
-                        .client
-                        .call::<op::Cancel>(Some(session), &cancel, self.client.sending())
-                        .await;
-                    tracing::debug!(?ended, "cancelled {op} {id}");
-                    return Err(ToolFailure(ErrorBody::new(ErrorCode::Timeout, "cancelled by the client")));
-                }
-                _ = ticks.tick() => {
-                    if let Some(token) = &progress {
-                        let waited = started.elapsed().as_secs_f64();
-                        let note = ProgressNotificationParam::new(token.clone(), waited)
-                            .with_message(format!("{op}: waited {waited:.0} s"));
-                        let _ = context.peer.notify_progress(note).await;
-                    }
-                }
+                _ = context.ct.cancelled() => return Err(self.cancel_in_plugin(session, on).await),
+                _ = ticks.tick() => progress(context, op, started.elapsed()).await,
             }
         }
+    }
+
+    /// The client cancelled a waiting tool: the plugin ends the request too.
+    async fn cancel_in_plugin(&self, session: &str, on: &OnRequest) -> ToolFailure {
+        let id = on.0.lock().unwrap().clone();
+        let cancel = CancelArgs { request_id: id };
+        let how = self.client.sending();
+        let ended = self.client.call::<op::Cancel>(Some(session), &cancel, how);
+        let ended = ended.await;
+        tracing::debug!(?ended, "cancelled {}", cancel.request_id);
+        ToolFailure(ErrorBody::new(
+            ErrorCode::Timeout,
+            "cancelled by the client",
+        ))
+    }
+}
+
+/// Tells a client that asked for progress how long `op` has waited.
+async fn progress(context: &RequestContext<RoleServer>, op: &str, waited: Duration) {
+    if let Some(token) = context.meta.get_progress_token() {
+        let waited = waited.as_secs_f64();
+        let note = ProgressNotificationParam::new(token, waited)
+            .with_message(format!("{op}: waited {waited:.0} s"));
+        let _ = context.peer.notify_progress(note).await;
     }
 }
 
