@@ -15,9 +15,13 @@ const NOISE: &[&str] = &["$schema", "title", "format"];
 /// Output schemas describe shapes; the tool description explains the fields.
 const OUTPUT_NOISE: &[&str] = &["description", "default", "pattern"];
 
-/// The input schema of a tool taking `T` plus `session`.
+/// The input schema of a tool taking `T` plus `session`. An optional
+/// argument is simply not required (no `null` type): clients that map
+/// schemas onto a one-type dialect (Gemini, OpenAPI 3.0) reject type arrays.
 pub fn input<T: JsonSchema + 'static>() -> Arc<JsonObject> {
-    compact(schema_for_type::<InSession<T>>(), &[])
+    let mut schema = compact(schema_for_type::<InSession<T>>(), &[]);
+    not_null(Arc::make_mut(&mut schema));
+    schema
 }
 
 /// The output schema of a tool returning `T`.
@@ -71,9 +75,61 @@ fn strip(value: &mut Value, extra_noise: &[&str]) {
     }
 }
 
+/// Drops `null` from the types of properties that are not required, in
+/// this object schema and every one below it.
+fn not_null(map: &mut JsonObject) {
+    let required: Vec<Value> = match map.get("required") {
+        Some(Value::Array(names)) => names.clone(),
+        _ => Vec::new(),
+    };
+    if let Some(Value::Object(properties)) = map.get_mut("properties") {
+        for (name, property) in properties.iter_mut() {
+            if !required.contains(&Value::from(name.as_str())) {
+                if let Value::Object(property) = property {
+                    drop_null_type(property);
+                }
+            }
+        }
+    }
+    for child in map.values_mut() {
+        match child {
+            Value::Object(child) => not_null(child),
+            Value::Array(items) => items.iter_mut().for_each(|item| {
+                if let Value::Object(item) = item {
+                    not_null(item)
+                }
+            }),
+            _ => {}
+        }
+    }
+}
+
+/// `{"type": [T, "null"]}` becomes `{"type": T}`, and `{"anyOf": [S, {"type":
+/// "null"}]}` becomes `S`.
+fn drop_null_type(schema: &mut JsonObject) {
+    let null = Value::from("null");
+    if let Some(Value::Array(types)) = schema.get_mut("type") {
+        types.retain(|t| *t != null);
+        if let [one] = types.as_slice() {
+            let one = one.clone();
+            schema.insert("type".into(), one);
+        }
+    }
+    let Some(Value::Array(any_of)) = schema.get_mut("anyOf") else {
+        return;
+    };
+    any_of.retain(|s| s.get("type") != Some(&null));
+    if let [Value::Object(one)] = any_of.as_slice() {
+        let one = one.clone();
+        schema.remove("anyOf");
+        schema.extend(one);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use zellij_mcp_protocol::ops::ReadArgs;
 
     #[test]
@@ -85,6 +141,20 @@ mod tests {
         assert!(text.contains("\"pane_id\""), "{text}");
         assert!(text.contains("\"session\""), "{text}");
         assert_eq!(schema["required"], serde_json::json!(["pane_id"]));
+    }
+
+    #[test]
+    fn optional_arguments_have_one_type_and_required_ones_keep_theirs() {
+        use zellij_mcp_protocol::ops::{NewPaneArgs, RunArgs};
+        let schema = Value::Object((*input::<RunArgs>()).clone());
+        assert_eq!(schema["properties"]["timeout_ms"]["type"], "integer");
+        assert_eq!(schema["properties"]["session"]["type"], "string");
+        assert_eq!(
+            schema["properties"]["tab"]["type"],
+            json!(["integer", "string"])
+        );
+        let text = Value::Object((*input::<NewPaneArgs>()).clone()).to_string();
+        assert!(!text.contains("null"), "{text}");
     }
 
     #[test]
