@@ -39,6 +39,23 @@ pub struct Mcp {
 impl Mcp {
     /// Starts `bridge` with the sandbox's environment and `args`.
     pub fn start(bridge: &Path, sandbox: &Sandbox, args: &[&str]) -> Mcp {
+        Self::start_with_env(bridge, sandbox, args, &[])
+    }
+
+    /// Starts `bridge` as if it ran in pane `terminal_<pane>` of `session`,
+    /// the way Zellij starts a pane's processes.
+    pub fn start_in_pane(bridge: &Path, sandbox: &Sandbox, session: &str, pane: u32) -> Mcp {
+        let pane = pane.to_string();
+        let env = [("ZELLIJ_SESSION_NAME", session), ("ZELLIJ_PANE_ID", &pane)];
+        Self::start_with_env(bridge, sandbox, &[], &env)
+    }
+
+    fn start_with_env(
+        bridge: &Path,
+        sandbox: &Sandbox,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Mcp {
         let mut cmd = tokio::process::Command::new(bridge);
         cmd.args(args)
             .arg("--zellij")
@@ -48,7 +65,8 @@ impl Mcp {
             .env_remove("ZELLIJ_SESSION_NAME")
             .env_remove("ZELLIJ_PANE_ID")
             .env_remove("ZELLIJ_MCP_SESSION")
-            .env_remove("ZELLIJ_MCP_TRANSPORT");
+            .env_remove("ZELLIJ_MCP_TRANSPORT")
+            .envs(env.iter().copied());
         Self::serve(|recorder| async move {
             let (transport, _) = TokioChildProcess::builder(cmd)
                 .stderr(Stdio::inherit())

@@ -21,6 +21,9 @@ impl<H: Host> McpPlugin<H> {
     pub fn on_pane_update(&mut self, manifest: PaneManifest) {
         self.view.panes = Some(manifest);
         self.fed();
+        if self.is_acting() {
+            self.release_gone_agents();
+        }
     }
 
     pub fn on_tab_update(&mut self, tabs: Vec<TabInfo>) {

@@ -170,6 +170,11 @@ impl Lease {
         clients
     }
 
+    /// A file of this session's beside the lease, swept with it.
+    pub fn file_beside(&self, suffix: &str) -> PathBuf {
+        self.dir.join(format!("{}.{suffix}", self.file_name()))
+    }
+
     fn file_name(&self) -> String {
         self.path
             .file_name()

@@ -9,11 +9,13 @@
 //!
 //! The state, in plain types tested natively on a fake [`host`]:
 //! - [`lease`]: which of the per-client instances acts (exactly once);
+//! - [`agents`]: the agent names of panes;
 //! - [`session`]: tabs, panes and clients as the last events described them;
 //! - [`replay`]: requests under way and recent replies, for pipes that died;
 //! - [`writes`]: per-pane FIFO of writes and timed submit CRs;
 //! - [`waits`]: event-driven waits on output, idleness and exit.
 
+mod agents;
 mod events;
 mod handlers;
 mod host;
@@ -33,6 +35,7 @@ use zellij_mcp_protocol::ops::{DEFAULT_SUBMIT_DELAY_MS, MAX_SUBMIT_DELAY_MS};
 use zellij_mcp_protocol::PERMISSIONS;
 use zellij_tile::prelude::*;
 
+use agents::Agents;
 use handlers::Purpose;
 use host::{Host, ZellijHost};
 use lease::{Acting, Instance, Lease};
@@ -60,6 +63,7 @@ pub struct McpPlugin<H: Host + 'static> {
     /// Writes waiting for their turn, per pane.
     input: WriteQueue,
     waits: Waits<Purpose>,
+    agents: Agents,
 }
 
 /// The plugin's configuration from the layout, and what it sets.
@@ -133,6 +137,7 @@ impl<H: Host> McpPlugin<H> {
         Lease::sweep(shared_dir, unix_ms());
         let lease = Lease::new(shared_dir, ids.zellij_pid, me);
         lease.announce();
+        self.agents = Agents::new(lease.file_beside("agents"));
         self.acting.lease = Some(lease);
         self.heartbeat(Instant::now());
     }

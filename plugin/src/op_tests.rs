@@ -715,3 +715,52 @@ fn status_without_a_request_id_is_a_bad_request() {
     let mut p = plugin("op-status-bad");
     assert_eq!(refused(&mut p, "1", "status", json!({})), "bad_request");
 }
+
+#[test]
+fn an_agent_names_its_own_pane_and_new_panes_get_names_listed_with_them() {
+    let mut p = plugin("op-agents");
+    let register = request_from("terminal_1", "1", "register_agent", json!({"name": "main"}));
+    send(&mut p, "1", Some(&register));
+    let named = result_of::<op::RegisterAgent>(only_reply(&p, "1", "1"));
+    assert_eq!(named.pane_id, Some(PaneRef::terminal(1)));
+    assert_eq!(named.name, "main");
+    let args = json!({"command": ["sleep", "9"], "agent_name": "main.child"});
+    ask(&mut p, "2", "new_pane", args);
+    let child = p.host.opened_panes()[0];
+    p.after_view_change();
+    assert_eq!(
+        result_of::<op::NewPane>(only_reply(&p, "2", "2")).pane_id,
+        child
+    );
+    let names = p.agents.by_pane();
+    assert_eq!(
+        names.get(&PaneRef::terminal(1)).map(String::as_str),
+        Some("main")
+    );
+    assert_eq!(names.get(&child).map(String::as_str), Some("main.child"));
+    send(&mut p, "3", Some(&request("3", "list_panes", json!({}))));
+    let listed = result_of::<op::ListPanes>(only_reply(&p, "3", "3"));
+    assert_eq!(listed.panes[0].agent.as_deref(), Some("main"));
+}
+
+#[test]
+fn a_bad_or_taken_agent_name_or_an_unknown_caller_is_refused_and_names_nothing() {
+    let mut p = plugin("op-agents-bad");
+    let register = request_from("terminal_1", "1", "register_agent", json!({"name": "main"}));
+    send(&mut p, "1", Some(&register));
+    only_reply(&p, "1", "1");
+    let cases = [
+        ("register_agent", json!({"name": "has space"})),
+        ("register_agent", json!({"name": "parent"})),
+        ("register_agent", json!({"name": "main.x"})),
+        ("new_pane", json!({"agent_name": "main"})),
+        ("run", json!({"command": ["true"], "agent_name": "a..b"})),
+    ];
+    for (n, (op, args)) in cases.into_iter().enumerate() {
+        let id = format!("x{n}");
+        // register_agent without a caller: the server's pane is unknown.
+        assert_eq!(refused(&mut p, &id, op, args), "bad_request");
+    }
+    let names: Vec<String> = p.agents.all().into_keys().collect();
+    assert_eq!(names, ["main"]);
+}

@@ -130,6 +130,9 @@ impl<H: Host> McpPlugin<H> {
             op::ArrangePane::NAME => {
                 self.next_tick::<op::ArrangePane>(args, asker, Self::arrange_pane)
             }
+            op::RegisterAgent::NAME => {
+                self.now::<op::RegisterAgent>(args, asker, Self::register_agent)
+            }
             op::Read::NAME => self.now::<op::Read>(args, asker, Self::read),
             op::Locate::NAME => self.now::<op::Locate>(args, asker, Self::locate),
             op::PaneOfProcess::NAME => {

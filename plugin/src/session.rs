@@ -196,6 +196,7 @@ impl SessionView {
                 cols: p.pane_columns,
             },
             is_self: false,
+            agent: None,
         }
     }
 }

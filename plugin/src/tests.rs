@@ -46,6 +46,11 @@ impl FakeHost {
         self.calls.borrow_mut().push(Call::Do(what));
     }
 
+    /// The panes opened so far, oldest first.
+    pub fn opened_panes(&self) -> Vec<PaneRef> {
+        self.opened.borrow().clone()
+    }
+
     fn new_pane(&self) -> PaneRef {
         let mut next = self.next_pane.borrow_mut();
         *next += 1;

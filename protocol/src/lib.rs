@@ -28,6 +28,7 @@
 //! to another (stale or duplicated) request. Results do not name their
 //! session; the bridge adds it.
 
+pub mod agent_name;
 pub mod cursor;
 pub mod envelope;
 pub mod frames;

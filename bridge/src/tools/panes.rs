@@ -6,7 +6,7 @@ use rmcp::model::JsonObject;
 use rmcp::{tool, tool_router};
 use zellij_mcp_protocol::ops::{
     op, ArrangePaneArgs, ArrangePaneResult, CloseArgs, CloseResult, NewPaneArgs, NewTabArgs,
-    NewTabResult, OpenFileArgs, PaneResult, RenameArgs, Target, TargetResult,
+    NewTabResult, OpenFileArgs, PaneResult, RegisterAgentArgs, RenameArgs, Target, TargetResult,
 };
 
 use super::schema::{input, output_in_session as output};
@@ -44,6 +44,17 @@ impl ZellijMcp {
         };
         self.send::<op::NewPane>(p.session.as_deref(), &args, Duration::ZERO)
             .await
+    }
+
+    #[tool(
+        name = "zellij_register_agent",
+        description = "Name this server's own pane as an agent others can address (dotted: main.auth's parent is main). On: this server's pane. Focus: never moves. After: returns pane_id, name; freed when the pane closes. Don't: take a live pane's name. Needs: to run in a pane of the session.",
+        input_schema = input::<RegisterAgentArgs>(),
+        output_schema = output::<TargetResult>(),
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn register_agent(&self, args: JsonObject) -> ToolResult<TargetResult> {
+        self.forward::<op::RegisterAgent>(args).await
     }
 
     #[tool(

@@ -24,9 +24,18 @@ pub fn input<T: JsonSchema + 'static>() -> Arc<JsonObject> {
     schema
 }
 
-/// The output schema of a tool returning `T`.
+/// The output schema of a tool returning `T`. Only the result's own fields
+/// are marked required; the types below it just describe their fields.
 pub fn output<T: JsonSchema + 'static>() -> Arc<JsonObject> {
-    compact(schema_for_type::<T>(), OUTPUT_NOISE)
+    let mut schema = compact(schema_for_type::<T>(), OUTPUT_NOISE);
+    if let Some(Value::Object(defs)) = Arc::make_mut(&mut schema).get_mut("$defs") {
+        for def in defs.values_mut() {
+            if let Value::Object(def) = def {
+                def.remove("required");
+            }
+        }
+    }
+    schema
 }
 
 /// The output schema of a tool returning `T` plus its session.

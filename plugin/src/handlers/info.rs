@@ -105,7 +105,9 @@ impl<H: Host> McpPlugin<H> {
                     .is_none_or(|t| p.title.contains(t.as_str()))
             })
             .collect();
+        let mut agents = self.agents.by_pane();
         for pane in &mut panes {
+            pane.agent = agents.remove(&pane.pane_id);
             if pane.pane_id.kind == PaneKind::Terminal && !pane.exited {
                 pane.cwd = self.host.cwd(pane.pane_id);
                 pane.running = self.host.running_command(pane.pane_id);

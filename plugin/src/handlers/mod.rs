@@ -2,6 +2,7 @@
 //! arguments against the session view before touching anything, so bad input
 //! changes nothing.
 
+mod agents;
 mod info;
 mod io;
 mod panes;

@@ -109,6 +109,7 @@ impl<H: Host> McpPlugin<H> {
             },
             None => Content::Shell { cwd: args.cwd },
         };
+        self.check_new_agent(args.agent_name.as_deref())?;
         let pane = self.spawn(
             &tab,
             &content,
@@ -116,6 +117,7 @@ impl<H: Host> McpPlugin<H> {
             args.name.as_deref(),
             args.at.focus,
         )?;
+        self.name_new_agent(args.agent_name.as_deref(), pane)?;
         Ok(pane_when_listed(pane, tab.tab_id))
     }
 

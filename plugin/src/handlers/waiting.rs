@@ -105,7 +105,9 @@ impl<H: Host> McpPlugin<H> {
         if args.wait != Some(false) {
             self.waits.room()?;
         }
+        self.check_new_agent(args.agent_name.as_deref())?;
         let pane = self.spawn(&tab, &content, placement, args.name.as_deref(), false)?;
+        self.name_new_agent(args.agent_name.as_deref(), pane)?;
         let started = run_result(pane, Some(tab.tab_id));
         if args.wait == Some(false) {
             let settle = super::once_pane_shows(

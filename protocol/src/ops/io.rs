@@ -226,6 +226,8 @@ pub struct RunArgs {
     pub cwd: Option<String>,
     pub tab: Option<TabRef>,
     pub name: Option<String>,
+    /// Agent name for the pane.
+    pub agent_name: Option<String>,
     /// Default background (hidden).
     pub placement: Option<Placement>,
     /// Wait for the exit (default true).

@@ -57,6 +57,8 @@ ops! {
     Rename = "rename", RenameArgs => TargetResult;
     Focus = "focus", Target => TargetResult;
     ArrangePane = "arrange_pane", ArrangePaneArgs => ArrangePaneResult;
+    /// Gives the caller's pane an agent name.
+    RegisterAgent = "register_agent", RegisterAgentArgs => TargetResult;
     /// A pane's screen; the bridge reads scrollbacks itself.
     Read = "read", ReadArgs => ReadResult;
     /// A pane's tab, or `pane_not_found`.

@@ -45,6 +45,17 @@ pub struct PaneEntry {
     /// The pane this server runs in.
     #[serde(default)]
     pub is_self: bool,
+    /// Its agent name.
+    #[serde(default)]
+    pub agent: Option<String>,
+}
+
+/// `register_agent`: names the caller's pane.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct RegisterAgentArgs {
+    /// Dotted, e.g. main.feature.auth.
+    pub name: String,
 }
 
 /// Filters; all optional and combined with AND.
@@ -124,6 +135,8 @@ pub struct NewPaneArgs {
     pub command: Option<Vec<String>>,
     pub cwd: Option<String>,
     pub name: Option<String>,
+    /// Agent name for the pane, e.g. main.tests.
+    pub agent_name: Option<String>,
     #[serde(flatten)]
     pub at: Opening,
 }

@@ -1,0 +1,169 @@
+//! Agent names of panes (see `zellij_mcp_protocol::agent_name`). A name is
+//! set when a pane is made, or claimed by the pane's own agent, and released
+//! when the pane closes. Names live in a file in the shared folder, so every
+//! instance, and the plugin after a reload, sees the same ones. Plain state:
+//! what a pane is, is asked of the caller (`exists`).
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef};
+
+/// Most names kept; more are `busy`.
+const MOST_AGENTS: usize = 256;
+/// Zellij may list a new pane only a while after it is made; its name is
+/// kept meanwhile.
+const NEW_PANE_GRACE: Duration = Duration::from_secs(10);
+
+#[derive(Debug, Default)]
+pub struct Agents {
+    /// The names file; none before the plugin has started.
+    path: Option<PathBuf>,
+    /// Panes named lately, which Zellij may not list yet.
+    named_lately: BTreeMap<PaneRef, Instant>,
+}
+
+impl Agents {
+    pub fn new(path: PathBuf) -> Self {
+        Agents {
+            path: Some(path),
+            named_lately: BTreeMap::new(),
+        }
+    }
+
+    /// Every name and its pane (read afresh: another instance may have
+    /// changed them).
+    pub fn all(&self) -> BTreeMap<String, PaneRef> {
+        let Some(text) = self.path.as_ref().and_then(|p| fs::read_to_string(p).ok()) else {
+            return BTreeMap::new();
+        };
+        text.lines()
+            .filter_map(|line| {
+                let (name, pane) = line.split_once(' ')?;
+                Some((name.to_owned(), pane.parse().ok()?))
+            })
+            .collect()
+    }
+
+    /// Every pane's name.
+    pub fn by_pane(&self) -> BTreeMap<PaneRef, String> {
+        self.all().into_iter().map(|(name, p)| (p, name)).collect()
+    }
+
+    /// `bad_request` when another pane that still `exists` has the name.
+    pub fn check_free(
+        &self,
+        name: &str,
+        pane: Option<PaneRef>,
+        exists: impl Fn(PaneRef) -> bool,
+    ) -> Result<(), ErrorBody> {
+        match self.all().get(name) {
+            Some(holder) if Some(*holder) != pane && exists(*holder) => Err(ErrorBody::new(
+                ErrorCode::BadRequest,
+                format!("agent name '{name}' is {holder}'s"),
+            )
+            .with_hint("pick another name, or close that pane first")),
+            _ => Ok(()),
+        }
+    }
+
+    /// Gives `pane` the name (its only one), unless another pane that
+    /// still `exists` has it.
+    pub fn assign(
+        &mut self,
+        name: &str,
+        pane: PaneRef,
+        exists: impl Fn(PaneRef) -> bool,
+    ) -> Result<(), ErrorBody> {
+        self.check_free(name, Some(pane), &exists)?;
+        let mut names = self.all();
+        names.retain(|n, p| *p != pane && n != name && exists(*p));
+        if names.len() >= MOST_AGENTS {
+            return Err(ErrorBody::new(
+                ErrorCode::Busy,
+                format!("{MOST_AGENTS} agent names are taken already"),
+            )
+            .with_hint("close panes whose agents are done"));
+        }
+        names.insert(name.to_owned(), pane);
+        self.save(&names)?;
+        self.named_lately.insert(pane, Instant::now());
+        Ok(())
+    }
+
+    /// Releases the names of panes that no longer exist (but not of panes
+    /// named lately, which Zellij may not list yet).
+    pub fn release_gone(&mut self, exists: impl Fn(PaneRef) -> bool) {
+        let now = Instant::now();
+        self.named_lately
+            .retain(|_, at| now.duration_since(*at) < NEW_PANE_GRACE);
+        let mut names = self.all();
+        let before = names.len();
+        names.retain(|_, p| exists(*p) || self.named_lately.contains_key(p));
+        if names.len() != before {
+            let _ = self.save(&names);
+        }
+    }
+
+    /// Writes then renames, so a reader never sees half a file.
+    fn save(&self, names: &BTreeMap<String, PaneRef>) -> Result<(), ErrorBody> {
+        let Some(path) = &self.path else {
+            return Ok(());
+        };
+        let text: String = names.iter().map(|(n, p)| format!("{n} {p}\n")).collect();
+        let tmp = path.with_extension("agents-tmp");
+        fs::write(&tmp, text)
+            .and_then(|()| fs::rename(&tmp, path))
+            .map_err(|e| {
+                ErrorBody::new(ErrorCode::Internal, format!("cannot keep agent names: {e}"))
+                    .with_hint("check the plugin's cache folder is writable")
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn agents(name: &str) -> Agents {
+        let dir = crate::tests::shared_dir(name);
+        Agents::new(dir.join("lease-1.agents"))
+    }
+
+    #[test]
+    fn a_pane_has_one_name_and_a_name_one_live_pane() {
+        let mut a = agents("agents-one");
+        let (one, two) = (PaneRef::terminal(1), PaneRef::terminal(2));
+        a.assign("main", one, |_| true).unwrap();
+        a.assign("main.tests", one, |_| true).unwrap();
+        assert_eq!(
+            a.by_pane().get(&one).map(String::as_str),
+            Some("main.tests")
+        );
+        assert_eq!(a.all().len(), 1, "the old name is released");
+        let taken = a.assign("main.tests", two, |_| true).unwrap_err();
+        assert!(taken.message.contains("terminal_1"), "{}", taken.message);
+        // A name whose pane is gone can be taken.
+        a.assign("main.tests", two, |p| p == two).unwrap();
+        assert_eq!(
+            a.by_pane().get(&two).map(String::as_str),
+            Some("main.tests")
+        );
+    }
+
+    #[test]
+    fn names_of_closed_panes_are_released_and_every_reader_sees_the_file() {
+        let mut a = agents("agents-gone");
+        a.assign("a", PaneRef::terminal(1), |_| true).unwrap();
+        a.assign("b", PaneRef::terminal(2), |_| true).unwrap();
+        a.release_gone(|_| false);
+        assert_eq!(a.all().len(), 2, "Zellij may not list new panes yet");
+        a.named_lately.clear();
+        a.release_gone(|p| p == PaneRef::terminal(2));
+        let other_instance = Agents::new(a.path.clone().unwrap());
+        let names: Vec<String> = other_instance.all().into_keys().collect();
+        assert_eq!(names, ["b"]);
+    }
+}
