@@ -89,22 +89,28 @@ impl Agents {
         }
         names.insert(name.to_owned(), pane);
         self.save(&names)?;
-        self.named_lately.insert(pane, Instant::now());
+        let now = Instant::now();
+        self.forget_old(now);
+        self.named_lately.insert(pane, now);
         Ok(())
     }
 
     /// Releases the names of panes that no longer exist (but not of panes
     /// named lately, which Zellij may not list yet).
     pub fn release_gone(&mut self, exists: impl Fn(PaneRef) -> bool) {
-        let now = Instant::now();
-        self.named_lately
-            .retain(|_, at| now.duration_since(*at) < NEW_PANE_GRACE);
+        self.forget_old(Instant::now());
         let mut names = self.all();
         let before = names.len();
         names.retain(|_, p| exists(*p) || self.named_lately.contains_key(p));
         if names.len() != before {
             let _ = self.save(&names);
         }
+    }
+
+    /// Panes named before the grace are Zellij's to list by now.
+    fn forget_old(&mut self, now: Instant) {
+        self.named_lately
+            .retain(|_, at| now.duration_since(*at) < NEW_PANE_GRACE);
     }
 
     /// Writes then renames, so a reader never sees half a file.
