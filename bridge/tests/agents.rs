@@ -71,10 +71,7 @@ fn agents_are_named_listed_refused_kept_across_a_reload_and_released() {
     assert_eq!(agent_names(&plain), expected, "nothing was renamed");
 
     // Zellij 0.45.1 reloads a plugin only for a connected client.
-    let _client = s.attach_client();
-    wait_for("the client to attach", Duration::from_secs(60), || {
-        s.client_focus().contains("terminal_").then_some(())
-    });
+    let _client = s.attach_and_wait();
     let mut reload = s.sandbox().zellij();
     reload.args(["--session", s.name(), "action", "start-or-reload-plugin"]);
     reload.arg(s.sandbox().plugin_url());

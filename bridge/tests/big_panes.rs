@@ -56,10 +56,7 @@ fn assert_heap_under_half(mcp: &Mcp, after: &str) {
 
 fn attached_session(name: &str) -> (Session, zellij_mcp_harness::AttachedClient) {
     let s = session(name);
-    let client = s.attach_client();
-    wait_for("the client to attach", Duration::from_secs(60), || {
-        s.client_focus().contains("terminal_").then_some(())
-    });
+    let (client, _) = s.attach_and_wait();
     (s, client)
 }
 

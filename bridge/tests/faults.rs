@@ -59,10 +59,7 @@ fn a_plugin_reloaded_mid_call_gives_a_clean_error_then_works_again() {
     let mcp = mcp(&s, "socket");
     let pane = shell_pane(&mcp);
     // Zellij 0.45.1 reloads a plugin only for a connected client.
-    let _client = s.attach_client();
-    wait_for("the client to attach", Duration::from_secs(60), || {
-        s.client_focus().contains("terminal_").then_some(())
-    });
+    let _client = s.attach_and_wait();
     let (result, after_reload) = std::thread::scope(|scope| {
         let waiter = scope.spawn(|| {
             mcp.call(

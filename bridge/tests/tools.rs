@@ -12,12 +12,7 @@ use zellij_mcp_harness::{wait_for, AttachedClient, Mcp, Session};
 
 /// A session with a real client attached, and that client's focus.
 fn attached(s: &Session) -> (AttachedClient, String) {
-    let client = s.attach_client();
-    let focus = wait_for("the client to attach", Duration::from_secs(60), || {
-        let focus = s.client_focus();
-        focus.contains("terminal_").then_some(focus)
-    });
-    (client, focus)
+    s.attach_and_wait()
 }
 
 /// Fails if the attached client's focus moved.

@@ -308,6 +308,32 @@ impl Session {
         self.sandbox.client_focus_of(&self.name)
     }
 
+    /// Attaches a real client and waits until Zellij lists it with a
+    /// focused terminal pane; returns it and `list-clients`' answer. A client
+    /// that exits, or is not listed within 20 s, is replaced by a new one.
+    pub fn attach_and_wait(&self) -> (AttachedClient, String) {
+        let deadline = Instant::now() + Duration::from_secs(90);
+        let mut client = self.attach_client();
+        let mut attached_at = Instant::now();
+        loop {
+            let focus = self.client_focus();
+            if focus.contains("terminal_") {
+                return (client, focus);
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no client attached within 90 s; list-clients said {focus:?}"
+            );
+            if !client.is_running() || attached_at.elapsed() > Duration::from_secs(20) {
+                eprintln!("attaching a client again (list-clients said {focus:?})");
+                drop(client);
+                client = self.attach_client();
+                attached_at = Instant::now();
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     /// Attaches a real client on a pseudo-terminal.
     pub fn attach_client(&self) -> AttachedClient {
         let pty = portable_pty::native_pty_system()
