@@ -324,6 +324,7 @@ fn server_identifies_itself_and_publishes_schemas() {
             "zellij_register_agent",
             "zellij_rename",
             "zellij_run",
+            "zellij_send_message",
             "zellij_session_info",
             "zellij_signal",
             "zellij_wait_for",

@@ -100,9 +100,11 @@ impl<H: Host> McpPlugin<H> {
         }
     }
 
-    /// Answers what the view now shows, and re-checks every wait.
+    /// Answers what the view now shows, re-checks every wait, and delivers
+    /// messages whose target may have appeared.
     pub fn after_view_change(&mut self) {
         self.settle_shown();
         self.check_waits(|_| true, None);
+        self.pump_messages();
     }
 }

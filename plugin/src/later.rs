@@ -10,6 +10,8 @@
 //! - with the waits ([`crate::waits`]), answered when the wait ends, times
 //!   out or is cancelled;
 //! - in its pane's write queue ([`crate::writes`]), answered after its submit;
+//! - in the outbox ([`crate::messages`]), answered once its message is
+//!   delivered, its wait is over (queued) or its TTL passed (failed);
 //! - behind an earlier request (a `replay`), answered with that one.
 //!
 //! Whatever happens, the request gets exactly one answer, and the pipe is
@@ -24,9 +26,10 @@ use zellij_tile::prelude::{PaneInfo, TabInfo};
 
 use crate::handlers::Purpose;
 use crate::host::Host;
+use crate::messages::Message;
 use crate::session::SessionView;
 use crate::waits::Wait;
-use crate::writes::{PendingWrite, Step};
+use crate::writes::{PendingWrite, Step, WriteDone};
 use crate::McpPlugin;
 
 /// How long a reply waits for Zellij to show a change before answering anyway.
@@ -52,6 +55,8 @@ pub enum Handled {
     Wait(Box<Wait<Purpose>>),
     /// Answer once this write (and any submit) is typed.
     Write(PendingWrite),
+    /// Answer once this message is delivered, or its wait or TTL is over.
+    Message(Box<Message>),
     /// Another request's answer answers this one too (a `replay`).
     WithEarlier,
 }
@@ -208,6 +213,10 @@ impl<H: Host> McpPlugin<H> {
                 let steps = self.input.push(write, now);
                 self.run_steps(steps);
             }
+            Handled::Message(message) => {
+                self.outbox.push(*message);
+                self.pump_messages();
+            }
             Handled::Now(_) | Handled::WithEarlier => {}
         }
     }
@@ -247,10 +256,13 @@ impl<H: Host> McpPlugin<H> {
                 Step::Write(pane, bytes) => self.host.write(pane, bytes),
                 Step::WriteCr(pane) => self.host.write(pane, b"\r".to_vec()),
                 Step::ArmTimer(after) => self.host.set_timeout(after),
-                Step::Reply(done) => {
-                    let result = crate::handlers::to_json(crate::handlers::write_result(&done));
-                    self.answer(&done.asker, result);
-                }
+                Step::Reply(done) => match &done.done {
+                    WriteDone::Answer(asker) => {
+                        let result = crate::handlers::to_json(crate::handlers::write_result(&done));
+                        self.answer(asker, result);
+                    }
+                    WriteDone::Delivered(seq) => self.delivered(*seq),
+                },
             }
         }
     }
@@ -258,7 +270,8 @@ impl<H: Host> McpPlugin<H> {
     /// Arms one timer for the earliest moment a wait or a held request is due.
     pub fn arm_wake(&mut self, now: Instant) {
         let due = self.waits.next_due(now).into_iter();
-        let due = due.chain(self.requests.later.next_deadline()).min();
+        let due = due.chain(self.requests.later.next_deadline());
+        let due = due.chain(self.outbox.next_due()).min();
         let Some(due) = due else { return };
         if let Some(after) = self.requests.later.timer_for(due, now) {
             self.host.set_timeout(after);

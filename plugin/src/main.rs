@@ -10,6 +10,7 @@
 //! The state, in plain types tested natively on a fake [`host`]:
 //! - [`lease`]: which of the per-client instances acts (exactly once);
 //! - [`agents`]: the agent names of panes;
+//! - [`messages`]: messages waiting for delivery, in order;
 //! - [`session`]: tabs, panes and clients as the last events described them;
 //! - [`replay`]: requests under way and recent replies, for pipes that died;
 //! - [`writes`]: per-pane FIFO of writes and timed submit CRs;
@@ -21,6 +22,7 @@ mod handlers;
 mod host;
 mod later;
 mod lease;
+mod messages;
 mod pipe;
 mod replay;
 mod session;
@@ -39,6 +41,7 @@ use agents::Agents;
 use handlers::Purpose;
 use host::{Host, ZellijHost};
 use lease::{Acting, Instance, Lease};
+use messages::Outbox;
 use pipe::Requests;
 use session::SessionView;
 use waits::Waits;
@@ -64,6 +67,8 @@ pub struct McpPlugin<H: Host + 'static> {
     input: WriteQueue,
     waits: Waits<Purpose>,
     agents: Agents,
+    /// Messages waiting for delivery.
+    outbox: Outbox,
 }
 
 /// The plugin's configuration from the layout, and what it sets.
@@ -138,6 +143,7 @@ impl<H: Host> McpPlugin<H> {
         let lease = Lease::new(shared_dir, ids.zellij_pid, me);
         lease.announce();
         self.agents = Agents::new(lease.file_beside("agents"));
+        self.outbox = Outbox::new(lease.file_beside("seq"));
         self.acting.lease = Some(lease);
         self.heartbeat(Instant::now());
     }

@@ -6,15 +6,15 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use zellij_mcp_protocol::ops::{
-    op, ArrangePaneResult, ClientEntry, CloseResult, ClosedPane, DumpLayoutResult, Geometry,
-    NewTabResult, PaneResult, RequestState, TargetResult,
+    op, ArrangePaneResult, ClientEntry, CloseResult, ClosedPane, DeliveryStatus, DumpLayoutResult,
+    Geometry, NewTabResult, PaneResult, RequestState, TargetResult,
 };
 use zellij_mcp_protocol::PaneRef;
 use zellij_tile::prelude::*;
 
 use crate::later::SETTLE_TIME;
 use crate::tests::{
-    did, error_code, only_reply, plugin, replies_on, request, result_of, send, FakeHost,
+    did, error_code, only_reply, plugin, replies_on, request, result_of, send, typed, FakeHost,
 };
 use crate::waits::EXIT_SETTLE;
 use crate::McpPlugin;
@@ -763,4 +763,72 @@ fn a_bad_or_taken_agent_name_or_an_unknown_caller_is_refused_and_names_nothing()
     }
     let names: Vec<String> = p.agents.all().into_keys().collect();
     assert_eq!(names, ["main"]);
+}
+
+#[test]
+fn a_message_is_typed_with_its_header_then_submitted_and_answered_delivered() {
+    let mut p = plugin("op-message");
+    let register = request_from("terminal_1", "1", "register_agent", json!({"name": "main"}));
+    send(&mut p, "1", Some(&register));
+    only_reply(&p, "1", "1");
+    let args = json!({"to": "main", "text": "tests pass\nall 12", "from": "ci"});
+    send(&mut p, "2", Some(&request("2", "send_message", args)));
+    let header = "[#1 from ci] tests pass\nall 12".to_owned();
+    assert_eq!(typed(&p), [(PaneRef::terminal(1), header)]);
+    assert!(replies_on(&p, "2", "2").is_empty(), "answered after the CR");
+    std::thread::sleep(Duration::from_millis(160));
+    p.on_timer();
+    let sent = result_of::<op::SendMessage>(only_reply(&p, "2", "2"));
+    assert_eq!(
+        (sent.seq, sent.status, sent.attempts),
+        (1, DeliveryStatus::Delivered, 1)
+    );
+    assert_eq!(sent.pane_id, Some(PaneRef::terminal(1)));
+    assert_eq!(typed(&p)[1], (PaneRef::terminal(1), "\r".to_owned()));
+}
+
+#[test]
+fn a_message_to_the_parent_waits_queued_until_the_parent_has_a_pane() {
+    let mut p = plugin("op-message-parent");
+    let register = request_from(
+        "terminal_1",
+        "1",
+        "register_agent",
+        json!({"name": "main.kid"}),
+    );
+    send(&mut p, "1", Some(&register));
+    only_reply(&p, "1", "1");
+    let args = json!({"to": "parent", "text": "done", "wait_ms": 0});
+    send(
+        &mut p,
+        "2",
+        Some(&request_from("terminal_1", "2", "send_message", args)),
+    );
+    let sent = result_of::<op::SendMessage>(only_reply(&p, "2", "2"));
+    assert_eq!(sent.status, DeliveryStatus::Queued);
+    assert!(typed(&p).is_empty(), "main has no pane yet");
+    ask(&mut p, "3", "new_pane", json!({"agent_name": "main"}));
+    let parent = p.host.opened_panes()[0];
+    std::thread::sleep(Duration::from_millis(300));
+    p.on_timer();
+    assert_eq!(typed(&p)[0], (parent, "[#1 from main.kid] done".to_owned()));
+}
+
+#[test]
+fn a_message_with_a_bad_target_sender_size_or_ttl_is_refused_and_types_nothing() {
+    let mut p = plugin("op-message-bad");
+    let cases = [
+        json!({"to": "parent", "text": "x"}),
+        json!({"to": "has space", "text": "x"}),
+        json!({"to": "plugin_5", "text": "x"}),
+        json!({"to": "main", "text": "x", "ttl_s": 0}),
+        json!({"to": "main", "text": "x", "from": "a]b"}),
+        json!({"to": "main", "text": "x".repeat(64 * 1024 + 1)}),
+    ];
+    for (n, args) in cases.into_iter().enumerate() {
+        let id = format!("m{n}");
+        assert_eq!(refused(&mut p, &id, "send_message", args), "bad_request");
+    }
+    assert!(typed(&p).is_empty());
+    assert_eq!(p.outbox.next_seq().unwrap(), 1, "no seq was taken");
 }

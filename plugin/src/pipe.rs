@@ -133,6 +133,7 @@ impl<H: Host> McpPlugin<H> {
             op::RegisterAgent::NAME => {
                 self.now::<op::RegisterAgent>(args, asker, Self::register_agent)
             }
+            op::SendMessage::NAME => self.now::<op::SendMessage>(args, asker, Self::send_message),
             op::Read::NAME => self.now::<op::Read>(args, asker, Self::read),
             op::Locate::NAME => self.now::<op::Locate>(args, asker, Self::locate),
             op::PaneOfProcess::NAME => {

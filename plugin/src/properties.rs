@@ -173,13 +173,17 @@ fn run_everything_out(p: &mut McpPlugin<FakeHost>) {
         for (asker, outcome) in p.requests.later.settle(&p.view, &p.host, late) {
             p.answer(&asker, outcome);
         }
+        for (asker, result) in p.outbox.answers_due(late) {
+            p.answer(&asker, Ok(serde_json::to_value(result).unwrap()));
+        }
         while p.waits.len() > 0 {
             let mut wait = p.waits.swap_remove(0);
             let finished = wait.finish(WaitOutcome::Cancelled, None);
             p.finish_wait(wait, finished);
         }
         p.on_timer();
-        if p.input.pending() == 0 && p.requests.later.len() == 0 && p.waits.len() == 0 {
+        let idle = p.input.pending() == 0 && p.outbox.len() == 0;
+        if idle && p.requests.later.len() == 0 && p.waits.len() == 0 {
             return;
         }
     }

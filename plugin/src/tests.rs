@@ -220,6 +220,18 @@ impl Host for FakeHost {
     }
 }
 
+/// What was typed into panes, in order.
+pub(crate) fn typed(plugin: &McpPlugin<FakeHost>) -> Vec<(PaneRef, String)> {
+    let calls = plugin.host.calls.borrow();
+    calls
+        .iter()
+        .filter_map(|c| match c {
+            Call::Write(pane, bytes) => Some((*pane, String::from_utf8_lossy(bytes).into_owned())),
+            _ => None,
+        })
+        .collect()
+}
+
 pub fn shared_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("zellij-mcp-plugin-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);

@@ -20,7 +20,8 @@ const MOST_QUEUED_WRITES: usize = 64;
 /// One write request waiting for, or in, its turn.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PendingWrite {
-    pub asker: Asker,
+    /// What its end means.
+    pub done: WriteDone,
     pub pane: PaneRef,
     pub tab_id: Option<usize>,
     pub bytes: Vec<u8>,
@@ -32,6 +33,15 @@ impl PendingWrite {
     pub fn bytes_written(&self) -> usize {
         self.bytes.len() + usize::from(self.submit_delay.is_some())
     }
+}
+
+/// Whom a finished write tells.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WriteDone {
+    /// The request that asked for it.
+    Answer(Asker),
+    /// The message with this seq is delivered.
+    Delivered(u64),
 }
 
 /// What the plugin must do, in order.
@@ -153,11 +163,11 @@ mod tests {
 
     fn write(id: &str, pane: u32, text: &str, submit_ms: Option<u64>) -> PendingWrite {
         PendingWrite {
-            asker: Asker {
+            done: WriteDone::Answer(Asker {
                 pipe_id: format!("pipe-{id}"),
                 request_id: id.to_owned(),
                 caller: None,
-            },
+            }),
             pane: PaneRef::terminal(pane),
             tab_id: Some(0),
             bytes: text.as_bytes().to_vec(),
@@ -169,7 +179,10 @@ mod tests {
         steps
             .iter()
             .filter_map(|s| match s {
-                Step::Reply(w) => Some(w.asker.request_id.clone()),
+                Step::Reply(PendingWrite {
+                    done: WriteDone::Answer(asker),
+                    ..
+                }) => Some(asker.request_id.clone()),
                 _ => None,
             })
             .collect()

@@ -7,8 +7,9 @@ use rmcp::service::RequestContext;
 use rmcp::Json;
 use rmcp::{tool, tool_router, RoleServer};
 use zellij_mcp_protocol::ops::{
-    check_max_bytes, op, Op, PaneResult, ReadArgs, ReadResult, RunArgs, RunResult, SignalArgs,
-    WaitForArgs, WaitForResult, WriteArgs, WriteResult, DEFAULT_SUBMIT_DELAY_MS, DEFAULT_WAIT_MS,
+    check_max_bytes, op, Op, PaneResult, ReadArgs, ReadResult, RunArgs, RunResult, SendMessageArgs,
+    SendMessageResult, SignalArgs, WaitForArgs, WaitForResult, WriteArgs, WriteResult,
+    DEFAULT_DELIVERY_WAIT_MS, DEFAULT_SUBMIT_DELAY_MS, DEFAULT_WAIT_MS, MAX_DELIVERY_WAIT_MS,
 };
 use zellij_mcp_protocol::text::shape_read;
 
@@ -50,7 +51,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_write",
-        description = "Type text, then keys (Enter, Tab, Esc, Up, 'Ctrl c'...); paste sends a bracketed paste; submit then sends a lone CR after submit_delay_ms, as Claude Code and other Ink TUIs need, and returns after it. On: a terminal pane_id. Focus: never moves. After: returns pane_id, tab_id. Don't: end text with \\r when submitting. Needs: a live pane, not this server's own (allow_exited, force override); text up to 256 KiB.",
+        description = "Type text, then keys (Enter, Tab, Esc, Up, 'Ctrl c'...); paste: as a bracketed paste; submit: then a lone CR after submit_delay_ms (Ink-safe), returning after it. On: a terminal pane_id. Focus: never moves. After: returns pane_id, tab_id. Don't: end text with \\r when submitting. Needs: a live pane, not this server's own (allow_exited, force); text up to 256 KiB.",
         input_schema = input::<WriteArgs>(),
         output_schema = output::<WriteResult>(),
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
@@ -71,7 +72,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_wait_for",
-        description = "Wait until pattern (regex, or literal) shows, the pane is idle for idle_ms, or its command exits (exit); stop patterns end it early. Only output after the call counts unless include_existing. outcome: matched, stopped, idle, exited, timeout, pane_closed. Sends progress; cancellable. On: a terminal pane_id. Focus: never moves. After: unchanged. Don't: loop zellij_read instead. Needs: timeout_ms up to 600000 (default 30000).",
+        description = "Wait until pattern (regex, or literal) shows, no output for idle_ms, or the command exits (exit); stop patterns end it early. Only new output counts unless include_existing. Sends progress; cancellable. On: a terminal pane_id. Focus: never moves. After: unchanged; outcome says why it ended. Don't: loop zellij_read instead. Needs: timeout_ms up to 600000 (default 30000).",
         input_schema = input::<WaitForArgs>(),
         output_schema = output::<WaitForResult>(),
         annotations(read_only_hint = true, open_world_hint = false)
@@ -91,7 +92,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_run",
-        description = "Run command (argv; a shell only as [\"sh\",\"-c\",...]) in a new command pane, hidden by default. With wait (default) returns exit_code, output (tail, max_bytes), elapsed_ms, timed_out. On timeout it keeps running unless kill_on_timeout. On: a tab (default: the caller's). Focus: never moves. After: the pane stays unless close_on_exit. Don't: pass one shell string. Needs: cwd exists.",
+        description = "Run command (argv; a shell only as [\"sh\",\"-c\",...]) in a new hidden command pane; with wait (default) returns exit_code, output tail, elapsed_ms, timed_out (it runs on unless kill_on_timeout). On: a tab (default: the caller's). Focus: never moves. After: the pane stays unless close_on_exit. Don't: pass one shell string. Needs: cwd exists.",
         input_schema = input::<RunArgs>(),
         output_schema = output::<RunResult>(),
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = true)
@@ -123,6 +124,21 @@ impl ZellijMcp {
                 .await;
         }
         Ok(Json(FromSession { session, result }))
+    }
+
+    #[tool(
+        name = "zellij_send_message",
+        description = "Type a message into an agent's pane as a user message, headed [#seq from sender], then submit it (Ink-safe). to: pane id, agent name or parent. Per target, in seq order; a missing or exited target is retried until ttl_s. On: the target. Focus: never moves. After: returns seq, status. Don't: use zellij_write for agents. Needs: text up to 64 KiB.",
+        input_schema = input::<SendMessageArgs>(),
+        output_schema = output::<SendMessageResult>(),
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
+    )]
+    async fn send_message(&self, args: JsonObject) -> ToolResult<SendMessageResult> {
+        let p: InSession<SendMessageArgs> = parse(args)?;
+        let wait = p.args.wait_ms.unwrap_or(DEFAULT_DELIVERY_WAIT_MS);
+        let extra = Duration::from_millis(wait.min(MAX_DELIVERY_WAIT_MS));
+        self.send::<op::SendMessage>(p.session.as_deref(), &p.args, extra)
+            .await
     }
 
     #[tool(

@@ -40,7 +40,8 @@ use policy::{Outcome, Policy};
 /// A tool's arguments: the op's own, plus the session to act in.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct InSession<T> {
-    /// Default: the current session.
+    // Not described in each tool's schema (it would cost every tool the
+    // same words): the server's instructions say it once.
     #[serde(default)]
     pub session: Option<String>,
     #[serde(flatten)]
@@ -325,7 +326,8 @@ impl ServerHandler for ZellijMcp {
         info.instructions = Some(
             "Drive a live Zellij session by pane id without moving the user's focus. Start with \
              zellij_list_panes (or zellij_session_info); act on panes by pane_id. Only zellij_focus \
-             moves focus."
+             moves focus. Every tool takes an optional `session`; without it, the tool acts in the \
+             session this server runs in (or the one configured, or the only one)."
                 .into(),
         );
         info

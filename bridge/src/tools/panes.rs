@@ -31,7 +31,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_new_pane",
-        description = "Open a pane running command (argv) or a shell, with cwd and name; placement tiled, floating or background (hidden). On: a tab (default: the caller's, else the active one). Focus: none unless focus: true. After: returns pane_id, tab_id. Don't: use it to get exit codes (use zellij_run). Needs: cwd exists.",
+        description = "Open a pane running command (argv) or a shell, with cwd, name and agent_name; placement tiled, floating or background (hidden). On: a tab (default: the caller's, else the active one). Focus: none unless focus: true. After: returns pane_id, tab_id. Don't: use it for exit codes (zellij_run). Needs: cwd exists.",
         input_schema = input::<NewPaneArgs>(),
         output_schema = output::<PaneResult>(),
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)

@@ -12,8 +12,10 @@ use super::{FromSession, InSession};
 
 /// Keywords that only repeat what the type already says.
 const NOISE: &[&str] = &["$schema", "title", "format"];
-/// Output schemas describe shapes; the tool description explains the fields.
-const OUTPUT_NOISE: &[&str] = &["description", "default", "pattern"];
+/// Output schemas describe the shape of a result; the tool description
+/// explains its fields, and which are always there needs no saying (a
+/// client checks a result against the types, not for missing fields).
+const OUTPUT_NOISE: &[&str] = &["description", "default", "pattern", "required"];
 
 /// The input schema of a tool taking `T` plus `session`. An optional
 /// argument is simply not required (no `null` type): clients that map
@@ -24,18 +26,9 @@ pub fn input<T: JsonSchema + 'static>() -> Arc<JsonObject> {
     schema
 }
 
-/// The output schema of a tool returning `T`. Only the result's own fields
-/// are marked required; the types below it just describe their fields.
+/// The output schema of a tool returning `T`.
 pub fn output<T: JsonSchema + 'static>() -> Arc<JsonObject> {
-    let mut schema = compact(schema_for_type::<T>(), OUTPUT_NOISE);
-    if let Some(Value::Object(defs)) = Arc::make_mut(&mut schema).get_mut("$defs") {
-        for def in defs.values_mut() {
-            if let Value::Object(def) = def {
-                def.remove("required");
-            }
-        }
-    }
-    schema
+    compact(schema_for_type::<T>(), OUTPUT_NOISE)
 }
 
 /// The output schema of a tool returning `T` plus its session.

@@ -16,7 +16,7 @@ use super::{parse, InSession, ToolFailure, ToolResult, ZellijMcp};
 impl ZellijMcp {
     #[tool(
         name = "zellij_session_info",
-        description = "Session name; Zellij, plugin, bridge and protocol versions; transport; attached clients with their focused pane and tab; this server's own pane and tab; active_waits. On: the session. Focus: never moves. After: unchanged. Don't: poll it. Needs: the plugin loaded (see zellij_list_sessions when unsure).",
+        description = "Session name, versions, transport, attached clients with their focused pane and tab, this server's own pane and tab, active_waits. On: the session. Focus: never moves. After: unchanged. Don't: poll it. Needs: the plugin (see zellij_list_sessions).",
         input_schema = input::<NoArgs>(),
         output_schema = output_in_session::<SessionInfoResult>(),
         annotations(read_only_hint = true, open_world_hint = false)
@@ -71,7 +71,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_list_panes",
-        description = "Terminal panes in all tabs (plugins with include_plugins): pane_id, tab_id, title, command, running (foreground argv), cwd, exited, exit_status, held, focused, floating, geometry, is_self (this server). Filters AND together. On: the session. Focus: never moves. After: unchanged. Don't: guess pane ids. Needs: the plugin.",
+        description = "Terminal panes in all tabs (plugins with include_plugins), with tab, title, command, running argv, cwd, exit state, focus, geometry, agent, is_self. Filters AND together. On: the session. Focus: never moves. After: unchanged. Don't: guess pane ids. Needs: the plugin.",
         input_schema = input::<ListPanesArgs>(),
         output_schema = output_in_session::<ListPanesResult>(),
         annotations(read_only_hint = true, open_world_hint = false)

@@ -13,7 +13,7 @@ use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef};
 use super::{bad_request, now};
 use crate::host::Host;
 use crate::later::{Asker, Handled, HandlerResult};
-use crate::writes::PendingWrite;
+use crate::writes::{PendingWrite, WriteDone};
 use crate::McpPlugin;
 
 const PASTE_START: &[u8] = b"\x1b[200~";
@@ -81,7 +81,7 @@ impl<H: Host> McpPlugin<H> {
         }
         self.input.room(args.pane_id)?;
         Ok(Handled::Write(PendingWrite {
-            asker: asker.clone(),
+            done: WriteDone::Answer(asker.clone()),
             pane: args.pane_id,
             tab_id: self.view.tab_id_of(args.pane_id),
             bytes,

@@ -5,6 +5,7 @@
 mod agents;
 mod info;
 mod io;
+mod messages;
 mod panes;
 mod requests;
 mod waiting;

@@ -7,11 +7,13 @@
 
 mod io;
 mod layout;
+mod messages;
 mod panes;
 mod session;
 
 pub use io::*;
 pub use layout::*;
+pub use messages::*;
 pub use panes::*;
 pub use session::*;
 
@@ -59,6 +61,8 @@ ops! {
     ArrangePane = "arrange_pane", ArrangePaneArgs => ArrangePaneResult;
     /// Gives the caller's pane an agent name.
     RegisterAgent = "register_agent", RegisterAgentArgs => TargetResult;
+    /// Types a message into an agent's pane, in order, retrying until its TTL.
+    SendMessage = "send_message", SendMessageArgs => SendMessageResult;
     /// A pane's screen; the bridge reads scrollbacks itself.
     Read = "read", ReadArgs => ReadResult;
     /// A pane's tab, or `pane_not_found`.
