@@ -64,6 +64,13 @@ impl Message {
         self
     }
 
+    /// The next try comes twice as late as the one before.
+    fn back_off(&mut self, now: Instant) {
+        let doublings = self.attempts.saturating_sub(1).min(16);
+        let backoff = FIRST_BACKOFF.saturating_mul(1 << doublings);
+        self.next_try = now + backoff.min(LONGEST_BACKOFF);
+    }
+
     fn result(&self, status: DeliveryStatus) -> SendMessageResult {
         SendMessageResult {
             seq: self.seq,
@@ -159,13 +166,24 @@ impl Outbox {
         }
     }
 
+    /// The pane the message is being typed into.
+    pub fn sending_to(&self, seq: u64) -> Option<PaneRef> {
+        self.queue.iter().find(|m| m.seq == seq)?.sending
+    }
+
+    /// Its pane went away while it was typed: try again after a backoff.
+    pub fn not_delivered(&mut self, seq: u64, now: Instant) {
+        if let Some(message) = self.find(seq) {
+            message.sending = None;
+            message.back_off(now);
+        }
+    }
+
     /// Its target could not take it now: try again after a backoff.
     pub fn retry_later(&mut self, seq: u64, now: Instant) {
         if let Some(message) = self.find(seq) {
             message.attempts += 1;
-            let doublings = message.attempts.saturating_sub(1).min(16);
-            let backoff = FIRST_BACKOFF.saturating_mul(1 << doublings);
-            message.next_try = now + backoff.min(LONGEST_BACKOFF);
+            message.back_off(now);
         }
     }
 
@@ -304,6 +322,25 @@ mod tests {
         assert_eq!(answers[0].1.status, DeliveryStatus::Failed);
         assert_eq!(answers[0].1.attempts, 2);
         assert_eq!(outbox.len(), 0);
+    }
+
+    #[test]
+    fn a_message_whose_pane_went_away_while_typed_is_tried_again() {
+        let mut outbox = Outbox::default();
+        let t0 = Instant::now();
+        outbox.push(Message::new(
+            1,
+            to("a"),
+            "me",
+            "hi",
+            Duration::from_secs(60),
+        ));
+        outbox.sending(1, PaneRef::terminal(3));
+        assert_eq!(outbox.sending_to(1), Some(PaneRef::terminal(3)));
+        outbox.not_delivered(1, t0);
+        assert_eq!(outbox.sending_to(1), None);
+        assert!(outbox.due(t0).is_empty(), "after a backoff");
+        assert_eq!(outbox.due(t0 + LONGEST_BACKOFF), [(1, to("a"))]);
     }
 
     #[test]

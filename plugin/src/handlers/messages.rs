@@ -122,9 +122,17 @@ impl<H: Host> McpPlugin<H> {
         self.arm_wake(now);
     }
 
-    /// A message was typed and submitted.
+    /// A message was typed and submitted: delivered, unless its pane closed
+    /// or exited meanwhile (then it is typed again, into the pane that has
+    /// its target's name next).
     pub fn delivered(&mut self, seq: u64) {
-        if let Some((asker, result)) = self.outbox.delivered(seq) {
+        let pane = self.outbox.sending_to(seq);
+        let alive = pane
+            .and_then(|p| self.host.pane_info(p))
+            .is_some_and(|info| !info.exited);
+        if !alive {
+            self.outbox.not_delivered(seq, Instant::now());
+        } else if let Some((asker, result)) = self.outbox.delivered(seq) {
             self.answer(&asker, to_json(result));
         }
         self.pump_messages();
