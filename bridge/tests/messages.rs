@@ -114,7 +114,7 @@ fn messages_from_four_senders_arrive_each_as_one_submit_in_seq_order() {
 }
 
 #[test]
-fn a_message_waits_for_a_name_that_appears_later_and_parent_resolves() {
+fn a_message_waits_for_a_name_that_appears_later_parent_resolves_and_exits_are_told() {
     let s = session("late-agent");
     let plain = mcp(&s, "socket");
     let out = s.sandbox().work().join("received.jsonl");
@@ -161,6 +161,19 @@ fn a_message_waits_for_a_name_that_appears_later_and_parent_resolves() {
         "the sender is the child's name"
     );
     assert_eq!(parse(&got[1]).2, "done");
+
+    // A named child's exit is told to its parent.
+    let ran = plain.ok(
+        "zellij_run",
+        json!({"command": ["sh", "-c", "exit 3"], "agent_name": "main.job"}),
+    );
+    assert_eq!(ran["exit_code"], 3, "{ran}");
+    let got = received(&out, 3);
+    let (_, from, text) = parse(&got[2]);
+    assert_eq!(
+        (from.as_str(), text.as_str()),
+        ("zellij-mcp", "child main.job exited with code 3")
+    );
 }
 
 #[test]

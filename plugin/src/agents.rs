@@ -97,14 +97,17 @@ impl Agents {
 
     /// Releases the names of panes that no longer exist (but not of panes
     /// named lately, which Zellij may not list yet).
-    pub fn release_gone(&mut self, exists: impl Fn(PaneRef) -> bool) {
+    /// Returns the names released.
+    pub fn release_gone(&mut self, exists: impl Fn(PaneRef) -> bool) -> Vec<String> {
         self.forget_old(Instant::now());
-        let mut names = self.all();
-        let before = names.len();
-        names.retain(|_, p| exists(*p) || self.named_lately.contains_key(p));
-        if names.len() != before {
-            let _ = self.save(&names);
+        let (kept, gone): (BTreeMap<_, _>, BTreeMap<_, _>) = self
+            .all()
+            .into_iter()
+            .partition(|(_, p)| exists(*p) || self.named_lately.contains_key(p));
+        if !gone.is_empty() {
+            let _ = self.save(&kept);
         }
+        gone.into_keys().collect()
     }
 
     /// Panes named before the grace are Zellij's to list by now.
@@ -164,10 +167,12 @@ mod tests {
         let mut a = agents("agents-gone");
         a.assign("a", PaneRef::terminal(1), |_| true).unwrap();
         a.assign("b", PaneRef::terminal(2), |_| true).unwrap();
-        a.release_gone(|_| false);
-        assert_eq!(a.all().len(), 2, "Zellij may not list new panes yet");
+        assert!(
+            a.release_gone(|_| false).is_empty(),
+            "Zellij may not list new panes yet"
+        );
         a.named_lately.clear();
-        a.release_gone(|p| p == PaneRef::terminal(2));
+        assert_eq!(a.release_gone(|p| p == PaneRef::terminal(2)), ["a"]);
         let other_instance = Agents::new(a.path.clone().unwrap());
         let names: Vec<String> = other_instance.all().into_keys().collect();
         assert_eq!(names, ["b"]);

@@ -76,6 +76,9 @@ pub struct McpPlugin<H: Host + 'static> {
 pub struct Settings {
     configuration: BTreeMap<String, String>,
     submit_delay_ms: u64,
+    /// Tell an agent's parent when it exits or closes (`child_events false`
+    /// in the layout turns it off).
+    child_events: bool,
 }
 
 impl Settings {
@@ -84,9 +87,11 @@ impl Settings {
             .get("submit_delay_ms")
             .and_then(|v| v.parse::<u64>().ok())
             .map_or(DEFAULT_SUBMIT_DELAY_MS, |ms| ms.min(MAX_SUBMIT_DELAY_MS));
+        let child_events = configuration.get("child_events").map(String::as_str) != Some("false");
         Settings {
             configuration,
             submit_delay_ms,
+            child_events,
         }
     }
 }

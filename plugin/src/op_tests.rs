@@ -832,3 +832,31 @@ fn a_message_with_a_bad_target_sender_size_or_ttl_is_refused_and_types_nothing()
     assert!(typed(&p).is_empty());
     assert_eq!(p.outbox.next_seq().unwrap(), 1, "no seq was taken");
 }
+
+#[test]
+fn a_named_childs_exit_is_told_to_its_parent() {
+    let mut p = plugin("op-child-exit");
+    let register = request_from("terminal_1", "1", "register_agent", json!({"name": "main"}));
+    send(&mut p, "1", Some(&register));
+    only_reply(&p, "1", "1");
+    let args = json!({"command": ["make"], "agent_name": "main.build", "wait": false});
+    ask(&mut p, "2", "run", args);
+    // The command replaced a shell pane in place: it is the last one opened.
+    let child = *p.host.opened_panes().last().unwrap();
+    p.on_command_exited(child.id, Some(2));
+    let told = "[#1 from zellij-mcp] child main.build exited with code 2".to_owned();
+    assert_eq!(typed(&p), [(PaneRef::terminal(1), told)]);
+    // Turned off in the layout: nothing is sent.
+    let mut quiet = plugin("op-child-exit-off");
+    quiet.settings.child_events = false;
+    send(&mut quiet, "1", Some(&register));
+    ask(
+        &mut quiet,
+        "2",
+        "run",
+        json!({"command": ["make"], "agent_name": "main.build", "wait": false}),
+    );
+    let child = *quiet.host.opened_panes().last().unwrap();
+    quiet.on_command_exited(child.id, Some(2));
+    assert!(typed(&quiet).is_empty());
+}

@@ -1,13 +1,19 @@
 //! Agent names: `register_agent`, and the names new panes are given.
 
-use zellij_mcp_protocol::agent_name::check_agent_name;
-use zellij_mcp_protocol::ops::{RegisterAgentArgs, TargetResult};
+use std::time::Duration;
+
+use zellij_mcp_protocol::agent_name::{check_agent_name, parent_of};
+use zellij_mcp_protocol::ops::{RegisterAgentArgs, TargetResult, DEFAULT_MESSAGE_TTL_S};
 use zellij_mcp_protocol::{ErrorBody, PaneRef};
 
 use super::{bad_request, now};
 use crate::host::Host;
 use crate::later::{Asker, HandlerResult};
+use crate::messages::{Message, Recipient};
 use crate::McpPlugin;
+
+/// The sender named in events the plugin sends itself.
+const EVENTS_SENDER: &str = "zellij-mcp";
 
 impl<H: Host> McpPlugin<H> {
     /// `register_agent`: the caller's own pane takes the name.
@@ -45,9 +51,40 @@ impl<H: Host> McpPlugin<H> {
         })
     }
 
-    /// Releases the names of panes Zellij no longer has.
+    /// Releases the names of panes Zellij no longer has, telling their
+    /// parents.
     pub fn release_gone_agents(&mut self) {
         let exists = |p| self.view.find(p).is_some() || self.host.pane_info(p).is_some();
-        self.agents.release_gone(exists);
+        for name in self.agents.release_gone(exists) {
+            self.tell_parent(&name, "closed");
+        }
+    }
+
+    /// A command pane exited: its agent's parent is told, with the code.
+    pub fn agent_exited(&mut self, pane: PaneRef, code: Option<i32>) {
+        if let Some(name) = self.agents.by_pane().remove(&pane) {
+            let what = match code {
+                Some(code) => format!("exited with code {code}"),
+                None => "exited".to_owned(),
+            };
+            self.tell_parent(&name, &what);
+        }
+    }
+
+    /// Sends `child <name> <what>` to the agent's parent, unless the layout
+    /// turned child events off or the name has no parent.
+    fn tell_parent(&mut self, name: &str, what: &str) {
+        let Some(parent) = parent_of(name).filter(|_| self.settings.child_events) else {
+            return;
+        };
+        let Ok(seq) = self.outbox.next_seq() else {
+            return;
+        };
+        let text = format!("child {name} {what}");
+        let to = Recipient::Agent(parent.to_owned());
+        let ttl = Duration::from_secs(DEFAULT_MESSAGE_TTL_S);
+        self.outbox
+            .push(Message::new(seq, to, EVENTS_SENDER, &text, ttl));
+        self.pump_messages();
     }
 }
