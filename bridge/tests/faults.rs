@@ -107,7 +107,7 @@ fn clients_coming_and_going_never_double_or_drop_a_call() {
         json!({"command": ["sh", "-c", format!("cat > {}", out.display())], "placement": "tiled"}),
     );
     let pane = cat["pane_id"].clone();
-    let rounds = 60;
+    let rounds = 300;
     let stop = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|scope| {
         let churn = scope.spawn(|| {

@@ -18,11 +18,21 @@
 //!   [`STARVED_AFTER_MS`] takes the lease over, so the acting instance sees
 //!   the session as it is.
 //!
+//! - The lease alone cannot give exactly once: each instance reads it when
+//!   *it* gets a message, so during a takeover the old holder may act on a
+//!   message before the new one claims and the new one act on it again after,
+//!   or each may find the other holding it and neither act. So an instance
+//!   that holds the lease, or held it moments ago ([`HANDOVER_GRACE_MS`]),
+//!   also marks the message as taken, `lease-<zellij_pid>.took-<hash>`
+//!   created with `create_new`, and acts only when it made the mark.
+//!
 //! The zellij pid keys the files per session: `/cache` is shared by every
 //! session that loads the same plugin URL.
 
+use std::collections::VecDeque;
 use std::fs::{self, OpenOptions};
-use std::io::Write;
+use std::hash::{DefaultHasher, Hasher};
+use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -33,6 +43,14 @@ pub const RENEW_AFTER_MS: u64 = 500;
 /// A holder that got no session events for this long, while another
 /// instance did, hands over the lease.
 pub const STARVED_AFTER_MS: u64 = 1_000;
+/// An instance that lost the lease this recently still takes messages that
+/// no instance took: the new holder may have passed them before it claimed.
+pub const HANDOVER_GRACE_MS: u64 = STALE_AFTER_MS;
+/// How long an instance keeps its marks of taken messages: far longer than
+/// one instance gets behind another on the same message.
+const TAKEN_KEPT_MS: u64 = 20_000;
+/// Most marks an instance keeps; past it the oldest go early.
+const MOST_TAKEN_KEPT: usize = 4_096;
 /// A claim lock older than this was left by an instance that died mid-claim.
 const LOCK_STALE_AFTER_MS: u64 = 5_000;
 /// Files of a session whose lease has not been renewed for this long are
@@ -42,6 +60,8 @@ const SWEEP_AFTER_MS: u64 = 10 * 60 * 1_000;
 const PREFIX: &str = "lease-";
 /// Marks an instance's presence file, `lease-<pid>.instance-<plugin>-<client>`.
 const INSTANCE: &str = "instance-";
+/// Marks a taken message's file, `lease-<pid>.took-<hash>`.
+const TOOK: &str = "took-";
 
 /// An instance: the plugin pane's id and the client it runs for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,17 +118,60 @@ impl Record {
     }
 }
 
-/// This instance's part: its lease once loaded, and its next heartbeat.
+/// This instance's part: its lease once loaded, its next heartbeat, and the
+/// messages it took.
 #[derive(Debug, Default)]
 pub struct Acting {
     pub lease: Option<Lease>,
     pub next_heartbeat: Option<Instant>,
+    /// When this instance last held the lease (0: never).
+    held_ms: u64,
+    /// The marks this instance made, oldest first, with when.
+    taken: VecDeque<(PathBuf, u64)>,
 }
 
 impl Acting {
     /// See [`Lease::check`]; never before the lease is loaded.
-    pub fn check(&self, now_ms: u64, fed_ms: u64) -> bool {
-        self.lease.as_ref().is_some_and(|l| l.check(now_ms, fed_ms))
+    pub fn check(&mut self, now_ms: u64, fed_ms: u64) -> bool {
+        let holds = self.lease.as_ref().is_some_and(|l| l.check(now_ms, fed_ms));
+        if holds {
+            self.held_ms = now_ms;
+        }
+        self.forget_taken(now_ms);
+        holds
+    }
+
+    /// Whether this instance carries out the message `key` (the same bytes
+    /// on every instance): it holds the lease or just lost it, and no other
+    /// instance took the message first.
+    pub fn takes(&mut self, key: &[&[u8]], now_ms: u64, fed_ms: u64) -> bool {
+        let holds = self.check(now_ms, fed_ms);
+        let just_lost =
+            self.held_ms != 0 && now_ms.saturating_sub(self.held_ms) < HANDOVER_GRACE_MS;
+        let Some(lease) = self.lease.as_ref().filter(|_| holds || just_lost) else {
+            return false;
+        };
+        let mark = lease.file_beside(&format!("{TOOK}{:016x}", hash(key)));
+        match OpenOptions::new().write(true).create_new(true).open(&mark) {
+            Ok(_) => {
+                self.taken.push_back((mark, now_ms));
+                true
+            }
+            Err(e) if e.kind() == ErrorKind::AlreadyExists => false,
+            // Marks cannot be made here: the lease alone decides.
+            Err(_) => holds,
+        }
+    }
+
+    fn forget_taken(&mut self, now_ms: u64) {
+        while let Some((mark, at)) = self.taken.front() {
+            let old = now_ms.saturating_sub(*at) >= TAKEN_KEPT_MS;
+            if !old && self.taken.len() <= MOST_TAKEN_KEPT {
+                break;
+            }
+            let _ = fs::remove_file(mark);
+            self.taken.pop_front();
+        }
     }
 
     pub fn instances(&self) -> Vec<u16> {
@@ -263,6 +326,8 @@ impl Lease {
                     .ok()
                     .and_then(|text| Record::parse(&text));
                 match record {
+                    // A mark its instance did not remove: it died.
+                    Some(_) if name.contains(TOOK) => is_older_than(&dir.join(name), TAKEN_KEPT_MS),
                     Some(record) => now_ms.saturating_sub(record.heartbeat_ms) >= SWEEP_AFTER_MS,
                     // A lock or temp file without its lease: old ones are leftovers.
                     None => is_older_than(&dir.join(name), SWEEP_AFTER_MS),
@@ -287,6 +352,16 @@ impl Lease {
         fs::write(&self.tmp_path, record.render()).is_ok()
             && fs::rename(&self.tmp_path, &self.path).is_ok()
     }
+}
+
+/// The same on every instance: they run the same build.
+fn hash(parts: &[&[u8]]) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    for part in parts {
+        hasher.write(part);
+        hasher.write_u8(0xff);
+    }
+    hasher.finish()
 }
 
 fn is_older_than(path: &Path, ms: u64) -> bool {
@@ -378,6 +453,71 @@ mod tests {
             "now both are fed: no flapping"
         );
         assert!(viewer.check(2_300, 2_150));
+    }
+
+    fn acting(dir: &Path, client_id: u16) -> Acting {
+        Acting {
+            lease: Some(Lease::new(dir, 9, instance(client_id))),
+            ..Acting::default()
+        }
+    }
+
+    #[test]
+    fn a_message_seen_on_both_sides_of_a_takeover_is_carried_out_once() {
+        let dir = temp_dir("took-twice");
+        let (mut old, mut new) = (acting(&dir, 1), acting(&dir, 2));
+        let message: &[&[u8]] = &[b"pipe-1", b"payload"];
+        assert!(old.takes(message, 0, 100), "the holder takes it");
+        assert!(
+            new.check(2_000, 2_000),
+            "then the other takes the lease over"
+        );
+        assert!(
+            !new.takes(message, 2_001, 2_000),
+            "and must not do it again"
+        );
+        assert!(new.takes(&[b"pipe-2", b"payload"], 2_002, 2_000));
+    }
+
+    #[test]
+    fn a_message_both_passed_while_the_lease_changed_hands_is_not_lost() {
+        let dir = temp_dir("took-none");
+        let (mut old, mut new) = (acting(&dir, 1), acting(&dir, 2));
+        assert!(old.check(1_000, 1_000));
+        let message: &[&[u8]] = &[b"pipe-1", b"payload"];
+        assert!(
+            !new.takes(message, 1_500, 1_600),
+            "the lease stands: not its turn"
+        );
+        assert!(new.check(3_000, 3_000));
+        assert!(
+            old.takes(message, 3_001, 1_000),
+            "the old holder just lost it"
+        );
+        assert!(
+            !old.takes(&[b"pipe-2", b"payload"], 1_000 + HANDOVER_GRACE_MS, 1_000),
+            "long after losing it, it leaves messages alone"
+        );
+    }
+
+    #[test]
+    fn marks_are_removed_when_old_or_too_many() {
+        let dir = temp_dir("took-gone");
+        let mut only = acting(&dir, 1);
+        let marks = |dir: &Path| {
+            fs::read_dir(dir)
+                .unwrap()
+                .flatten()
+                .filter(|e| e.file_name().to_string_lossy().contains(TOOK))
+                .count()
+        };
+        for n in 0..MOST_TAKEN_KEPT + 10 {
+            assert!(only.takes(&[&n.to_le_bytes()], 1_000, 0));
+        }
+        only.check(1_000, 0);
+        assert_eq!(marks(&dir), MOST_TAKEN_KEPT);
+        only.check(1_000 + TAKEN_KEPT_MS, 0);
+        assert_eq!(marks(&dir), 0);
     }
 
     #[test]

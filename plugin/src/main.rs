@@ -153,9 +153,15 @@ impl<H: Host> McpPlugin<H> {
         self.heartbeat(Instant::now());
     }
 
-    /// Whether this instance handles requests now (renewing or claiming the lease).
-    fn is_acting(&self) -> bool {
+    /// Whether this instance acts now (renewing or claiming the lease).
+    fn is_acting(&mut self) -> bool {
         self.acting.check(unix_ms(), self.view.fed_ms)
+    }
+
+    /// Whether this instance, and no other, carries out the message or
+    /// event `key` (see [`lease`]).
+    fn takes(&mut self, key: &[&[u8]]) -> bool {
+        self.acting.takes(key, unix_ms(), self.view.fed_ms)
     }
 }
 

@@ -3,7 +3,7 @@
 //! Protocol (see the `zellij-mcp-protocol` crate for the types):
 //! - Only messages named `zellij-mcp` from a CLI pipe are handled; the
 //!   end-of-stream message (no payload) is ignored.
-//! - Only the acting instance (see [`crate::lease`]) handles a request; the
+//! - Exactly one instance (see [`crate::lease`]) handles a request; the
 //!   others return at once, which lets Zellij release the pipe for them.
 //! - The payload is `{v:1, id, op, args, caller?}`. Every request gets
 //!   exactly one reply, `{v:1, id, ok, result|error}`, written as
@@ -72,7 +72,7 @@ impl<H: Host> McpPlugin<H> {
         let Some(payload) = &message.payload else {
             return;
         };
-        if !self.is_acting() {
+        if !self.takes(&[pipe_id.as_bytes(), payload.as_bytes()]) {
             return;
         }
         let request = match parse_request(payload) {
