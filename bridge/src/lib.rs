@@ -7,12 +7,14 @@
 //! - [`transport`]: the direct socket and the `zellij pipe` CLI fallback.
 //! - [`sessions`]: finding sessions and choosing one.
 //! - [`own_pane`]: which pane this server runs in.
+//! - [`notify`]: the `notify` command, a message from a shell.
 //!
 //! The binary (`main.rs`) only parses options and serves [`tools::ZellijMcp`]
-//! on stdio; tests build the same server around a fake transport.
+//! on stdio (or runs `notify`); tests build the same server around a fake transport.
 //! stdout carries MCP; logs go to stderr.
 
 pub mod client;
+pub mod notify;
 pub mod own_pane;
 pub mod sessions;
 pub mod tools;

@@ -9,9 +9,11 @@ use clap::Parser;
 use rmcp::ServiceExt;
 
 use zellij_mcp::client::{ClientConfig, PluginClient, TransportChoice};
+use zellij_mcp::notify::{notify, NotifyArgs};
 use zellij_mcp::own_pane::OwnPane;
 use zellij_mcp::sessions::SessionDefaults;
 use zellij_mcp::tools;
+use zellij_mcp_protocol::ops::DeliveryStatus;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -20,24 +22,43 @@ use zellij_mcp::tools;
     about = "MCP server for driving a live Zellij session"
 )]
 struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+
     /// Session to act in when a tool call names none.
-    #[arg(long, env = "ZELLIJ_MCP_SESSION")]
+    #[arg(long, global = true, env = "ZELLIJ_MCP_SESSION")]
     session: Option<String>,
 
     /// How to reach the plugin.
-    #[arg(long, env = "ZELLIJ_MCP_TRANSPORT", value_enum, default_value = "auto")]
+    #[arg(
+        long,
+        global = true,
+        env = "ZELLIJ_MCP_TRANSPORT",
+        value_enum,
+        default_value = "auto"
+    )]
     transport: TransportChoice,
 
     /// Plugin URL to use when the loaded plugin does not report its own.
-    #[arg(long, env = "ZELLIJ_MCP_PLUGIN_URL")]
+    #[arg(long, global = true, env = "ZELLIJ_MCP_PLUGIN_URL")]
     plugin_url: Option<String>,
 
     /// Per-request timeout, in milliseconds.
-    #[arg(long, env = "ZELLIJ_MCP_TIMEOUT_MS", default_value_t = 10_000)]
+    #[arg(
+        long,
+        global = true,
+        env = "ZELLIJ_MCP_TIMEOUT_MS",
+        default_value_t = 10_000
+    )]
     timeout_ms: u64,
 
     /// The zellij binary (for the CLI transport and session listing).
-    #[arg(long, env = "ZELLIJ_MCP_ZELLIJ", default_value = "zellij")]
+    #[arg(
+        long,
+        global = true,
+        env = "ZELLIJ_MCP_ZELLIJ",
+        default_value = "zellij"
+    )]
     zellij: PathBuf,
 
     /// Only list and allow the tools that change nothing (list, read, wait).
@@ -48,6 +69,14 @@ struct Cli {
     /// typed text is kept only as a SHA-256 hash and a length.
     #[arg(long, env = "ZELLIJ_MCP_AUDIT_LOG")]
     audit_log: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Command {
+    /// Send a message to an agent's pane from a shell; prints its seq and
+    /// status (delivered, queued or failed). Exit code 0 when delivered or
+    /// queued, 1 when it failed, 2 on an error.
+    Notify(NotifyArgs),
 }
 
 /// Where `make install` puts the plugin.
@@ -87,6 +116,25 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             enclosing,
         },
     });
+    if let Some(Command::Notify(args)) = cli.command {
+        let code = match notify(&client, &own_pane, args).await {
+            Ok(sent) => {
+                println!(
+                    "{} {}",
+                    sent.seq,
+                    serde_json::to_value(sent.status)?
+                        .as_str()
+                        .unwrap_or_default()
+                );
+                i32::from(sent.status == DeliveryStatus::Failed)
+            }
+            Err(error) => {
+                eprintln!("zellij-mcp notify: {error}");
+                2
+            }
+        };
+        std::process::exit(code);
+    }
     let options = tools::Options {
         read_only: cli.read_only,
         audit_log: cli.audit_log,

@@ -321,6 +321,7 @@ fn server_identifies_itself_and_publishes_schemas() {
             "zellij_new_tab",
             "zellij_open_file",
             "zellij_read",
+            "zellij_read_events",
             "zellij_register_agent",
             "zellij_rename",
             "zellij_run",

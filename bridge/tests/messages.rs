@@ -198,3 +198,206 @@ fn bad_messages_are_refused_with_a_fix_and_nothing_is_typed() {
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(screen(&plain, &pane), before, "nothing was typed");
 }
+
+/// `zellij_read_events` from the start: (event, message or name) per line.
+fn logged(mcp: &Mcp) -> Vec<(String, String)> {
+    let read = mcp.ok("zellij_read_events", json!({"max_bytes": 1048576}));
+    assert_eq!(read["more"], false, "{read}");
+    read["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let what = e
+                .get("message")
+                .or(e.get("name"))
+                .cloned()
+                .unwrap_or_default();
+            (
+                e["event"].as_str().unwrap().to_owned(),
+                what.to_string().replace('"', ""),
+            )
+        })
+        .collect()
+}
+
+/// The log file of `session`, found where Zellij keeps the plugin's cache.
+fn log_file(s: &zellij_mcp_harness::Session) -> std::path::PathBuf {
+    let name = format!("events-{}.jsonl", s.name());
+    let mut dirs = vec![s.sandbox().root().join("cache")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.file_name().is_some_and(|n| n == name.as_str()) {
+                return path;
+            }
+        }
+    }
+    panic!("no {name} in the sandbox's cache");
+}
+
+#[test]
+fn the_log_has_every_transition_and_a_reload_requeues_what_was_pending() {
+    let s = session("message-log");
+    let plain = mcp(&s, "socket");
+    // Zellij 0.45.1 reloads a plugin only for a connected client.
+    let _client = s.attach_and_wait();
+    let uri = format!("zellij://{}/events", s.name());
+    assert!(plain.list_resources().contains(&uri));
+    plain.subscribe(&uri);
+
+    let first = plain.ok(
+        "zellij_send_message",
+        json!({"to": "later", "text": "before the reload", "from": "ci", "wait_ms": 0}),
+    );
+    assert_eq!(first["status"], "queued", "{first}");
+    let first_seq = first["seq"].as_u64().unwrap();
+    wait_for("a retry in the log", Duration::from_secs(20), || {
+        logged(&plain)
+            .contains(&("retry".into(), first_seq.to_string()))
+            .then_some(())
+    });
+    wait_for("resources/updated", Duration::from_secs(20), || {
+        plain.updated().contains(&uri).then_some(())
+    });
+
+    let mut reload = s.sandbox().zellij();
+    reload.args(["--session", s.name(), "action", "start-or-reload-plugin"]);
+    reload.arg(s.sandbox().plugin_url());
+    assert!(reload.status().unwrap().success());
+    wait_for("the reloaded plugin", Duration::from_secs(30), || {
+        let result = plain.call("zellij_list_panes", json!({}));
+        (result.is_error != Some(true)).then_some(())
+    });
+
+    // From a shell in the session, through the same path.
+    let notify = format!(
+        "{} --zellij {} notify --to later --from hook --wait-ms 0 'after the reload'",
+        bridge().display(),
+        s.sandbox().zellij_path().display()
+    );
+    let ran = plain.ok(
+        "zellij_run",
+        json!({"command": ["sh", "-c", notify], "close_on_exit": true}),
+    );
+    assert_eq!(ran["exit_code"], 0, "{ran}");
+    let printed = ran["output"].as_str().unwrap().trim().to_owned();
+    let (second_seq, status) = printed.split_once(' ').expect(&printed);
+    let second_seq: u64 = second_seq.parse().expect(&printed);
+    assert_eq!(status, "queued");
+    assert!(
+        second_seq > first_seq,
+        "seq goes on: {second_seq} after {first_seq}"
+    );
+
+    let out = s.sandbox().work().join("received.jsonl");
+    let pane = ink_app(&plain, &out);
+    let target = Mcp::start_in_pane(&bridge(), s.sandbox(), s.name(), pane_number(&pane));
+    target.ok("zellij_register_agent", json!({"name": "later"}));
+    let got: Vec<(u64, String, String)> = received(&out, 2).iter().map(|m| parse(m)).collect();
+    assert_eq!(
+        got,
+        [
+            (first_seq, "ci".into(), "before the reload".into()),
+            (second_seq, "hook".into(), "after the reload".into())
+        ]
+    );
+
+    let log = wait_for("both deliveries logged", Duration::from_secs(20), || {
+        let log = logged(&plain);
+        let delivered = log.iter().filter(|(event, _)| event == "delivered").count();
+        (delivered == 2).then_some(log)
+    });
+    let kinds_of = |seq: u64| -> Vec<&str> {
+        let seq = seq.to_string();
+        let mut kinds: Vec<&str> = log
+            .iter()
+            .filter(|(_, what)| *what == seq)
+            .map(|(event, _)| event.as_str())
+            .collect();
+        kinds.dedup();
+        kinds
+    };
+    assert_eq!(
+        kinds_of(first_seq),
+        ["queued", "retry", "delivered"],
+        "{log:?}"
+    );
+    assert_eq!(kinds_of(second_seq)[0], "queued");
+    assert_eq!(kinds_of(second_seq).last(), Some(&"delivered"));
+    assert!(
+        log.contains(&("registered".into(), "later".into())),
+        "{log:?}"
+    );
+
+    let file = std::fs::read_to_string(log_file(&s)).unwrap();
+    for line in file.lines() {
+        let event: Value = serde_json::from_str(line).expect(line);
+        assert!(event["seq"].as_u64().is_some(), "{line}");
+    }
+    let resource = plain.read_resource(&uri);
+    assert_eq!(resource.lines().count(), log.len(), "{resource}");
+}
+
+/// The Ink app in a new pane of its own, named `name` once it is ready (as
+/// an agent registers itself); the pane's id and the bridge in it.
+fn ink_agent(s: &zellij_mcp_harness::Session, mcp: &Mcp, out: &Path, name: &str) -> (String, Mcp) {
+    let app = workspace_root().join("bridge/tests/fixtures/ink-echo/echo.mjs");
+    let command = format!("node {} {}", app.display(), out.display());
+    let pane = mcp.ok(
+        "zellij_new_pane",
+        json!({"command": ["sh", "-c", command], "placement": "tiled"}),
+    );
+    let pane = pane["pane_id"].as_str().unwrap().to_owned();
+    wait_for("the Ink prompt", Duration::from_secs(30), || {
+        screen(mcp, &pane).contains("READY>").then_some(())
+    });
+    let agent = Mcp::start_in_pane(&bridge(), s.sandbox(), s.name(), pane_number(&pane));
+    agent.ok("zellij_register_agent", json!({"name": name}));
+    (pane, agent)
+}
+
+#[test]
+fn a_target_closed_midway_and_started_again_under_its_name_misses_nothing() {
+    let s = session("message-restart");
+    let plain = mcp(&s, "socket");
+    let first_out = s.sandbox().work().join("first.jsonl");
+    let (pane, first) = ink_agent(&s, &plain, &first_out, "worker");
+
+    let total = 30;
+    let sent: Vec<u64> = std::thread::scope(|scope| {
+        let sender = scope.spawn(|| {
+            (0..total)
+                .map(|n| {
+                    let args = json!({"to": "worker", "text": format!("m{n}"), "from": "ci", "wait_ms": 0});
+                    std::thread::sleep(Duration::from_millis(100));
+                    plain.ok("zellij_send_message", args)["seq"].as_u64().unwrap()
+                })
+                .collect()
+        });
+        received(&first_out, 8);
+        plain.ok("zellij_close", json!({"pane_id": pane}));
+        sender.join().unwrap()
+    });
+    drop(first);
+
+    // Started again; it takes the name once its app is ready.
+    let second_out = s.sandbox().work().join("second.jsonl");
+    let (_, _second) = ink_agent(&s, &plain, &second_out, "worker");
+    let before = received(&first_out, 0).len();
+    let after = received(&second_out, total - before);
+    std::thread::sleep(Duration::from_secs(1));
+    let all: Vec<u64> = received(&first_out, 0)
+        .iter()
+        .chain(&received(&second_out, 0))
+        .map(|m| parse(m).0)
+        .collect();
+    assert_eq!(
+        all,
+        sent,
+        "every message once, in seq order ({} after the restart)",
+        after.len()
+    );
+}

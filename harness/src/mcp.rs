@@ -3,10 +3,13 @@
 use std::path::Path;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, ProgressNotificationParam, Tool};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ProgressNotificationParam, ReadResourceRequestParams,
+    ResourceContents, ResourceUpdatedNotificationParam, SubscribeRequestParams, Tool,
+};
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
@@ -14,10 +17,12 @@ use serde_json::Value;
 
 use crate::Sandbox;
 
-/// The client side: counts the server's progress notifications.
+/// The client side: counts the server's progress notifications, and notes
+/// the resources it says were updated.
 #[derive(Clone, Default)]
 pub struct Recorder {
     progress: Arc<AtomicUsize>,
+    updated: Arc<Mutex<Vec<String>>>,
 }
 
 impl ClientHandler for Recorder {
@@ -28,12 +33,21 @@ impl ClientHandler for Recorder {
     ) {
         self.progress.fetch_add(1, Ordering::SeqCst);
     }
+
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.updated.lock().unwrap().push(params.uri);
+    }
 }
 
 pub struct Mcp {
     runtime: tokio::runtime::Runtime,
     client: Option<RunningService<RoleClient, Recorder>>,
     progress: Arc<AtomicUsize>,
+    updated: Arc<Mutex<Vec<String>>>,
 }
 
 impl Mcp {
@@ -115,11 +129,13 @@ impl Mcp {
             .expect("tokio runtime");
         let recorder = Recorder::default();
         let progress = recorder.progress.clone();
+        let updated = recorder.updated.clone();
         let client = runtime.block_on(connect(recorder));
         Mcp {
             runtime,
             client: Some(client),
             progress,
+            updated,
         }
     }
 
@@ -154,6 +170,40 @@ impl Mcp {
         let info = self.client().peer_info().expect("server info");
         let implementation = info.server_info.clone().expect("serverInfo");
         (implementation.name, implementation.version)
+    }
+
+    /// The URIs of `resources/list`.
+    pub fn list_resources(&self) -> Vec<String> {
+        let resources = self.runtime.block_on(self.client().list_all_resources());
+        resources
+            .expect("resources/list")
+            .into_iter()
+            .map(|r| r.uri)
+            .collect()
+    }
+
+    /// A resource's text.
+    pub fn read_resource(&self, uri: &str) -> String {
+        let params = ReadResourceRequestParams::new(uri);
+        let read = self.runtime.block_on(self.client().read_resource(params));
+        match read.expect("resources/read").contents.into_iter().next() {
+            Some(ResourceContents::TextResourceContents { text, .. }) => text,
+            other => panic!("{uri} has no text: {other:?}"),
+        }
+    }
+
+    /// The `resources/subscribe` that clients send today.
+    #[allow(deprecated)]
+    pub fn subscribe(&self, uri: &str) {
+        let params = SubscribeRequestParams::new(uri);
+        self.runtime
+            .block_on(self.client().subscribe(params))
+            .expect("resources/subscribe");
+    }
+
+    /// The URIs `notifications/resources/updated` named so far.
+    pub fn updated(&self) -> Vec<String> {
+        self.updated.lock().unwrap().clone()
     }
 
     pub fn list_tools(&self) -> Vec<Tool> {

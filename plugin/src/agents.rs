@@ -98,7 +98,7 @@ impl Agents {
     /// Releases the names of panes that no longer exist (but not of panes
     /// named lately, which Zellij may not list yet).
     /// Returns the names released.
-    pub fn release_gone(&mut self, exists: impl Fn(PaneRef) -> bool) -> Vec<String> {
+    pub fn release_gone(&mut self, exists: impl Fn(PaneRef) -> bool) -> Vec<(String, PaneRef)> {
         self.forget_old(Instant::now());
         let (kept, gone): (BTreeMap<_, _>, BTreeMap<_, _>) = self
             .all()
@@ -107,7 +107,7 @@ impl Agents {
         if !gone.is_empty() {
             let _ = self.save(&kept);
         }
-        gone.into_keys().collect()
+        gone.into_iter().collect()
     }
 
     /// Panes named before the grace are Zellij's to list by now.
@@ -172,7 +172,10 @@ mod tests {
             "Zellij may not list new panes yet"
         );
         a.named_lately.clear();
-        assert_eq!(a.release_gone(|p| p == PaneRef::terminal(2)), ["a"]);
+        assert_eq!(
+            a.release_gone(|p| p == PaneRef::terminal(2)),
+            [("a".to_owned(), PaneRef::terminal(1))]
+        );
         let other_instance = Agents::new(a.path.clone().unwrap());
         let names: Vec<String> = other_instance.all().into_keys().collect();
         assert_eq!(names, ["b"]);

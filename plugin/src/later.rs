@@ -261,7 +261,7 @@ impl<H: Host> McpPlugin<H> {
                         let result = crate::handlers::to_json(crate::handlers::write_result(&done));
                         self.answer(asker, result);
                     }
-                    WriteDone::Delivered(seq) => self.delivered(*seq),
+                    WriteDone::Delivered(seq) => self.submitted(*seq),
                 },
             }
         }

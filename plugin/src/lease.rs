@@ -124,6 +124,8 @@ impl Record {
 pub struct Acting {
     pub lease: Option<Lease>,
     pub next_heartbeat: Option<Instant>,
+    /// Whether it held the lease at the last check.
+    holding: bool,
     /// When this instance last held the lease (0: never).
     held_ms: u64,
     /// The marks this instance made, oldest first, with when.
@@ -137,8 +139,14 @@ impl Acting {
         if holds {
             self.held_ms = now_ms;
         }
+        self.holding = holds;
         self.forget_taken(now_ms);
         holds
+    }
+
+    /// Whether this instance held the lease at its last check.
+    pub fn holding(&self) -> bool {
+        self.holding
     }
 
     /// Whether this instance carries out the message `key` (the same bytes

@@ -17,6 +17,7 @@
 //! - [`waits`]: event-driven waits on output, idleness and exit.
 
 mod agents;
+mod event_log;
 mod events;
 mod handlers;
 mod host;
@@ -38,6 +39,7 @@ use zellij_mcp_protocol::PERMISSIONS;
 use zellij_tile::prelude::*;
 
 use agents::Agents;
+use event_log::EventLog;
 use handlers::Purpose;
 use host::{Host, ZellijHost};
 use lease::{Acting, Instance, Lease};
@@ -69,6 +71,8 @@ pub struct McpPlugin<H: Host + 'static> {
     agents: Agents,
     /// Messages waiting for delivery.
     outbox: Outbox,
+    /// The session's event log: messages and agents.
+    log: EventLog,
 }
 
 /// The plugin's configuration from the layout, and what it sets.
@@ -145,10 +149,11 @@ impl<H: Host> McpPlugin<H> {
             client_id: ids.client_id,
         };
         Lease::sweep(shared_dir, unix_ms());
+        EventLog::sweep(shared_dir);
         let lease = Lease::new(shared_dir, ids.zellij_pid, me);
         lease.announce();
         self.agents = Agents::new(lease.file_beside("agents"));
-        self.outbox = Outbox::new(lease.file_beside("seq"));
+        self.log = EventLog::open(shared_dir.join(log_file_name(ids.zellij_pid)));
         self.acting.lease = Some(lease);
         self.heartbeat(Instant::now());
     }
@@ -163,6 +168,23 @@ impl<H: Host> McpPlugin<H> {
     fn takes(&mut self, key: &[&[u8]]) -> bool {
         self.acting.takes(key, unix_ms(), self.view.fed_ms)
     }
+}
+
+/// `events-<session>.jsonl`: named for the session (which a resurrected
+/// session keeps), else for the Zellij server.
+fn log_file_name(zellij_pid: u32) -> String {
+    let session = std::env::var("ZELLIJ_SESSION_NAME")
+        .ok()
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| format!("pid-{zellij_pid}"));
+    let safe: String = session
+        .chars()
+        .map(|c| match c.is_ascii_alphanumeric() || "-_.".contains(c) {
+            true => c,
+            false => '_',
+        })
+        .collect();
+    format!("events-{safe}.jsonl")
 }
 
 /// The permissions the plugin asks for, as the protocol lists them.

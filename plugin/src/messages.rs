@@ -1,31 +1,55 @@
 //! Messages between agents. Each gets a session-wide, strictly increasing
-//! `seq` (kept in the shared folder, so it goes on after a reload), and is
-//! typed into its target's pane through the write queue, one at a time per
-//! target and in `seq` order. A target that is missing or has exited is
-//! tried again, with backoff, until the message's TTL. Plain state: finding
-//! the target's pane and typing are the plugin's.
+//! `seq` from the event log ([`crate::event_log`], which also keeps them
+//! across reloads), and is typed into its target's pane through the write
+//! queue, one at a time per target and in `seq` order. A target that is
+//! missing or has exited is tried again, with backoff, until the message's
+//! TTL. Plain state: finding the target's pane and typing are the plugin's.
 
-use std::fs;
-use std::path::PathBuf;
+use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-use zellij_mcp_protocol::ops::{DeliveryStatus, SendMessageResult};
+use zellij_mcp_protocol::ops::{DeliveryStatus, Happened, LoggedEvent, SendMessageResult};
 use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef};
 
 use crate::later::Asker;
 
-/// Messages kept undelivered at most; more are `busy`.
+/// Messages kept undelivered at most, and their text's total size; more
+/// are `busy`. (The log keeps a second copy, and logs them again when it
+/// rotates.)
 const MOST_QUEUED: usize = 1024;
+pub const MOST_QUEUED_BYTES: usize = 512 * 1024;
 /// The first retry comes after this, then each after twice as long, up to
 /// [`LONGEST_BACKOFF`].
 const FIRST_BACKOFF: Duration = Duration::from_millis(250);
 const LONGEST_BACKOFF: Duration = Duration::from_secs(5);
+/// A submitted message counts as delivered when its pane was there, and had
+/// not exited, when its CR was written; else it is typed again. When Zellij
+/// does not answer whether the pane is there, it is asked again after this,
+/// [`CONFIRM_TRIES`] times at most.
+const CONFIRM_RETRY: Duration = Duration::from_millis(50);
+const CONFIRM_TRIES: u32 = 20;
 
 /// Where a message goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Recipient {
     Pane(PaneRef),
     Agent(String),
+}
+
+impl Recipient {
+    /// As the log writes it: the pane id or the name.
+    pub fn label(&self) -> String {
+        match self {
+            Recipient::Pane(pane) => pane.to_string(),
+            Recipient::Agent(name) => name.clone(),
+        }
+    }
+
+    fn from_label(label: &str) -> Self {
+        label
+            .parse()
+            .map_or_else(|_| Recipient::Agent(label.to_owned()), Recipient::Pane)
+    }
 }
 
 #[derive(Debug)]
@@ -39,6 +63,9 @@ pub struct Message {
     next_try: Instant,
     /// Being typed into this pane.
     sending: Option<PaneRef>,
+    /// Submitted: delivered if its pane is still there at this time.
+    confirm_at: Option<Instant>,
+    confirm_tries: u32,
     /// The request waiting for delivery, and until when it waits.
     waiter: Option<(Asker, Instant)>,
 }
@@ -54,8 +81,32 @@ impl Message {
             attempts: 0,
             next_try: now,
             sending: None,
+            confirm_at: None,
+            confirm_tries: 0,
             waiter: None,
         }
+    }
+
+    /// A message the log has as pending, with the time left of its TTL.
+    pub fn from_log(event: &LoggedEvent, now_ms: u64) -> Option<Self> {
+        let Happened::Queued {
+            to,
+            from,
+            text,
+            expires_at_ms,
+            ..
+        } = &event.what
+        else {
+            return None;
+        };
+        let ttl = Duration::from_millis(expires_at_ms.saturating_sub(now_ms));
+        Some(Message::new(
+            event.seq,
+            Recipient::from_label(to),
+            from,
+            text,
+            ttl,
+        ))
     }
 
     /// The request `asker` waits for delivery until `until`.
@@ -84,56 +135,73 @@ impl Message {
 /// A reply for a request waiting on a message.
 pub type Answer = (Asker, SendMessageResult);
 
+/// A message that expired: its seq and attempts.
+pub type Expired = (u64, u32);
+
 #[derive(Debug, Default)]
 pub struct Outbox {
     /// Undelivered messages, in `seq` order.
     queue: Vec<Message>,
-    /// Where the next `seq` is kept.
-    seq_path: Option<PathBuf>,
+    /// This instance delivers (it holds the lease) and follows the log.
+    pub delivering: bool,
 }
 
 impl Outbox {
-    pub fn new(seq_path: PathBuf) -> Self {
-        Outbox {
-            queue: Vec::new(),
-            seq_path: Some(seq_path),
-        }
-    }
-
-    /// `busy` when [`MOST_QUEUED`] messages wait.
-    pub fn room(&self) -> Result<(), ErrorBody> {
-        if self.queue.len() < MOST_QUEUED {
+    /// `busy` when [`MOST_QUEUED`] messages, or [`MOST_QUEUED_BYTES`] of
+    /// them, wait already.
+    pub fn room(&self, bytes: usize) -> Result<(), ErrorBody> {
+        let queued: usize = self.queue.iter().map(|m| m.typed.len()).sum();
+        if self.queue.len() < MOST_QUEUED && queued + bytes <= MOST_QUEUED_BYTES {
             return Ok(());
         }
         Err(ErrorBody::new(
             ErrorCode::Busy,
-            format!("{MOST_QUEUED} messages wait for delivery already"),
+            format!(
+                "{} messages ({queued} bytes) wait for delivery already",
+                self.queue.len()
+            ),
         )
         .with_hint("wait for their targets to appear, or for their TTL to pass"))
     }
 
-    /// A new `seq`, one above any given before in this session.
-    pub fn next_seq(&mut self) -> Result<u64, ErrorBody> {
-        let Some(path) = &self.seq_path else {
-            return Ok(self.queue.last().map_or(1, |m| m.seq + 1));
-        };
-        let last: u64 = fs::read_to_string(path)
-            .ok()
-            .and_then(|text| text.trim().parse().ok())
-            .unwrap_or(0);
-        let seq = last + 1;
-        fs::write(path, format!("{seq}\n")).map_err(|e| {
-            ErrorBody::new(
-                ErrorCode::Internal,
-                format!("cannot keep the message seq: {e}"),
-            )
-            .with_hint("check the plugin's cache folder is writable")
-        })?;
-        Ok(seq)
+    pub fn push(&mut self, message: Message) {
+        let at = self.queue.partition_point(|m| m.seq < message.seq);
+        if self.queue.get(at).is_none_or(|m| m.seq != message.seq) {
+            self.queue.insert(at, message);
+        }
     }
 
-    pub fn push(&mut self, message: Message) {
-        self.queue.push(message);
+    /// Follows the log: takes in messages other instances queued, and
+    /// drops those delivered or expired elsewhere (a request waiting on one
+    /// gets `queued`: this instance cannot tell).
+    pub fn follow(&mut self, pending: Vec<Message>) -> Vec<Answer> {
+        self.delivering = true;
+        let seqs: BTreeSet<u64> = pending.iter().map(|m| m.seq).collect();
+        let mut answers = Vec::new();
+        self.queue.retain_mut(|m| {
+            let keep = m.sending.is_some() || seqs.contains(&m.seq);
+            if let Some((asker, _)) = m.waiter.take_if(|_| !keep) {
+                answers.push((asker, m.result(DeliveryStatus::Queued)));
+            }
+            keep
+        });
+        for message in pending {
+            self.push(message);
+        }
+        answers
+    }
+
+    /// This instance stops delivering (the log keeps the messages); the
+    /// requests still waiting get `queued`.
+    pub fn hand_over(&mut self) -> Vec<Answer> {
+        self.delivering = false;
+        self.queue
+            .drain(..)
+            .filter_map(|mut m| {
+                let (asker, _) = m.waiter.take()?;
+                Some((asker, m.result(DeliveryStatus::Queued)))
+            })
+            .collect()
     }
 
     #[cfg(test)]
@@ -166,46 +234,79 @@ impl Outbox {
         }
     }
 
-    /// The pane the message is being typed into.
-    pub fn sending_to(&self, seq: u64) -> Option<PaneRef> {
-        self.queue.iter().find(|m| m.seq == seq)?.sending
+    /// Typed and submitted: to be confirmed now (see [`CONFIRM_RETRY`]).
+    pub fn submitted(&mut self, seq: u64, now: Instant) {
+        if let Some(message) = self.find(seq) {
+            message.confirm_at = Some(now);
+        }
+    }
+
+    /// Asks again in a moment whether the pane is there; false after
+    /// [`CONFIRM_TRIES`].
+    pub fn confirm_later(&mut self, seq: u64, now: Instant) -> bool {
+        let Some(message) = self.find(seq) else {
+            return false;
+        };
+        message.confirm_tries += 1;
+        message.confirm_at = Some(now + CONFIRM_RETRY);
+        message.confirm_tries <= CONFIRM_TRIES
+    }
+
+    /// Submitted messages due to be confirmed, with their panes.
+    pub fn to_confirm(&self, now: Instant) -> Vec<(u64, PaneRef)> {
+        self.queue
+            .iter()
+            .filter(|m| m.confirm_at.is_some_and(|at| at <= now))
+            .filter_map(|m| Some((m.seq, m.sending?)))
+            .collect()
     }
 
     /// Its pane went away while it was typed: try again after a backoff.
     pub fn not_delivered(&mut self, seq: u64, now: Instant) {
         if let Some(message) = self.find(seq) {
             message.sending = None;
+            message.confirm_at = None;
+            message.confirm_tries = 0;
             message.back_off(now);
         }
     }
 
-    /// Its target could not take it now: try again after a backoff.
-    pub fn retry_later(&mut self, seq: u64, now: Instant) {
-        if let Some(message) = self.find(seq) {
-            message.attempts += 1;
-            message.back_off(now);
-        }
+    /// Its target could not take it now: try again after a backoff, which
+    /// it returns with the attempts so far.
+    pub fn retry_later(&mut self, seq: u64, now: Instant) -> Option<(u32, Duration)> {
+        let message = self.find(seq)?;
+        message.attempts += 1;
+        message.back_off(now);
+        Some((message.attempts, message.next_try - now))
     }
 
     /// The message was typed and submitted; the answer for a request
     /// still waiting on it.
-    pub fn delivered(&mut self, seq: u64) -> Option<Answer> {
-        let index = self.queue.iter().position(|m| m.seq == seq)?;
+    /// Also the attempts it took.
+    pub fn delivered(&mut self, seq: u64) -> (Option<Answer>, u32) {
+        let Some(index) = self.queue.iter().position(|m| m.seq == seq) else {
+            return (None, 0);
+        };
         let message = self.queue.remove(index);
         let result = message.result(DeliveryStatus::Delivered);
-        message.waiter.map(|(asker, _)| (asker, result))
+        let attempts = message.attempts;
+        (message.waiter.map(|(asker, _)| (asker, result)), attempts)
     }
 
     /// Answers for requests that waited long enough (queued) or whose
-    /// message expired (failed, and dropped).
-    pub fn answers_due(&mut self, now: Instant) -> Vec<Answer> {
+    /// message expired (failed, and dropped); and the messages that expired.
+    pub fn answers_due(&mut self, now: Instant) -> (Vec<Answer>, Vec<Expired>) {
         let mut answers = Vec::new();
+        let mut expired_now = Vec::new();
         for message in &mut self.queue {
             let expired = message.sending.is_none() && message.expires <= now;
             let waited = message
                 .waiter
                 .as_ref()
                 .is_some_and(|(_, until)| *until <= now);
+            if expired {
+                expired_now.push((message.seq, message.attempts));
+            }
             if expired || waited {
                 if let Some((asker, _)) = message.waiter.take() {
                     let status = match expired {
@@ -218,7 +319,7 @@ impl Outbox {
         }
         self.queue
             .retain(|m| m.sending.is_some() || m.expires > now);
-        answers
+        (answers, expired_now)
     }
 
     /// The earliest moment something here is due: a retry of the first
@@ -233,7 +334,7 @@ impl Outbox {
             }
             let retry = (head && m.sending.is_none()).then_some(m.next_try);
             let waiter = m.waiter.as_ref().map(|(_, until)| *until);
-            due = [due, retry, waiter, Some(m.expires)]
+            due = [due, retry, waiter, m.confirm_at, Some(m.expires)]
                 .into_iter()
                 .flatten()
                 .min();
@@ -271,20 +372,10 @@ mod tests {
     }
 
     #[test]
-    fn seq_goes_on_where_it_was_and_each_target_gets_one_at_a_time_in_order() {
-        let dir = crate::tests::shared_dir("outbox-seq");
-        let mut outbox = Outbox::new(dir.join("lease-1.seq"));
-        let seqs: Vec<u64> = (0..3).map(|_| outbox.next_seq().unwrap()).collect();
-        assert_eq!(seqs, [1, 2, 3]);
-        let mut reloaded = Outbox::new(dir.join("lease-1.seq"));
-        assert_eq!(
-            reloaded.next_seq().unwrap(),
-            4,
-            "seq continues after a reload"
-        );
-
+    fn each_target_gets_one_at_a_time_in_seq_order() {
+        let mut outbox = Outbox::default();
         let ttl = Duration::from_secs(60);
-        for (seq, target) in [(1, "a"), (2, "b"), (3, "a")] {
+        for (seq, target) in [(3, "a"), (1, "a"), (2, "b")] {
             outbox.push(Message::new(seq, to(target), "me", "hi", ttl));
         }
         let now = Instant::now();
@@ -318,7 +409,8 @@ mod tests {
         assert_eq!(outbox.due(t0 + FIRST_BACKOFF).len(), 1);
         outbox.retry_later(1, t0);
         assert!(outbox.due(t0 + FIRST_BACKOFF).is_empty(), "twice as long");
-        let answers = outbox.answers_due(t0 + Duration::from_secs(3));
+        let (answers, expired) = outbox.answers_due(t0 + Duration::from_secs(3));
+        assert_eq!(expired, [(1, 2)]);
         assert_eq!(answers[0].1.status, DeliveryStatus::Failed);
         assert_eq!(answers[0].1.attempts, 2);
         assert_eq!(outbox.len(), 0);
@@ -336,11 +428,38 @@ mod tests {
             Duration::from_secs(60),
         ));
         outbox.sending(1, PaneRef::terminal(3));
-        assert_eq!(outbox.sending_to(1), Some(PaneRef::terminal(3)));
+        outbox.submitted(1, t0);
+        assert_eq!(outbox.to_confirm(t0), [(1, PaneRef::terminal(3))]);
+        assert!(
+            outbox.confirm_later(1, t0),
+            "Zellij did not answer: ask again"
+        );
+        assert!(outbox.to_confirm(t0).is_empty());
+        assert_eq!(outbox.to_confirm(t0 + CONFIRM_RETRY).len(), 1);
         outbox.not_delivered(1, t0);
-        assert_eq!(outbox.sending_to(1), None);
+        assert!(outbox.to_confirm(t0 + LONGEST_BACKOFF).is_empty());
         assert!(outbox.due(t0).is_empty(), "after a backoff");
         assert_eq!(outbox.due(t0 + LONGEST_BACKOFF), [(1, to("a"))]);
+    }
+
+    #[test]
+    fn following_the_log_takes_in_new_messages_and_drops_those_done_elsewhere() {
+        let mut outbox = Outbox::default();
+        let ttl = Duration::from_secs(60);
+        let t0 = Instant::now();
+        outbox.push(Message::new(1, to("a"), "me", "x", ttl).awaited_by(asker("w"), t0 + ttl));
+        outbox.push(Message::new(2, to("b"), "me", "y", ttl));
+        let answers = outbox.follow(vec![
+            Message::new(2, to("b"), "me", "y", ttl),
+            Message::new(5, to("a"), "other", "z", ttl),
+        ]);
+        assert_eq!(answers.len(), 1, "#1's waiter is answered");
+        assert_eq!(answers[0].1.status, DeliveryStatus::Queued);
+        assert_eq!(outbox.due(Instant::now()), [(2, to("b")), (5, to("a"))]);
+        assert!(outbox.delivering);
+        outbox.push(Message::new(6, to("c"), "me", "x", ttl).awaited_by(asker("v"), t0 + ttl));
+        assert_eq!(outbox.hand_over().len(), 1, "its waiter gets queued");
+        assert_eq!((outbox.len(), outbox.delivering), (0, false));
     }
 
     #[test]
@@ -351,11 +470,11 @@ mod tests {
             .awaited_by(asker("w"), t0 + Duration::from_millis(100));
         assert_eq!(message.typed, "[#7 from me] line 1\nline 2");
         outbox.push(message);
-        let answers = outbox.answers_due(t0 + Duration::from_millis(150));
+        let (answers, _) = outbox.answers_due(t0 + Duration::from_millis(150));
         assert_eq!(answers[0].1.status, DeliveryStatus::Queued);
         assert_eq!(outbox.len(), 1);
         outbox.sending(7, PaneRef::terminal(2));
-        assert!(outbox.delivered(7).is_none(), "nobody waits any more");
+        assert!(outbox.delivered(7).0.is_none(), "nobody waits any more");
         assert_eq!(outbox.len(), 0);
     }
 }

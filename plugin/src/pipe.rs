@@ -134,6 +134,7 @@ impl<H: Host> McpPlugin<H> {
                 self.now::<op::RegisterAgent>(args, asker, Self::register_agent)
             }
             op::SendMessage::NAME => self.now::<op::SendMessage>(args, asker, Self::send_message),
+            op::ReadEvents::NAME => self.now::<op::ReadEvents>(args, asker, Self::read_events),
             op::Read::NAME => self.now::<op::Read>(args, asker, Self::read),
             op::Locate::NAME => self.now::<op::Locate>(args, asker, Self::locate),
             op::PaneOfProcess::NAME => {

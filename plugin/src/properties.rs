@@ -173,7 +173,7 @@ fn run_everything_out(p: &mut McpPlugin<FakeHost>) {
         for (asker, outcome) in p.requests.later.settle(&p.view, &p.host, late) {
             p.answer(&asker, outcome);
         }
-        for (asker, result) in p.outbox.answers_due(late) {
+        for (asker, result) in p.outbox.answers_due(late).0 {
             p.answer(&asker, Ok(serde_json::to_value(result).unwrap()));
         }
         while p.waits.len() > 0 {

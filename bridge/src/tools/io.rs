@@ -7,9 +7,10 @@ use rmcp::service::RequestContext;
 use rmcp::Json;
 use rmcp::{tool, tool_router, RoleServer};
 use zellij_mcp_protocol::ops::{
-    check_max_bytes, op, Op, PaneResult, ReadArgs, ReadResult, RunArgs, RunResult, SendMessageArgs,
-    SendMessageResult, SignalArgs, WaitForArgs, WaitForResult, WriteArgs, WriteResult,
-    DEFAULT_DELIVERY_WAIT_MS, DEFAULT_SUBMIT_DELAY_MS, DEFAULT_WAIT_MS, MAX_DELIVERY_WAIT_MS,
+    check_max_bytes, op, Op, PaneResult, ReadArgs, ReadEventsArgs, ReadEventsResult, ReadResult,
+    RunArgs, RunResult, SendMessageArgs, SendMessageResult, SignalArgs, WaitForArgs, WaitForResult,
+    WriteArgs, WriteResult, DEFAULT_DELIVERY_WAIT_MS, DEFAULT_SUBMIT_DELAY_MS, DEFAULT_WAIT_MS,
+    MAX_DELIVERY_WAIT_MS,
 };
 use zellij_mcp_protocol::text::shape_read;
 
@@ -128,7 +129,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_send_message",
-        description = "Type a message into an agent's pane as a user message, headed [#seq from sender], then submit it (Ink-safe). to: pane id, agent name or parent. Per target, in seq order; a missing or exited target is retried until ttl_s. On: the target. Focus: never moves. After: returns seq, status. Don't: use zellij_write for agents. Needs: text up to 64 KiB.",
+        description = "Type a message into an agent's pane, headed [#seq from sender], and submit it (Ink-safe). to: pane id, agent name or parent. In seq order per target; a missing or exited target is retried until ttl_s. On: the target. Focus: never moves. After: returns seq, status. Don't: use zellij_write for agents. Needs: text up to 64 KiB.",
         input_schema = input::<SendMessageArgs>(),
         output_schema = output::<SendMessageResult>(),
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
@@ -139,6 +140,17 @@ impl ZellijMcp {
         let extra = Duration::from_millis(wait.min(MAX_DELIVERY_WAIT_MS));
         self.send::<op::SendMessage>(p.session.as_deref(), &p.args, extra)
             .await
+    }
+
+    #[tool(
+        name = "zellij_read_events",
+        description = "Event log after since_seq: messages queued, delivered, retry, expired; agents registered, exited, closed. On: the session. Focus: never moves. After: unchanged; pass last_seq next (more: another page). Don't: poll; subscribe to zellij://<session>/events. Needs: the plugin.",
+        input_schema = input::<ReadEventsArgs>(),
+        output_schema = output::<ReadEventsResult>(),
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn read_events(&self, args: JsonObject) -> ToolResult<ReadEventsResult> {
+        self.forward::<op::ReadEvents>(args).await
     }
 
     #[tool(

@@ -5,11 +5,13 @@
 //! - [`panes`]: creating, closing, renaming, focusing, arranging.
 //! - [`io`]: reading, writing, waiting, running, signalling.
 //! - [`scrollback`]: the work on whole scrollbacks that stays out of the plugin.
+//! - [`resources`]: the session's event log as a resource, with subscriptions.
 
 mod io;
 mod panes;
 mod paths;
 mod policy;
+mod resources;
 mod schema;
 mod scrollback;
 mod session;
@@ -23,7 +25,9 @@ use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::{IntoCallToolResult, ToolCallContext};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    JsonObject, ProgressNotificationParam, ServerCapabilities, ServerConfig,
+    JsonObject, ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
+    ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig, SubscribeRequestParams, UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{tool_handler, ErrorData, Json, RoleServer, ServerHandler};
@@ -103,6 +107,7 @@ pub struct ZellijMcp {
     own_pane: Arc<OwnPane>,
     policy: Arc<Policy>,
     tool_router: ToolRouter<Self>,
+    subscriptions: Arc<resources::Subscriptions>,
 }
 
 /// How the server is run.
@@ -134,6 +139,7 @@ impl ZellijMcp {
             own_pane: Arc::new(own_pane),
             policy: Arc::new(policy),
             tool_router,
+            subscriptions: Arc::default(),
         })
     }
 
@@ -320,8 +326,58 @@ impl ServerHandler for ZellijMcp {
         response
     }
 
+    async fn list_resources(
+        &self,
+        _: Option<PaginatedRequestParams>,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::with_all_items(
+            self.event_resources().await,
+        ))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _: Option<PaginatedRequestParams>,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(ListResourceTemplatesResult::with_all_items(vec![
+            Self::event_template(),
+        ]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        Ok(self.read_event_resource(&request.uri).await?.into())
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscribe_events(request.uri, context.peer).await
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.unsubscribe_events(&request.uri);
+        Ok(())
+    }
+
     fn get_info(&self) -> ServerConfig {
-        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .enable_resources_subscribe()
+            .build();
+        let mut info = ServerConfig::new(capabilities);
         info.server_info = Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"));
         info.instructions = Some(
             "Drive a live Zellij session by pane id without moving the user's focus. Start with \

@@ -55,6 +55,12 @@ fn strip(value: &mut Value, extra_noise: &[&str]) {
             for key in NOISE.iter().chain(extra_noise) {
                 map.remove(*key);
             }
+            // An absent flag is false and an absent list empty: saying so
+            // says nothing new.
+            let empty = |v: &Value| v == &Value::Bool(false) || v == &Value::Array(vec![]);
+            if map.get("default").is_some_and(empty) {
+                map.remove("default");
+            }
             // Counts and sizes are unsigned; "minimum: 0" says nothing new.
             if map.get("minimum") == Some(&Value::from(0)) {
                 map.remove("minimum");

@@ -3,13 +3,13 @@
 use std::time::Duration;
 
 use zellij_mcp_protocol::agent_name::{check_agent_name, parent_of};
-use zellij_mcp_protocol::ops::{RegisterAgentArgs, TargetResult, DEFAULT_MESSAGE_TTL_S};
+use zellij_mcp_protocol::ops::{Happened, RegisterAgentArgs, TargetResult, DEFAULT_MESSAGE_TTL_S};
 use zellij_mcp_protocol::{ErrorBody, PaneRef};
 
-use super::{bad_request, now};
+use super::{bad_request, now, pane_now};
 use crate::host::Host;
 use crate::later::{Asker, HandlerResult};
-use crate::messages::{Message, Recipient};
+use crate::messages::Recipient;
 use crate::McpPlugin;
 
 /// The sender named in events the plugin sends itself.
@@ -26,8 +26,13 @@ impl<H: Host> McpPlugin<H> {
             ));
         };
         self.require_terminal(pane)?;
+        let (host, view) = (&self.host, &self.view);
         self.agents
-            .assign(&args.name, pane, |p| self.host.pane_info(p).is_some())?;
+            .assign(&args.name, pane, |p| pane_now(host, view, p).is_some())?;
+        self.log_event(Happened::Registered {
+            name: args.name.clone(),
+            pane_id: pane,
+        });
         now(TargetResult {
             pane_id: Some(pane),
             tab_id: self.view.tab_id_of(pane),
@@ -40,22 +45,33 @@ impl<H: Host> McpPlugin<H> {
         let Some(name) = name else { return Ok(()) };
         check_agent_name(name)?;
         self.agents
-            .check_free(name, None, |p| self.host.pane_info(p).is_some())
+            .check_free(name, None, |p| self.pane_now(p).is_some())
     }
 
     /// Gives a new pane its agent name.
     pub fn name_new_agent(&mut self, name: Option<&str>, pane: PaneRef) -> Result<(), ErrorBody> {
         let Some(name) = name else { return Ok(()) };
+        let (host, view) = (&self.host, &self.view);
         self.agents.assign(name, pane, |p| {
-            p == pane || self.host.pane_info(p).is_some()
-        })
+            p == pane || pane_now(host, view, p).is_some()
+        })?;
+        self.log_event(Happened::Registered {
+            name: name.to_owned(),
+            pane_id: pane,
+        });
+        Ok(())
     }
 
     /// Releases the names of panes Zellij no longer has, telling their
     /// parents.
     pub fn release_gone_agents(&mut self) {
-        let exists = |p| self.view.find(p).is_some() || self.host.pane_info(p).is_some();
-        for name in self.agents.release_gone(exists) {
+        let (host, view) = (&self.host, &self.view);
+        let exists = |p| pane_now(host, view, p).is_some();
+        for (name, pane_id) in self.agents.release_gone(exists) {
+            self.log_event(Happened::Closed {
+                name: name.clone(),
+                pane_id,
+            });
             self.tell_parent(&name, "closed");
         }
     }
@@ -63,6 +79,11 @@ impl<H: Host> McpPlugin<H> {
     /// A command pane exited: its agent's parent is told, with the code.
     pub fn agent_exited(&mut self, pane: PaneRef, code: Option<i32>) {
         if let Some(name) = self.agents.by_pane().remove(&pane) {
+            self.log_event(Happened::Exited {
+                name: name.clone(),
+                pane_id: pane,
+                code,
+            });
             let what = match code {
                 Some(code) => format!("exited with code {code}"),
                 None => "exited".to_owned(),
@@ -77,14 +98,12 @@ impl<H: Host> McpPlugin<H> {
         let Some(parent) = parent_of(name).filter(|_| self.settings.child_events) else {
             return;
         };
-        let Ok(seq) = self.outbox.next_seq() else {
-            return;
-        };
         let text = format!("child {name} {what}");
         let to = Recipient::Agent(parent.to_owned());
         let ttl = Duration::from_secs(DEFAULT_MESSAGE_TTL_S);
-        self.outbox
-            .push(Message::new(seq, to, EVENTS_SENDER, &text, ttl));
-        self.pump_messages();
+        if let Ok(message) = self.queue_message(to, EVENTS_SENDER, &text, ttl) {
+            self.outbox.push(message);
+            self.pump_messages();
+        }
     }
 }

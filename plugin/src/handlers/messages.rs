@@ -5,17 +5,18 @@ use std::time::{Duration, Instant};
 
 use zellij_mcp_protocol::agent_name::{check_agent_name, parent_of, PARENT};
 use zellij_mcp_protocol::ops::{
-    SendMessageArgs, DEFAULT_DELIVERY_WAIT_MS, DEFAULT_MESSAGE_TTL_S, MAX_DELIVERY_WAIT_MS,
-    MAX_MESSAGE_BYTES, MAX_MESSAGE_TTL_S,
+    Happened, ReadEventsArgs, SendMessageArgs, DEFAULT_DELIVERY_WAIT_MS, DEFAULT_EVENTS_BYTES,
+    DEFAULT_MESSAGE_TTL_S, MAX_DELIVERY_WAIT_MS, MAX_EVENTS_BYTES, MAX_MESSAGE_BYTES,
+    MAX_MESSAGE_TTL_S,
 };
-use zellij_mcp_protocol::{ErrorBody, PaneKind, PaneRef};
+use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneKind, PaneRef};
 
-use super::{bad_request, to_json};
+use super::{bad_request, now, to_json};
 use crate::host::Host;
 use crate::later::{Asker, Handled, HandlerResult};
-use crate::messages::{Message, Recipient};
+use crate::messages::{Answer, Message, Recipient};
 use crate::writes::{PendingWrite, WriteDone};
-use crate::McpPlugin;
+use crate::{unix_ms, McpPlugin};
 
 impl<H: Host> McpPlugin<H> {
     pub fn send_message(&mut self, args: SendMessageArgs, asker: &Asker) -> HandlerResult {
@@ -48,12 +49,57 @@ impl<H: Host> McpPlugin<H> {
         let caller_name = asker.caller.and_then(|p| self.agents.by_pane().remove(&p));
         let to = self.recipient(&args.to, caller_name.as_deref())?;
         let from = self.sender(args.from, caller_name, asker.caller)?;
-        self.outbox.room()?;
-        let seq = self.outbox.next_seq()?;
+        self.outbox.room(args.text.len())?;
+        let message = self.queue_message(to, &from, &args.text, ttl)?;
         let until = Instant::now() + Duration::from_millis(wait);
-        let message =
-            Message::new(seq, to, &from, &args.text, ttl).awaited_by(asker.clone(), until);
-        Ok(Handled::Message(Box::new(message)))
+        Ok(Handled::Message(Box::new(
+            message.awaited_by(asker.clone(), until),
+        )))
+    }
+
+    /// Logs a new message as queued, which gives it its seq.
+    pub fn queue_message(
+        &mut self,
+        to: Recipient,
+        from: &str,
+        text: &str,
+        ttl: Duration,
+    ) -> Result<Message, ErrorBody> {
+        let at_ms = unix_ms();
+        let seq = self
+            .log
+            .append(at_ms, |seq| Happened::Queued {
+                message: seq,
+                to: to.label(),
+                from: from.to_owned(),
+                text: text.to_owned(),
+                expires_at_ms: at_ms + ttl.as_millis() as u64,
+            })
+            .map_err(|e| {
+                ErrorBody::new(ErrorCode::Internal, format!("cannot log the message: {e}"))
+                    .with_hint("check that the plugin's cache folder is writable")
+            })?;
+        Ok(Message::new(seq, to, from, text, ttl))
+    }
+
+    /// `read_events`: the log after `since_seq`.
+    pub fn read_events(&mut self, args: ReadEventsArgs, _: &Asker) -> HandlerResult {
+        let max_bytes = args.max_bytes.unwrap_or(DEFAULT_EVENTS_BYTES);
+        if max_bytes == 0 || max_bytes > MAX_EVENTS_BYTES {
+            return Err(bad_request(
+                format!("max_bytes {max_bytes} is out of range"),
+                "pass max_bytes from 1 to 1048576",
+            ));
+        }
+        now(self.log.read(args.since_seq.unwrap_or(0), max_bytes))
+    }
+
+    /// Appends to the event log. The log is a record: an event that cannot
+    /// be written is dropped, and the work it records goes on.
+    pub fn log_event(&mut self, what: Happened) {
+        if let Err(e) = self.log.append(unix_ms(), |_| what) {
+            eprintln!("zellij-mcp: cannot write the event log: {e}");
+        }
     }
 
     /// `to` as a pane id, `parent` (of the caller's name) or an agent name.
@@ -110,32 +156,108 @@ impl<H: Host> McpPlugin<H> {
     /// whose wait or message's TTL is over.
     pub fn pump_messages(&mut self) {
         let now = Instant::now();
+        if !self.follow_log() {
+            return;
+        }
+        self.confirm_submitted(now);
         for (seq, to) in self.outbox.due(now) {
             match self.pane_taking(&to) {
                 Some(pane) => self.type_message(seq, pane, now),
-                None => self.outbox.retry_later(seq, now),
+                None => self.retry_later(seq, &to, now),
             }
         }
-        for (asker, result) in self.outbox.answers_due(now) {
-            self.answer(&asker, to_json(result));
+        let (answers, expired) = self.outbox.answers_due(now);
+        for (message, attempts) in expired {
+            self.log_event(Happened::Expired { message, attempts });
         }
+        self.answer_all(answers);
         self.arm_wake(now);
     }
 
-    /// A message was typed and submitted: delivered, unless its pane closed
-    /// or exited meanwhile (then it is typed again, into the pane that has
-    /// its target's name next).
-    pub fn delivered(&mut self, seq: u64) {
-        let pane = self.outbox.sending_to(seq);
-        let alive = pane
-            .and_then(|p| self.host.pane_info(p))
-            .is_some_and(|info| !info.exited);
-        if !alive {
-            self.outbox.not_delivered(seq, Instant::now());
-        } else if let Some((asker, result)) = self.outbox.delivered(seq) {
+    /// Only the instance holding the lease delivers, and it delivers what
+    /// the log has pending: so after a reload, or when the lease changes
+    /// hands, the messages go on from the log. Whether this one delivers.
+    fn follow_log(&mut self) -> bool {
+        if !self.acting.holding() {
+            let answers = self.outbox.hand_over();
+            self.answer_all(answers);
+            return false;
+        }
+        if self.log.catch_up() || !self.outbox.delivering {
+            let now_ms = unix_ms();
+            let pending = self
+                .log
+                .pending()
+                .filter_map(|event| Message::from_log(event, now_ms))
+                .collect();
+            let answers = self.outbox.follow(pending);
+            self.answer_all(answers);
+        }
+        true
+    }
+
+    fn answer_all(&mut self, answers: Vec<Answer>) {
+        for (asker, result) in answers {
             self.answer(&asker, to_json(result));
         }
+    }
+
+    /// The target cannot take the message now. Retries are logged at
+    /// attempts 1, 2, 4, 8, …: a message waiting a day adds a few lines.
+    fn retry_later(&mut self, seq: u64, to: &Recipient, now: Instant) {
+        let Some((attempts, next_in)) = self.outbox.retry_later(seq, now) else {
+            return;
+        };
+        if attempts.is_power_of_two() {
+            let why = match to {
+                Recipient::Agent(name) if !self.agents.all().contains_key(name) => {
+                    format!("no pane is named {name}")
+                }
+                _ => "the pane is missing, exited or busy".to_owned(),
+            };
+            self.log_event(Happened::Retry {
+                message: seq,
+                attempts,
+                why,
+                next_in_ms: next_in.as_millis() as u64,
+            });
+        }
+    }
+
+    /// A message was typed and submitted.
+    pub fn submitted(&mut self, seq: u64) {
+        self.outbox.submitted(seq, Instant::now());
         self.pump_messages();
+    }
+
+    /// Submitted messages whose pane is still there are delivered; the
+    /// others are typed again, into the pane that has their target's name
+    /// next.
+    fn confirm_submitted(&mut self, now: Instant) {
+        for (seq, pane_id) in self.outbox.to_confirm(now) {
+            let alive = match self.host.pane_info(pane_id) {
+                Some(info) => !info.exited,
+                // No answer in time, or a pane that just closed: ask again
+                // while the events still list it.
+                None if self.view.find(pane_id).is_some()
+                    && self.outbox.confirm_later(seq, now) =>
+                {
+                    continue
+                }
+                None => false,
+            };
+            if !alive {
+                self.outbox.not_delivered(seq, now);
+                continue;
+            }
+            let (answer, attempts) = self.outbox.delivered(seq);
+            self.log_event(Happened::Delivered {
+                message: seq,
+                pane_id,
+                attempts,
+            });
+            self.answer_all(answer.into_iter().collect());
+        }
     }
 
     /// The live terminal pane `to` stands for, if it can take input now.
@@ -144,7 +266,7 @@ impl<H: Host> McpPlugin<H> {
             Recipient::Pane(pane) => *pane,
             Recipient::Agent(name) => *self.agents.all().get(name)?,
         };
-        let info = self.host.pane_info(pane)?;
+        let info = self.pane_now(pane)?;
         let free = self.input.room(pane).is_ok();
         (!info.exited && free).then_some(pane)
     }

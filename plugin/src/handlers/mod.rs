@@ -35,6 +35,12 @@ fn bad_request(message: impl Into<String>, hint: impl Into<String>) -> ErrorBody
     ErrorBody::new(ErrorCode::BadRequest, message).with_hint(hint)
 }
 
+/// See [`McpPlugin::pane_now`]; for callers that hold other parts mutably.
+pub fn pane_now(host: &impl Host, view: &SessionView, pane: PaneRef) -> Option<PaneInfo> {
+    host.pane_info(pane)
+        .or_else(|| view.find(pane).map(|(_, info)| info.clone()))
+}
+
 impl<H: Host> McpPlugin<H> {
     fn require_ready(&self) -> Result<(), ErrorBody> {
         if self.view.is_ready() {
@@ -48,10 +54,17 @@ impl<H: Host> McpPlugin<H> {
         }
     }
 
+    /// The pane as Zellij has it now. Zellij answers that query within
+    /// 100 ms or not at all (a busy session), so a pane the last events
+    /// listed counts too: "not found" must not come from a slow answer.
+    pub fn pane_now(&self, pane: PaneRef) -> Option<PaneInfo> {
+        pane_now(&self.host, &self.view, pane)
+    }
+
     /// The pane as Zellij has it now, or `pane_not_found`.
     fn require_pane(&self, pane: PaneRef) -> Result<PaneInfo, ErrorBody> {
         self.require_ready()?;
-        self.host.pane_info(pane).ok_or_else(|| {
+        self.pane_now(pane).ok_or_else(|| {
             ErrorBody::new(
                 ErrorCode::PaneNotFound,
                 format!("there is no pane {pane} in this session"),

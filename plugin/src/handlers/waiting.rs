@@ -190,7 +190,7 @@ impl<H: Host> McpPlugin<H> {
         now: Instant,
     ) -> Option<Finished> {
         let pane = self.waits.get(index).pane;
-        let info = self.host.pane_info(pane);
+        let info = self.pane_now(pane);
         let state = self.pane_state(pane, info.as_ref(), self.waits.get(index).seen);
         let wait = self.waits.get_mut(index);
         wait.seen |= info.is_some();

@@ -21,11 +21,11 @@ pub struct SendMessageArgs {
     /// A pane id, an agent name, or "parent".
     pub to: String,
     pub text: String,
-    /// Sender shown in the header. Default: the caller's agent name, else its pane.
+    /// Header's sender (default: the caller's agent name or pane).
     pub from: Option<String>,
     /// Seconds to keep retrying (default 600, max 86400).
     pub ttl_s: Option<u64>,
-    /// Wait up to this long for delivery (default 2000, max 600000).
+    /// Wait this long for delivery (default 2000, max 600000).
     pub wait_ms: Option<u64>,
 }
 
@@ -50,4 +50,81 @@ pub struct SendMessageResult {
     pub attempts: u32,
     /// The pane it went to, once delivered.
     pub pane_id: Option<PaneRef>,
+}
+
+/// Most bytes of events one `read_events` returns by default, and at most.
+pub const DEFAULT_EVENTS_BYTES: usize = 64 * 1024;
+pub const MAX_EVENTS_BYTES: usize = 1024 * 1024;
+
+/// One line of the session's event log (JSON Lines). `seq` is shared by all
+/// events of the session and strictly increasing; a message's seq is the
+/// seq of its `queued` event.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoggedEvent {
+    pub seq: u64,
+    /// Unix time, ms.
+    pub at_ms: u64,
+    #[serde(flatten)]
+    pub what: Happened,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Happened {
+    /// A message was accepted; it is retried until `expires_at_ms`.
+    Queued {
+        message: u64,
+        to: String,
+        from: String,
+        text: String,
+        expires_at_ms: u64,
+    },
+    /// Typed into `pane_id` and submitted.
+    Delivered {
+        message: u64,
+        pane_id: PaneRef,
+        attempts: u32,
+    },
+    /// The target could not take it; tried again in `next_in_ms`.
+    Retry {
+        message: u64,
+        attempts: u32,
+        why: String,
+        next_in_ms: u64,
+    },
+    /// Its TTL passed before delivery.
+    Expired { message: u64, attempts: u32 },
+    /// A pane took an agent name.
+    Registered { name: String, pane_id: PaneRef },
+    /// A named agent's command exited (`code` when Zellij knows it).
+    Exited {
+        name: String,
+        pane_id: PaneRef,
+        code: Option<i32>,
+    },
+    /// A named agent's pane closed; the name is free again.
+    Closed { name: String, pane_id: PaneRef },
+    /// The log was rotated: the events before are in the `.1` file, and the
+    /// messages still pending were logged again just above.
+    Rotated,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct ReadEventsArgs {
+    /// Default 0: from the oldest kept.
+    pub since_seq: Option<u64>,
+    /// Default 65536, max 1048576.
+    pub max_bytes: Option<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct ReadEventsResult {
+    /// Log lines, oldest first: {seq, at_ms, event, ...}.
+    pub events: Vec<serde_json::Value>,
+    /// Pass as since_seq next time.
+    pub last_seq: u64,
+    /// More events wait after these.
+    pub more: bool,
 }

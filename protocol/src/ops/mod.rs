@@ -63,6 +63,8 @@ ops! {
     RegisterAgent = "register_agent", RegisterAgentArgs => TargetResult;
     /// Types a message into an agent's pane, in order, retrying until its TTL.
     SendMessage = "send_message", SendMessageArgs => SendMessageResult;
+    /// The session's event log, after a seq.
+    ReadEvents = "read_events", ReadEventsArgs => ReadEventsResult;
     /// A pane's screen; the bridge reads scrollbacks itself.
     Read = "read", ReadArgs => ReadResult;
     /// A pane's tab, or `pane_not_found`.
