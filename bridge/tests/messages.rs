@@ -182,11 +182,12 @@ fn bad_messages_are_refused_with_a_fix_and_nothing_is_typed() {
     let plain = mcp(&s, "socket");
     let pane = shell_pane(&plain);
     let before = screen(&plain, &pane);
-    let cases: [Value; 4] = [
+    let cases: [Value; 5] = [
         json!({"to": "has space", "text": "x"}),
         json!({"to": "parent", "text": "x"}),
         json!({"to": pane, "text": "x".repeat(64 * 1024 + 1)}),
         json!({"to": pane, "text": "x", "ttl_s": 0}),
+        json!({"to": pane, "text": "x", "ttl_s": 86401}),
     ];
     for args in cases {
         let error = plain.err("zellij_send_message", args.clone());
@@ -195,13 +196,20 @@ fn bad_messages_are_refused_with_a_fix_and_nothing_is_typed() {
             "{args}: {error}"
         );
     }
+    let error = plain.err("zellij_read_events", json!({"max_bytes": 0}));
+    assert!(
+        error.starts_with("bad_request:") && error.contains("Fix:"),
+        "{error}"
+    );
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(screen(&plain, &pane), before, "nothing was typed");
+    let logged = plain.ok("zellij_read_events", json!({}));
+    assert_eq!(logged["events"], json!([]), "nothing was logged");
 }
 
 /// `zellij_read_events` from the start: (event, message or name) per line.
 fn logged(mcp: &Mcp) -> Vec<(String, String)> {
-    let read = mcp.ok("zellij_read_events", json!({"max_bytes": 1048576}));
+    let read = mcp.ok("zellij_read_events", json!({"max_bytes": 262144}));
     assert_eq!(read["more"], false, "{read}");
     read["events"]
         .as_array()

@@ -15,7 +15,7 @@ fn a_read_only_server_lists_and_runs_only_tools_that_change_nothing() {
     let mcp = Mcp::start(&bridge(), s.sandbox(), &["--read-only"]);
     let tools = mcp.list_tools();
     let names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
-    assert_eq!(names.len(), 7, "{names:?}");
+    assert_eq!(names.len(), 8, "{names:?}");
     for tool in &tools {
         let read_only = tool.annotations.as_ref().and_then(|a| a.read_only_hint);
         assert_eq!(read_only, Some(true), "{} is listed", tool.name);

@@ -88,7 +88,7 @@ impl<H: Host> McpPlugin<H> {
         if max_bytes == 0 || max_bytes > MAX_EVENTS_BYTES {
             return Err(bad_request(
                 format!("max_bytes {max_bytes} is out of range"),
-                "pass max_bytes from 1 to 1048576",
+                "pass max_bytes from 1 to 262144",
             ));
         }
         now(self.log.read(args.since_seq.unwrap_or(0), max_bytes))

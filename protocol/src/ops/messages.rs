@@ -54,7 +54,7 @@ pub struct SendMessageResult {
 
 /// Most bytes of events one `read_events` returns by default, and at most.
 pub const DEFAULT_EVENTS_BYTES: usize = 64 * 1024;
-pub const MAX_EVENTS_BYTES: usize = 1024 * 1024;
+pub const MAX_EVENTS_BYTES: usize = 256 * 1024;
 
 /// One line of the session's event log (JSON Lines). `seq` is shared by all
 /// events of the session and strictly increasing; a message's seq is the
@@ -114,7 +114,7 @@ pub enum Happened {
 pub struct ReadEventsArgs {
     /// Default 0: from the oldest kept.
     pub since_seq: Option<u64>,
-    /// Default 65536, max 1048576.
+    /// Default 65536, max 262144.
     pub max_bytes: Option<usize>,
 }
 
