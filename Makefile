@@ -6,6 +6,9 @@ BRIDGE_BIN     := target/release/zellij-mcp
 PLUGIN_DIR     := $(HOME)/.local/share/zellij-mcp
 LAYOUT_DIR     := $(HOME)/.config/zellij/layouts
 INK_FIXTURE    := bridge/tests/fixtures/ink-echo
+INSPECTOR      := bridge/tests/fixtures/inspector
+PY_CLIENT      := target/mcp-clients/venv
+PY_CLIENT_REQS := bridge/tests/clients/requirements.txt
 
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
@@ -32,9 +35,17 @@ zellij: wasm-target
 		cargo install zellij --locked --version $(ZELLIJ_VERSION); \
 	fi
 
-# The real Ink app the end-to-end tests submit into.
+# The real Ink app the end-to-end tests submit into, and MCP clients nobody
+# here wrote (the MCP Inspector's CLI, the Python SDK), pinned; npm and pip
+# keep their downloads in their caches between runs.
 test-deps:
 	npm ci --prefix $(INK_FIXTURE) --no-audit --no-fund
+	npm ci --prefix $(INSPECTOR) --no-audit --no-fund
+	@if ! cmp -s $(PY_CLIENT_REQS) $(PY_CLIENT)/installed.txt; then \
+		python3 -m venv $(PY_CLIENT) && \
+		$(PY_CLIENT)/bin/pip install --quiet --disable-pip-version-check -r $(PY_CLIENT_REQS) && \
+		cp $(PY_CLIENT_REQS) $(PY_CLIENT)/installed.txt; \
+	fi
 
 # Unit tests (protocol, plugin natively, bridge) and the end-to-end suite
 # against real Zellij sessions.

@@ -858,7 +858,10 @@ fn a_named_childs_exit_is_told_to_its_parent() {
             format!(
                 "{} {}",
                 e["event"],
-                e["name"].as_str().or(e["to"].as_str()).unwrap_or("")
+                e.get("name")
+                    .or(e.get("to"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
             )
         })
         .collect();

@@ -92,7 +92,7 @@ impl ZellijMcp {
         loop {
             let page = page(&self.client, session, since).await.map_err(failed)?;
             for event in page.events {
-                let line = event.to_string() + "\n";
+                let line = serde_json::Value::Object(event).to_string() + "\n";
                 bytes += line.len();
                 lines.push(line);
             }

@@ -122,7 +122,7 @@ pub struct ReadEventsArgs {
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct ReadEventsResult {
     /// Log lines, oldest first: {seq, at_ms, event, ...}.
-    pub events: Vec<serde_json::Value>,
+    pub events: Vec<serde_json::Map<String, serde_json::Value>>,
     /// Pass as since_seq next time.
     pub last_seq: u64,
     /// More events wait after these.
