@@ -32,8 +32,8 @@ fn client(program: PathBuf, s: &Session) -> Command {
     command
 }
 
-/// Runs a client to its end; its stdout, which must be JSON.
-fn json_from(mut command: Command) -> Value {
+/// Runs a client to its end; its stdout, which must be JSON, and stderr.
+fn json_from(mut command: Command) -> (Value, String) {
     let out = command.output().expect("start the client");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -43,7 +43,8 @@ fn json_from(mut command: Command) -> Value {
         out.status,
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+    let json = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    (json, String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
 #[test]
@@ -59,7 +60,7 @@ fn the_python_sdk_lists_reads_runs_and_waits_with_progress() {
         .arg(bridge())
         .arg(s.sandbox().zellij_path())
         .arg(&marker);
-    let seen = json_from(python);
+    let (seen, _) = json_from(python);
 
     let tools = seen["tools"].as_array().unwrap();
     assert!(tools.len() >= 20, "{tools:?}");
@@ -85,8 +86,9 @@ fn the_python_sdk_lists_reads_runs_and_waits_with_progress() {
     assert!(progress[0].as_str().unwrap().contains("wait_for"));
 }
 
-/// One Inspector CLI call: `--method` and its options.
-fn inspect(s: &Session, args: &[&str]) -> Value {
+/// One Inspector CLI call: `--method` and its options; its output and
+/// what it warned about.
+fn inspect(s: &Session, args: &[&str]) -> (Value, String) {
     let inspector =
         workspace_root().join("bridge/tests/fixtures/inspector/node_modules/.bin/inspector");
     let mut command = client(inspector, s);
@@ -109,7 +111,11 @@ fn inspect(s: &Session, args: &[&str]) -> Value {
 #[test]
 fn the_inspector_cli_lists_reads_and_runs() {
     let s = session("inspector");
-    let listed = inspect(&s, &["--method", "tools/list", "--strict"]);
+    let (listed, warnings) = inspect(&s, &["--method", "tools/list", "--strict"]);
+    assert!(
+        !warnings.contains("Warning") && !warnings.contains("Error"),
+        "schemas a client may not take: {warnings}"
+    );
     let names: Vec<&str> = listed["tools"]
         .as_array()
         .unwrap()
@@ -126,7 +132,7 @@ fn the_inspector_cli_lists_reads_and_runs() {
         for arg in args {
             all.extend(["--tool-arg", arg]);
         }
-        let result = inspect(&s, &all);
+        let (result, _) = inspect(&s, &all);
         assert_ne!(result["isError"], true, "{tool}: {result}");
         result["structuredContent"].clone()
     };

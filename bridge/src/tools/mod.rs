@@ -70,13 +70,38 @@ impl IntoCallToolResult for ToolFailure {
 }
 
 /// A tool's result: the op's own, plus the session it belongs to (the
-/// plugin does not know its session's name).
-#[derive(Debug, Serialize, JsonSchema)]
+/// plugin does not know its session's name). Serialized without the fields
+/// that have no value, so the output schemas need no `null` type (see
+/// [`schema::output`]).
+#[derive(Debug, JsonSchema)]
 pub struct FromSession<R> {
     #[serde(default)]
     pub session: String,
     #[serde(flatten)]
     pub result: R,
+}
+
+impl<R: Serialize> Serialize for FromSession<R> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut value = serde_json::to_value(&self.result).map_err(serde::ser::Error::custom)?;
+        drop_nulls(&mut value);
+        if let serde_json::Value::Object(fields) = &mut value {
+            fields.insert("session".into(), self.session.clone().into());
+        }
+        value.serialize(serializer)
+    }
+}
+
+/// Removes the members whose value is `null`, at every depth.
+fn drop_nulls(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Object(fields) => {
+            fields.retain(|_, v| !v.is_null());
+            fields.values_mut().for_each(drop_nulls);
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(drop_nulls),
+        _ => {}
+    }
 }
 
 type ToolResult<R> = Result<Json<FromSession<R>>, ToolFailure>;
@@ -387,5 +412,33 @@ impl ServerHandler for ZellijMcp {
                 .into(),
         );
         info
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use zellij_mcp_protocol::ops::SendMessageResult;
+
+    #[test]
+    fn a_result_leaves_out_what_has_no_value_at_any_depth() {
+        let sent = FromSession {
+            session: "s".into(),
+            result: SendMessageResult {
+                seq: 3,
+                status: zellij_mcp_protocol::ops::DeliveryStatus::Queued,
+                attempts: 0,
+                pane_id: None,
+            },
+        };
+        let value = serde_json::to_value(&sent).unwrap();
+        assert_eq!(
+            value,
+            json!({"session": "s", "seq": 3, "status": "queued", "attempts": 0})
+        );
+        let mut nested = json!({"a": [{"b": null, "c": 1}], "d": null});
+        drop_nulls(&mut nested);
+        assert_eq!(nested, json!({"a": [{"c": 1}]}));
     }
 }

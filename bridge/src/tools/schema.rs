@@ -22,13 +22,52 @@ const OUTPUT_NOISE: &[&str] = &["description", "default", "pattern", "required"]
 /// schemas onto a one-type dialect (Gemini, OpenAPI 3.0) reject type arrays.
 pub fn input<T: JsonSchema + 'static>() -> Arc<JsonObject> {
     let mut schema = compact(schema_for_type::<InSession<T>>(), &[]);
-    not_null(Arc::make_mut(&mut schema));
+    one_type_each(Arc::make_mut(&mut schema));
     schema
 }
 
-/// The output schema of a tool returning `T`.
+/// The output schema of a tool returning `T`. A field without a value is
+/// left out of the result rather than `null` (see `FromSession`), so no
+/// type here includes `null`: one-type dialects take it as it is.
 pub fn output<T: JsonSchema + 'static>() -> Arc<JsonObject> {
-    compact(schema_for_type::<T>(), OUTPUT_NOISE)
+    let mut schema = compact(schema_for_type::<T>(), OUTPUT_NOISE);
+    one_type_each(Arc::make_mut(&mut schema));
+    schema
+}
+
+/// No `null` types (see [`not_null`]), and a choice of types as `anyOf`
+/// branches of one type each (`tab`: integer or string), which one-type
+/// dialects take.
+fn one_type_each(schema: &mut JsonObject) {
+    not_null(schema);
+    split_type_lists(schema);
+}
+
+fn split_type_lists(schema: &mut JsonObject) {
+    if let Some(Value::Array(types)) = schema.get("type") {
+        let branches: Vec<Value> = types
+            .iter()
+            .map(|t| Value::Object([("type".to_owned(), t.clone())].into_iter().collect()))
+            .collect();
+        schema.remove("type");
+        schema.insert("anyOf".into(), Value::Array(branches));
+    }
+    below(schema, split_type_lists);
+}
+
+/// Calls `f` on every object right below `schema`, in arrays too.
+fn below(schema: &mut JsonObject, f: fn(&mut JsonObject)) {
+    for child in schema.values_mut() {
+        match child {
+            Value::Object(child) => f(child),
+            Value::Array(items) => items.iter_mut().for_each(|item| {
+                if let Value::Object(item) = item {
+                    f(item)
+                }
+            }),
+            _ => {}
+        }
+    }
 }
 
 /// The output schema of a tool returning `T` plus its session.
@@ -99,17 +138,7 @@ fn not_null(map: &mut JsonObject) {
             }
         }
     }
-    for child in map.values_mut() {
-        match child {
-            Value::Object(child) => not_null(child),
-            Value::Array(items) => items.iter_mut().for_each(|item| {
-                if let Value::Object(item) = item {
-                    not_null(item)
-                }
-            }),
-            _ => {}
-        }
-    }
+    below(map, not_null);
 }
 
 /// `{"type": [T, "null"]}` becomes `{"type": T}`, and `{"anyOf": [S, {"type":
@@ -158,8 +187,9 @@ mod tests {
         assert_eq!(schema["properties"]["timeout_ms"]["type"], "integer");
         assert_eq!(schema["properties"]["session"]["type"], "string");
         assert_eq!(
-            schema["properties"]["tab"]["type"],
-            json!(["integer", "string"])
+            schema["properties"]["tab"]["anyOf"],
+            json!([{"type": "integer"}, {"type": "string"}]),
+            "a choice of types is a choice of branches"
         );
         let text = Value::Object((*input::<NewPaneArgs>()).clone()).to_string();
         assert!(!text.contains("null"), "{text}");
