@@ -298,11 +298,7 @@ mod tests {
     use zellij_mcp_protocol::PaneRef;
 
     fn temp_log(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("zellij-mcp-log-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        dir.join("events-s.jsonl")
+        crate::tests::shared_dir(&format!("log-{name}")).join("events-s.jsonl")
     }
 
     fn queued(text: &str) -> impl FnOnce(u64) -> Happened + '_ {
@@ -343,13 +339,10 @@ mod tests {
             }
         }
         EventLog::sweep(dir);
-        let mut left: Vec<String> = fs::read_dir(dir)
-            .unwrap()
-            .flatten()
-            .map(|e| e.file_name().into_string().unwrap())
-            .collect();
-        left.sort();
-        assert_eq!(left, ["events-new.jsonl", "other-old.jsonl"]);
+        assert_eq!(
+            crate::tests::file_names(dir),
+            ["events-new.jsonl", "other-old.jsonl"]
+        );
     }
 
     #[test]

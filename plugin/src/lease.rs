@@ -561,12 +561,6 @@ mod tests {
         assert!(live.check(now - 1_000, 0));
         fs::write(dir.join("unrelated"), "kept").unwrap();
         Lease::sweep(&dir, now);
-        let mut left: Vec<String> = fs::read_dir(&dir)
-            .unwrap()
-            .flatten()
-            .map(|e| e.file_name().into_string().unwrap())
-            .collect();
-        left.sort();
-        assert_eq!(left, ["lease-2", "unrelated"]);
+        assert_eq!(crate::tests::file_names(&dir), ["lease-2", "unrelated"]);
     }
 }

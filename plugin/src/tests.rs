@@ -239,6 +239,17 @@ pub fn shared_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// The names of the files in `dir`, sorted.
+pub fn file_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    names
+}
+
 pub fn plugin_in(dir: &Path, client_id: u16) -> McpPlugin<FakeHost> {
     let mut plugin = McpPlugin {
         host: FakeHost {
