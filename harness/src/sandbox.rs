@@ -309,26 +309,43 @@ impl Session {
     }
 
     /// Attaches a real client and waits until Zellij lists it with a
-    /// focused terminal pane; returns it and `list-clients`' answer. A client
-    /// that exits, or is not listed within 20 s, is replaced by a new one.
+    /// focused terminal pane; returns it and `list-clients`' answer.
     pub fn attach_and_wait(&self) -> (AttachedClient, String) {
+        let (mut clients, focus) = self.attach_clients_and_wait(1);
+        (clients.remove(0), focus)
+    }
+
+    /// Attaches `count` real clients and waits until Zellij lists them all,
+    /// each with a focused terminal pane; returns them and `list-clients`'
+    /// answer. Under load a `zellij attach` sometimes exits or never shows
+    /// up: a client that exits is replaced, and when not all are listed
+    /// within 20 s, all of them are.
+    pub fn attach_clients_and_wait(&self, count: usize) -> (Vec<AttachedClient>, String) {
         let deadline = Instant::now() + Duration::from_secs(90);
-        let mut client = self.attach_client();
+        let attach_all = || (0..count).map(|_| self.attach_client()).collect::<Vec<_>>();
+        let mut clients = attach_all();
         let mut attached_at = Instant::now();
         loop {
             let focus = self.client_focus();
-            if focus.contains("terminal_") {
-                return (client, focus);
+            if focus.matches("terminal_").count() == count {
+                return (clients, focus);
             }
             assert!(
                 Instant::now() < deadline,
-                "no client attached within 90 s; list-clients said {focus:?}"
+                "{count} clients not attached within 90 s; list-clients said {focus:?}"
             );
-            if !client.is_running() || attached_at.elapsed() > Duration::from_secs(20) {
-                eprintln!("attaching a client again (list-clients said {focus:?})");
-                drop(client);
-                client = self.attach_client();
+            if attached_at.elapsed() > Duration::from_secs(20) {
+                eprintln!("attaching the clients again (list-clients said {focus:?})");
+                clients.clear();
+                clients.extend(attach_all());
                 attached_at = Instant::now();
+            }
+            for client in clients.iter_mut() {
+                if client.is_running() {
+                    continue;
+                }
+                eprintln!("a client exited; attaching another (list-clients said {focus:?})");
+                *client = self.attach_client();
             }
             std::thread::sleep(Duration::from_millis(100));
         }

@@ -383,6 +383,7 @@ fn is_older_than(path: &Path, ms: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tests::shared_dir;
 
     fn instance(client_id: u16) -> Instance {
         Instance {
@@ -391,17 +392,9 @@ mod tests {
         }
     }
 
-    fn temp_dir(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("zellij-mcp-lease-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
     #[test]
     fn exactly_one_of_many_instances_acts() {
-        let dir = temp_dir("one");
+        let dir = shared_dir("one");
         let leases: Vec<Lease> = (1..=4).map(|c| Lease::new(&dir, 9, instance(c))).collect();
         for now in [1_000, 1_400, 2_000, 2_900] {
             let acting: Vec<_> = leases.iter().filter(|l| l.check(now, 0)).collect();
@@ -412,7 +405,7 @@ mod tests {
 
     #[test]
     fn a_silent_holder_is_replaced_after_the_stale_time_and_steps_down() {
-        let dir = temp_dir("stale");
+        let dir = shared_dir("stale");
         let a = Lease::new(&dir, 9, instance(1));
         let b = Lease::new(&dir, 9, instance(2));
         assert!(a.check(0, 0));
@@ -426,14 +419,14 @@ mod tests {
 
     #[test]
     fn sessions_do_not_share_a_lease() {
-        let dir = temp_dir("sessions");
+        let dir = shared_dir("sessions");
         assert!(Lease::new(&dir, 1, instance(1)).check(0, 0));
         assert!(Lease::new(&dir, 2, instance(2)).check(0, 0));
     }
 
     #[test]
     fn a_held_claim_lock_blocks_claims_until_it_is_abandoned() {
-        let dir = temp_dir("lock");
+        let dir = shared_dir("lock");
         let a = Lease::new(&dir, 9, instance(1));
         fs::write(&a.lock_path, "0\n").unwrap();
         assert!(!a.check(10, 0), "someone else is mid-claim");
@@ -446,7 +439,7 @@ mod tests {
 
     #[test]
     fn an_instance_that_gets_session_events_takes_over_from_one_that_does_not() {
-        let dir = temp_dir("fed");
+        let dir = shared_dir("fed");
         let headless = Lease::new(&dir, 9, instance(1));
         let viewer = Lease::new(&dir, 9, instance(2));
         assert!(headless.check(0, 100));
@@ -472,7 +465,7 @@ mod tests {
 
     #[test]
     fn a_message_seen_on_both_sides_of_a_takeover_is_carried_out_once() {
-        let dir = temp_dir("took-twice");
+        let dir = shared_dir("took-twice");
         let (mut old, mut new) = (acting(&dir, 1), acting(&dir, 2));
         let message: &[&[u8]] = &[b"pipe-1", b"payload"];
         assert!(old.takes(message, 0, 100), "the holder takes it");
@@ -489,7 +482,7 @@ mod tests {
 
     #[test]
     fn a_message_both_passed_while_the_lease_changed_hands_is_not_lost() {
-        let dir = temp_dir("took-none");
+        let dir = shared_dir("took-none");
         let (mut old, mut new) = (acting(&dir, 1), acting(&dir, 2));
         assert!(old.check(1_000, 1_000));
         let message: &[&[u8]] = &[b"pipe-1", b"payload"];
@@ -510,7 +503,7 @@ mod tests {
 
     #[test]
     fn marks_are_removed_when_old_or_too_many() {
-        let dir = temp_dir("took-gone");
+        let dir = shared_dir("took-gone");
         let mut only = acting(&dir, 1);
         let marks = |dir: &Path| {
             fs::read_dir(dir)
@@ -530,7 +523,7 @@ mod tests {
 
     #[test]
     fn garbage_in_the_lease_file_counts_as_no_lease() {
-        let dir = temp_dir("garbage");
+        let dir = shared_dir("garbage");
         let a = Lease::new(&dir, 9, instance(1));
         fs::write(&a.path, "not a lease").unwrap();
         assert!(a.check(5, 0));
@@ -538,7 +531,7 @@ mod tests {
 
     #[test]
     fn loaded_instances_are_counted_per_session() {
-        let dir = temp_dir("instances");
+        let dir = shared_dir("instances");
         let a = Lease::new(&dir, 1, instance(1));
         let b = Lease::new(&dir, 1, instance(2));
         let other = Lease::new(&dir, 2, instance(1));
@@ -552,7 +545,7 @@ mod tests {
 
     #[test]
     fn the_files_of_sessions_long_gone_are_swept() {
-        let dir = temp_dir("sweep");
+        let dir = shared_dir("sweep");
         let now = SWEEP_AFTER_MS * 3;
         let gone = Lease::new(&dir, 1, instance(1));
         assert!(gone.check(now - SWEEP_AFTER_MS - 1, 0));

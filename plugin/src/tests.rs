@@ -232,8 +232,28 @@ pub(crate) fn typed(plugin: &McpPlugin<FakeHost>) -> Vec<(PaneRef, String)> {
         .collect()
 }
 
+/// A fresh folder standing in for the shared `/cache`. All of a test run's
+/// folders are under one root named for its process; the first call of a
+/// run removes the roots of runs that have ended.
 pub fn shared_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("zellij-mcp-plugin-{name}-{}", std::process::id()));
+    static SWEPT: std::sync::Once = std::sync::Once::new();
+    const ROOT: &str = "zellij-mcp-plugin-tests-";
+    SWEPT.call_once(|| {
+        let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let ended = name
+                .strip_prefix(ROOT)
+                .is_some_and(|pid| !Path::new("/proc").join(pid).exists());
+            if ended {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    });
+    let root = std::env::temp_dir().join(format!("{ROOT}{}", std::process::id()));
+    let dir = root.join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir

@@ -94,12 +94,13 @@ impl WriteQueue {
     }
 
     /// Called on every timer event: sends due submit CRs, and resumes panes
-    /// whose quiet time after a CR is over.
+    /// whose quiet time after a CR is over. Never early: a CR a few ms short
+    /// of its delay may reach an Ink app with the text. Another timer landing
+    /// just before the moment arms one for it, in case its own came early.
     pub fn on_timer(&mut self, now: Instant) -> Vec<Step> {
-        let due = |t: Option<Instant>| t.is_some_and(|t| t <= now + TIMER_SLACK);
         let mut steps = Vec::new();
         for (pane, queue) in self.panes.iter_mut() {
-            if due(queue.cr_due) {
+            if is_due(queue.cr_due, now, &mut steps) {
                 queue.cr_due = None;
                 if let Some(done) = queue.items.pop_front() {
                     let settle = done.submit_delay.unwrap_or_default();
@@ -108,7 +109,7 @@ impl WriteQueue {
                     queue.quiet_until = Some(now + settle);
                     steps.push(Step::ArmTimer(settle));
                 }
-            } else if due(queue.quiet_until) {
+            } else if is_due(queue.quiet_until, now, &mut steps) {
                 queue.quiet_until = None;
                 Self::run_from_head(queue, now, &mut steps);
             }
@@ -154,6 +155,19 @@ impl WriteQueue {
 
     fn forget_idle(&mut self, now: Instant) {
         self.panes.retain(|_, q| !q.is_idle(now));
+    }
+}
+
+/// Whether the moment `at` has come; one only moments away gets a timer
+/// of its own, since the timer that fired may not be the one armed for it.
+fn is_due(at: Option<Instant>, now: Instant, steps: &mut Vec<Step>) -> bool {
+    match at {
+        Some(at) if at <= now => true,
+        Some(at) if at <= now + TIMER_SLACK => {
+            steps.push(Step::ArmTimer(at - now));
+            false
+        }
+        _ => false,
     }
 }
 
@@ -214,6 +228,20 @@ mod tests {
         assert_eq!(steps[0], Step::WriteCr(PaneRef::terminal(1)));
         assert_eq!(replied(&steps), ["a"]);
         assert_eq!(q.pending(), 0);
+    }
+
+    #[test]
+    fn a_timer_just_before_the_cr_is_due_sends_nothing_and_arms_one_for_it() {
+        let t0 = Instant::now();
+        let mut q = WriteQueue::default();
+        q.push(write("a", 1, "hi", Some(150)), t0);
+        let early = t0 + Duration::from_millis(145);
+        assert_eq!(
+            q.on_timer(early),
+            [Step::ArmTimer(Duration::from_millis(5))]
+        );
+        let steps = q.on_timer(t0 + Duration::from_millis(150));
+        assert_eq!(steps[0], Step::WriteCr(PaneRef::terminal(1)));
     }
 
     #[test]
