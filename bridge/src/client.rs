@@ -88,23 +88,43 @@ type LinkCell = Arc<OnceCell<Arc<Link>>>;
 pub trait Reach: Send + Sync {
     fn live<'a>(&'a self, config: &'a ClientConfig) -> SessionsFuture<'a>;
     fn connect(&self, config: &ClientConfig, session: &str) -> Box<dyn Transport>;
+    /// A session failed: the next listing must not come from memory.
+    fn forget_live(&self) {}
 }
 
 pub type SessionsFuture<'a> = Pin<Box<dyn Future<Output = Vec<String>> + Send + 'a>>;
 
 /// This machine's Zellij: its session sockets, else its CLI.
-struct ThisMachine;
+#[derive(Default)]
+struct ThisMachine {
+    /// The socket folder's entries at the last probe, and which of them
+    /// were live. A probe connects to every socket, which costs a server
+    /// with a client attached about 10 ms of redrawing, so a call without
+    /// `session` probes only when the folder's entries changed.
+    probed: std::sync::Mutex<Option<(Vec<String>, Vec<String>)>>,
+}
 
 impl Reach for ThisMachine {
     fn live<'a>(&'a self, config: &'a ClientConfig) -> SessionsFuture<'a> {
         Box::pin(async move {
             let socket_dir = sessions::socket_dir();
-            if socket_dir.is_dir() {
-                sessions::live_sessions(&socket_dir).await
-            } else {
-                sessions::live_sessions_from_cli(&config.zellij).await
+            if !socket_dir.is_dir() {
+                return sessions::live_sessions_from_cli(&config.zellij).await;
             }
+            let sockets = sessions::socket_names(&socket_dir);
+            if let Some((seen, live)) = self.probed.lock().unwrap().as_ref() {
+                if *seen == sockets {
+                    return live.clone();
+                }
+            }
+            let live = sessions::live_sessions(&socket_dir).await;
+            *self.probed.lock().unwrap() = Some((sockets, live.clone()));
+            live
         })
+    }
+
+    fn forget_live(&self) {
+        self.probed.lock().unwrap().take();
     }
 
     /// The transport the configuration asks for.
@@ -132,7 +152,7 @@ pub struct PluginClient {
 
 impl PluginClient {
     pub fn new(config: ClientConfig) -> Self {
-        Self::reaching(config, Box::new(ThisMachine))
+        Self::reaching(config, Box::<ThisMachine>::default())
     }
 
     /// A client whose sessions and transports come from `reach` (tests
@@ -255,6 +275,7 @@ impl PluginClient {
 
     fn forget(&self, session: &str) {
         self.links.lock().unwrap().remove(session);
+        self.reach.forget_live();
     }
 
     /// Live sessions, and the one a call without `session` would use.

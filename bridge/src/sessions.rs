@@ -42,16 +42,9 @@ const CONNECT_TIMEOUT: Duration = Duration::from_millis(500);
 /// are tried at once, each for at most [`CONNECT_TIMEOUT`]: a server that
 /// hangs must not hold up the bridge.
 pub async fn live_sessions(dir: &Path) -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let sockets: Vec<(String, PathBuf)> = entries
-        .flatten()
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_socket()))
-        .filter_map(|e| Some((e.file_name().into_string().ok()?, e.path())))
-        .collect();
     let mut tries = tokio::task::JoinSet::new();
-    for (name, path) in sockets {
+    for name in socket_names(dir) {
+        let path = dir.join(&name);
         tries.spawn(async move {
             let connect = tokio::net::UnixStream::connect(path);
             let live = matches!(
@@ -62,6 +55,20 @@ pub async fn live_sessions(dir: &Path) -> Vec<String> {
         });
     }
     let mut names: Vec<String> = tries.join_all().await.into_iter().flatten().collect();
+    names.sort();
+    names
+}
+
+/// The names of the sockets in `dir`, sorted; live or not.
+pub fn socket_names(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_socket()))
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
     names.sort();
     names
 }

@@ -45,6 +45,8 @@ impl ClientHandler for Recorder {
 
 pub struct Mcp {
     runtime: tokio::runtime::Runtime,
+    /// The bridge's process, when this started it.
+    pid: Option<u32>,
     client: Option<RunningService<RoleClient, Recorder>>,
     progress: Arc<AtomicUsize>,
     updated: Arc<Mutex<Vec<String>>>,
@@ -81,13 +83,23 @@ impl Mcp {
             .env_remove("ZELLIJ_MCP_SESSION")
             .env_remove("ZELLIJ_MCP_TRANSPORT")
             .envs(env.iter().copied());
-        Self::serve(|recorder| async move {
+        let pid = Arc::new(Mutex::new(None));
+        let spawned = pid.clone();
+        let mut mcp = Self::serve(|recorder| async move {
             let (transport, _) = TokioChildProcess::builder(cmd)
                 .stderr(Stdio::inherit())
                 .spawn()
                 .expect("spawn the bridge");
+            *spawned.lock().unwrap() = transport.id();
             recorder.serve(transport).await.expect("MCP initialize")
-        })
+        });
+        mcp.pid = *pid.lock().unwrap();
+        mcp
+    }
+
+    /// The bridge's process id, when this started it.
+    pub fn pid(&self) -> Option<u32> {
+        self.pid
     }
 
     /// Talks to a bridge started elsewhere (e.g. in a pane), whose stdin and
@@ -133,6 +145,7 @@ impl Mcp {
         let client = runtime.block_on(connect(recorder));
         Mcp {
             runtime,
+            pid: None,
             client: Some(client),
             progress,
             updated,

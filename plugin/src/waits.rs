@@ -22,9 +22,15 @@ use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef};
 
 use crate::later::Asker;
 
-/// Waits look at least this often: Zellij sends no render events for
-/// hidden panes, unviewed tabs, or when no client is attached.
+/// Waits look at least this often at a pane that renders: its changes come
+/// as render events.
 pub const RECHECK: Duration = Duration::from_millis(250);
+/// How often a wait looks at a pane that does not render: Zellij sends no
+/// render events for hidden panes, unviewed tabs, or when no client is
+/// attached. A look reads the screen only, never the scrollback.
+pub const UNRENDERED_RECHECK: Duration = Duration::from_millis(20);
+/// A pane counts as rendering this long after its last render event.
+pub const RENDERS_FOR: Duration = Duration::from_secs(1);
 /// A command's last output can land on its pane just after Zellij reports
 /// the exit; an exit ends a wait only after this much time.
 pub const EXIT_SETTLE: Duration = Duration::from_millis(100);
@@ -216,7 +222,7 @@ impl<P> Waits<P> {
     }
 
     /// The earliest moment a wait needs a look: its deadline, its idle or
-    /// exit time, unseen rows, and at least every [`RECHECK`].
+    /// exit time, unseen rows, and its next look at the pane.
     pub fn next_due(&self, now: Instant) -> Option<Instant> {
         self.items
             .iter()
@@ -226,7 +232,7 @@ impl<P> Waits<P> {
                     w.idle_due(),
                     w.exit_due(),
                     w.unseen_due(),
-                    Some(now + RECHECK),
+                    Some(w.look_due(now)),
                 ]
             })
             .flatten()
@@ -253,6 +259,10 @@ pub struct Wait<P> {
     last_change: Instant,
     last_hash: Option<u64>,
     exited_at: Option<Instant>,
+    /// When the wait last looked at the screen (a new wait looks at once).
+    last_look: Option<Instant>,
+    /// When the pane last sent a render event.
+    rendered_at: Option<Instant>,
 }
 
 /// Where a wait starts watching output from.
@@ -296,6 +306,8 @@ impl<P> Wait<P> {
             last_change: now,
             last_hash: None,
             exited_at: None,
+            last_look: None,
+            rendered_at: None,
         }
     }
 
@@ -322,6 +334,30 @@ impl<P> Wait<P> {
     /// When a seen exit ends the wait.
     pub fn exit_due(&self) -> Option<Instant> {
         self.exited_at.map(|at| at + EXIT_SETTLE)
+    }
+
+    /// When the wait should next read the pane's screen (for waits that do
+    /// not watch output, look at the pane's state): soon for a pane that
+    /// does not render, since nothing would tell the wait it changed.
+    pub fn look_due(&self, now: Instant) -> Instant {
+        if self.watch.is_none() {
+            return now + RECHECK;
+        }
+        let Some(last) = self.last_look else {
+            return now;
+        };
+        let renders = self
+            .rendered_at
+            .is_some_and(|at| now.saturating_duration_since(at) < RENDERS_FOR);
+        last + if renders { RECHECK } else { UNRENDERED_RECHECK }
+    }
+
+    /// Notes a look at the screen; `rendered` when a render event brought it.
+    pub fn looked(&mut self, now: Instant, rendered: bool) {
+        self.last_look = Some(now);
+        if rendered {
+            self.rendered_at = Some(now);
+        }
     }
 
     /// When lost rows are due for a look in the scrollback.
@@ -655,6 +691,23 @@ mod tests {
     }
 
     #[test]
+    fn a_pane_that_renders_is_looked_at_rarely_one_that_does_not_often() {
+        let t0 = Instant::now();
+        let mut w = wait(Some("x"), &[], None, Start::Screen(None), t0);
+        assert_eq!(w.look_due(t0), t0, "a new wait looks at once");
+        w.looked(t0, false);
+        assert_eq!(w.look_due(t0), t0 + UNRENDERED_RECHECK);
+        w.looked(t0, true);
+        assert_eq!(w.look_due(t0), t0 + RECHECK);
+        // Render events stopped (the client left): looks come often again.
+        let later = t0 + RENDERS_FOR;
+        w.looked(later, false);
+        assert_eq!(w.look_due(later), later + UNRENDERED_RECHECK);
+        let exit_only = wait(None, &[], None, Start::Ignore, t0);
+        assert_eq!(exit_only.look_due(t0), t0 + RECHECK);
+    }
+
+    #[test]
     fn waits_are_bounded_found_by_request_and_due_at_least_every_recheck() {
         let t0 = Instant::now();
         let mut waits = Waits::default();
@@ -664,7 +717,7 @@ mod tests {
             waits.push(w);
         }
         assert_eq!(waits.room().unwrap_err().code, ErrorCode::Busy);
-        assert_eq!(waits.next_due(t0), Some(t0 + RECHECK));
+        assert_eq!(waits.next_due(t0), Some(t0), "new waits look at once");
         let taken = waits.take("7").map(|w| w.asker.request_id);
         assert_eq!(taken.as_deref(), Some("7"));
         assert!(waits.take("7").is_none());

@@ -19,7 +19,7 @@ use zellij_tile::prelude::PaneInfo;
 use super::panes::check_argv;
 use super::{bad_request, now, to_json};
 use crate::host::{Content, Host};
-use crate::later::{Asker, Handled, HandlerResult};
+use crate::later::{Asker, Handled, HandlerResult, TIMER_SLACK};
 use crate::waits::{Conditions, Finished, PaneState, Screen, Start, Wait};
 use crate::McpPlugin;
 
@@ -194,11 +194,18 @@ impl<H: Host> McpPlugin<H> {
         let state = self.pane_state(pane, info.as_ref(), self.waits.get(index).seen);
         let wait = self.waits.get_mut(index);
         wait.seen |= info.is_some();
-        if screen.is_some() || !wait.watches_output() || state == PaneState::Closed {
+        if screen.is_some() {
+            wait.looked(now, true);
+        }
+        // An exit ends a wait only after one more look at its last output.
+        let exited = matches!(state, PaneState::Exited(_));
+        let look_due = exited || now + TIMER_SLACK >= wait.look_due(now);
+        if screen.is_some() || !wait.watches_output() || state == PaneState::Closed || !look_due {
             return wait.check(screen, state, now);
         }
         let looked = self.screen_of(pane);
         let wait = self.waits.get_mut(index);
+        wait.looked(now, false);
         let Ok(looked) = looked else {
             return wait.check(None, state, now);
         };

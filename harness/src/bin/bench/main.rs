@@ -1,0 +1,373 @@
+//! `make bench`: zellij-mcp beside the ways an agent reaches Zellij without
+//! it, measured in one run on one machine and printed as one Markdown table
+//! (the README carries it). Every comparison is a ratio or a difference of
+//! figures taken in this run.
+//!
+//! One isolated real session: the headless rows run before a client
+//! attaches, the rest with a real client on a pseudo-terminal.
+//!
+//! Usage: bench [PATH-TO-zellij-mcp] [ROUNDS]
+
+mod channel;
+mod paths;
+mod table;
+mod waits;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use zellij_mcp_harness::{program_setup, wait_for, Mcp, Session};
+
+use channel::Channel;
+use paths::Paths;
+use table::{measure, Table};
+use waits::{dump_poll_latency, wait_latency, MarkPane};
+
+fn main() {
+    let (bridge, rounds, session) = program_setup("bench", 200);
+    // The raw CLI channel's `zellij pipe` children find the session this way.
+    for (key, value) in session.sandbox().env() {
+        std::env::set_var(key, value);
+    }
+    let mut table = Table::default();
+    let server = server_pid(&session);
+
+    table.section("zellij_wait_for: from a line reaching the pane's program to the reply");
+    headless_waits(&mut table, &session, &bridge, rounds, server);
+    let (_client, _) = session.attach_and_wait();
+    attached_waits(&mut table, &session, &bridge, rounds);
+
+    let paths = Paths::open(&session, &bridge);
+    table.section("zellij_read of a pane's screen, a client attached");
+    paths.reads(&mut table, &session, rounds);
+    table.section("zellij_read of a whole 10,000-row scrollback (1.6 MB)");
+    full_reads(&mut table, &session, &paths, rounds.min(50));
+    table.section("zellij_write of one character");
+    paths.writes(&mut table, &session, rounds);
+    table.section("many callers, submits, footprint");
+    concurrency(&mut table, &paths, rounds.max(2000));
+    submits(&mut table, &paths, rounds);
+    footprint(&mut table, &session, &bridge, rounds);
+
+    println!("{}", header(&session, rounds));
+    table.print();
+}
+
+fn headless_waits(
+    table: &mut Table,
+    session: &Session,
+    bridge: &Path,
+    rounds: usize,
+    server: Option<u32>,
+) {
+    let mcp = Mcp::start(bridge, session.sandbox(), &[]);
+    let marks = MarkPane::open(&mcp, session, "headless", false);
+    let samples = wait_latency(&mcp, &marks, rounds, "headless");
+    table.timed(
+        "headless (no client attached)",
+        samples,
+        "target p50 ≤ 25 ms",
+    );
+    let Some(server) = server else { return };
+    // What the looks at a pane without render events cost the server
+    // (the plugin runs in it): CPU with one wait on a quiet pane, and without.
+    let idle = cpu_share(server, Duration::from_secs(5));
+    let waiting = std::thread::scope(|scope| {
+        let args = json!({"pane_id": marks.pane, "pattern": "^never$", "timeout_ms": 6000});
+        let wait = scope.spawn(|| mcp.ok("zellij_wait_for", args));
+        std::thread::sleep(Duration::from_millis(300));
+        let share = cpu_share(server, Duration::from_secs(5));
+        wait.join().expect("wait");
+        share
+    });
+    table.note(&format!(
+        "Zellij server CPU with one wait on a quiet pane: {:.1}% of a core ({:.1}% without)",
+        waiting * 100.0,
+        idle * 100.0
+    ));
+}
+
+fn attached_waits(table: &mut Table, session: &Session, bridge: &Path, rounds: usize) {
+    let mcp = Mcp::start(bridge, session.sandbox(), &[]);
+    let viewed = MarkPane::open(&mcp, session, "viewed", false);
+    let samples = wait_latency(&mcp, &viewed, rounds, "viewed");
+    table.timed(
+        "a client attached, viewing the pane",
+        samples,
+        "target p50 ≤ 20 ms",
+    );
+    let unviewed = MarkPane::open(&mcp, session, "unviewed", true);
+    let samples = wait_latency(&mcp, &unviewed, rounds, "unviewed");
+    table.timed(
+        "a client attached, the pane in a tab it does not view",
+        samples,
+        "target p50 ≤ 25 ms",
+    );
+    let polls = rounds.min(30);
+    let samples = dump_poll_latency(session, &viewed, polls);
+    let stats = table.timed(
+        "peers: `dump-screen` once a second until the line shows",
+        samples,
+        "",
+    );
+    table.note(&format!("{polls} rounds; p50 {:.0} ms", stats.p50));
+}
+
+/// Full reads of a pane whose scrollback is full of 156-character lines,
+/// beside `dump-screen --full`.
+fn full_reads(table: &mut Table, session: &Session, paths: &Paths, rounds: usize) {
+    let fill = "awk 'BEGIN { for (i = 0; i < 12000; i++) printf \"%05d %0150d\\n\", i, 0 }'; exec sleep 3600";
+    let started = paths.socket.ok(
+        "zellij_run",
+        json!({"command": ["sh", "-c", fill], "wait": false, "placement": "tiled"}),
+    );
+    let pane = started["pane_id"].as_str().expect("pane id").to_owned();
+    let full = json!({"pane_id": pane, "full": true, "max_bytes": 4194304});
+    wait_for("the pane to fill", Duration::from_secs(60), || {
+        let read = paths.socket.ok("zellij_read", full.clone());
+        read["text"].as_str()?.contains("11999 ").then_some(())
+    });
+    let mut p50s = Vec::new();
+    for (mcp, transport) in [(&paths.socket, "socket"), (&paths.cli, "CLI")] {
+        let samples = measure(rounds, || {
+            mcp.ok("zellij_read", full.clone());
+        });
+        p50s.push(table.timed(&format!("full read via MCP, {transport}"), samples, ""));
+    }
+    let samples = measure(rounds, || {
+        assert!(dump_screen(session, &pane, true).len() > 1_000_000);
+    });
+    let dump = table.timed("`zellij action dump-screen --full --pane-id`", samples, "");
+    let ratios: Vec<String> = p50s
+        .iter()
+        .map(|s| format!("{:.2}×", s.p50 / dump.p50))
+        .collect();
+    table.note(&format!(
+        "full read p50 / this p50: socket {}, CLI {} (target ≤ 1.5×)",
+        ratios[0], ratios[1]
+    ));
+}
+
+/// 16 callers at once on one bridge, reads of four panes that each show
+/// their own marker, and pane lists: a reply showing another pane's marker
+/// (or a list missing a pane) is a mismatch.
+fn concurrency(table: &mut Table, paths: &Paths, calls: usize) {
+    const CALLERS: usize = 16;
+    let mcp = &paths.socket;
+    let panes: Vec<Value> = (0..4)
+        .map(|k| {
+            let script = format!("echo marker-of-{k}; exec sleep 3600");
+            let args =
+                json!({"command": ["sh", "-c", script], "wait": false, "placement": "tiled"});
+            mcp.ok("zellij_run", args)["pane_id"].clone()
+        })
+        .collect();
+    for (k, pane) in panes.iter().enumerate() {
+        wait_for("the marker", Duration::from_secs(30), || {
+            let read = mcp.ok("zellij_read", json!({"pane_id": pane}));
+            read["text"]
+                .as_str()?
+                .contains(&format!("marker-of-{k}"))
+                .then_some(())
+        });
+    }
+    let read = |n: usize| ("zellij_read".to_owned(), json!({"pane_id": panes[n % 4]}));
+    let list = || ("zellij_list_panes".to_owned(), json!({}));
+    let mixed: Vec<(String, Value)> = (0..calls)
+        .map(|n| if n % 10 < 3 { list() } else { read(n) })
+        .collect();
+    let reads: Vec<(String, Value)> = (0..calls).map(read).collect();
+    let lists: Vec<(String, Value)> = (0..calls / 10).map(|_| list()).collect();
+    let mut rates = Vec::new();
+    let mut mismatches = 0;
+    for plan in [mixed, reads, lists] {
+        let (rate, wrong) = run_callers(mcp, &panes, plan, CALLERS);
+        rates.push(rate);
+        mismatches += wrong;
+    }
+    table.figure(
+        &format!("{CALLERS} callers at once on one bridge: 7 reads to 3 pane lists"),
+        &format!("{:.0} calls/s", rates[0]),
+        &format!(
+            "reads alone {:.0} calls/s, pane lists alone {:.0}; {mismatches} replies mismatched \
+             (target ≥ 1000 calls/s, 0)",
+            rates[1], rates[2]
+        ),
+    );
+}
+
+/// Runs `plan` from `callers` at once; calls per second, and how many
+/// replies show another pane's marker (or a list missing a pane).
+fn run_callers(
+    mcp: &Mcp,
+    panes: &[Value],
+    plan: Vec<(String, Value)>,
+    callers: usize,
+) -> (f64, usize) {
+    let started = Instant::now();
+    let results = mcp.call_in_parallel(plan.clone(), callers);
+    let rate = plan.len() as f64 / started.elapsed().as_secs_f64();
+    let mismatches = plan
+        .iter()
+        .zip(&results)
+        .filter(|((tool, args), result)| {
+            let Ok(result) = result else { return true };
+            let content = result.structured_content.clone().unwrap_or_default();
+            if tool == "zellij_list_panes" {
+                let listed = content["panes"].to_string();
+                return panes.iter().any(|p| !listed.contains(&p.to_string()));
+            }
+            let k = panes
+                .iter()
+                .position(|p| *p == args["pane_id"])
+                .expect("pane");
+            let text = content["text"].as_str().unwrap_or_default();
+            !text.contains(&format!("marker-of-{k}"))
+                || (0..4).any(|j| j != k && text.contains(&format!("marker-of-{j}")))
+        })
+        .count();
+    (rate, mismatches)
+}
+
+/// A submit (the text, then a lone CR after the delay) to a program that
+/// reads lines, against the configured delay.
+fn submits(table: &mut Table, paths: &Paths, rounds: usize) {
+    let delay = 150.0;
+    let samples: Vec<Duration> = (0..rounds)
+        .map(|n| {
+            let args = json!({"pane_id": paths.sink, "text": format!("line {n}"), "submit": true});
+            let took = measure(1, || {
+                paths.socket.ok("zellij_write", args.clone());
+            });
+            // After a submit the pane takes no input for a while.
+            std::thread::sleep(Duration::from_millis(200));
+            took[0]
+        })
+        .collect();
+    let stats = table.timed("submit round trip, delay 150 ms", samples, "");
+    table.note(&format!(
+        "{:+.1} ms over the delay (target ≤ +20)",
+        stats.p50 - delay
+    ));
+}
+
+/// Bridge start, bridge memory, and the plugin's memory after a pane
+/// printed 100,000 lines and its scrollback was read whole.
+fn footprint(table: &mut Table, session: &Session, bridge: &Path, rounds: usize) {
+    let samples = measure(rounds, || {
+        drop(Mcp::start(bridge, session.sandbox(), &[]));
+    });
+    table.timed(
+        "bridge cold start: spawn to `initialize` answered",
+        samples,
+        "target p50 ≤ 50 ms",
+    );
+
+    let mcp = Mcp::start(bridge, session.sandbox(), &[]);
+    for _ in 0..1000 {
+        mcp.ok("zellij_read", json!({"pane_id": "terminal_0"}));
+    }
+    let rss = mcp.pid().and_then(rss_kib).unwrap_or_default();
+    table.figure(
+        "bridge RSS after 1,000 calls",
+        &format!("{:.1} MB", rss as f64 / 1024.0),
+        "target ≤ 20 MB",
+    );
+
+    let script = "seq -f 'line %06g of a long run' 100000; exec sleep 3600";
+    let args = json!({"command": ["sh", "-c", script], "wait": false, "placement": "tiled"});
+    let pane = mcp.ok("zellij_run", args)["pane_id"].clone();
+    let full = json!({"pane_id": pane, "full": true, "max_bytes": 4194304});
+    wait_for("100,000 lines", Duration::from_secs(120), || {
+        let read = mcp.ok("zellij_read", json!({"pane_id": pane}));
+        read["text"]
+            .as_str()?
+            .contains("line 100000 ")
+            .then_some(())
+    });
+    for _ in 0..10 {
+        mcp.ok("zellij_read", full.clone());
+    }
+    let memory = mcp.ok("zellij_session_info", json!({}))["plugin_memory"].clone();
+    let mib = |v: &Value| v.as_f64().unwrap_or(0.0) / 1_048_576.0;
+    table.figure(
+        "plugin heap after 100,000 lines printed and 10 whole-scrollback reads",
+        &format!("{:.2} MiB", mib(&memory["heap_bytes"])),
+        &format!("of its {:.0} MiB limit", mib(&memory["heap_limit_bytes"])),
+    );
+}
+
+/// `zellij action dump-screen` of a pane (`--full`: with its scrollback).
+pub fn dump_screen(session: &Session, pane: &str, full: bool) -> Vec<u8> {
+    let mut cmd = session.sandbox().zellij();
+    cmd.args([
+        "--session",
+        session.name(),
+        "action",
+        "dump-screen",
+        "--pane-id",
+        pane,
+    ]);
+    if full {
+        cmd.arg("--full");
+    }
+    let out = cmd.output().expect("dump-screen");
+    assert!(out.status.success());
+    out.stdout
+}
+
+/// The session's Zellij server, from the plugin's hello.
+fn server_pid(session: &Session) -> Option<u32> {
+    let channel = Channel::socket(session);
+    let hello = channel.call("hello", json!({}));
+    hello["zellij_pid"].as_u64().map(|pid| pid as u32)
+}
+
+/// The share of one core `pid` used over `span`.
+fn cpu_share(pid: u32, span: Duration) -> f64 {
+    let ticks = || -> Option<u64> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+        Some(fields[11].parse::<u64>().ok()? + fields[12].parse::<u64>().ok()?)
+    };
+    let before = ticks().unwrap_or_default();
+    std::thread::sleep(span);
+    let after = ticks().unwrap_or_default();
+    // Linux counts CPU time in 1/100 s ticks.
+    (after - before) as f64 / 100.0 / span.as_secs_f64()
+}
+
+fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// When, where and with what the figures were taken.
+fn header(session: &Session, rounds: usize) -> String {
+    let shell = |args: &[&str]| {
+        let out = std::process::Command::new(args[0])
+            .args(&args[1..])
+            .output();
+        out.map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+            .unwrap_or_default()
+    };
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|c| {
+            let line = c.lines().find(|l| l.starts_with("model name"))?.to_owned();
+            Some(line.split_once(':')?.1.trim().to_owned())
+        })
+        .unwrap_or_default();
+    let zellij = shell(&[
+        &session.sandbox().zellij_path().display().to_string(),
+        "--version",
+    ]);
+    format!(
+        "zellij-mcp bench, {} UTC; {zellij}; {} cores ({cpu}), {}; {rounds} calls per row unless n says otherwise\n",
+        shell(&["date", "-u", "+%Y-%m-%d %H:%M"]),
+        shell(&["nproc"]),
+        shell(&["uname", "-sr"]),
+    )
+}
