@@ -1,6 +1,7 @@
 //! Waiting on a pane's output, idleness or exit, driven by events: the plugin
 //! calls [`Wait::check`] with the pane's screen when the pane renders, when
-//! the pane list changes and when a timer fires; there is no polling loop.
+//! the pane list changes and when a timer fires. A pane Zellij sends no
+//! render events for gets a look every [`UNRENDERED_RECHECK`] instead.
 //!
 //! A wait looks only at the screen, never at the whole scrollback, so what a
 //! check costs does not grow with the pane's history. Each check compares the
