@@ -110,6 +110,14 @@ impl Agents {
         gone.into_iter().collect()
     }
 
+    /// Releases the names of `closed` panes, named lately or not.
+    pub fn release_closed(&mut self, closed: &[PaneRef]) -> Vec<(String, PaneRef)> {
+        for pane in closed {
+            self.named_lately.remove(pane);
+        }
+        self.release_gone(|p| !closed.contains(&p))
+    }
+
     /// Panes named before the grace are Zellij's to list by now.
     fn forget_old(&mut self, now: Instant) {
         self.named_lately

@@ -869,3 +869,29 @@ fn every_permission_the_protocol_lists_is_one_zellij_knows() {
         zellij_mcp_protocol::PERMISSIONS.len()
     );
 }
+
+#[test]
+fn a_closed_panes_agent_name_is_free_at_once_while_zellij_still_lists_the_pane() {
+    let mut p = plugin("closed-name");
+    let args =
+        json!({"command": ["sleep", "9"], "agent_name": "worker", "placement": "background"});
+    send(&mut p, "a", Some(&request("1", "new_pane", args.clone())));
+    p.on_timer();
+    let first = result_of::<op::NewPane>(only_reply(&p, "a", "1")).pane_id;
+    let close = json!({"pane_id": first.to_string()});
+    send(&mut p, "c", Some(&request("2", "close", close)));
+    p.on_timer();
+    assert!(
+        did(&p).contains(&format!("close_pane {first}")),
+        "{:?}",
+        did(&p)
+    );
+    send(&mut p, "b", Some(&request("3", "new_pane", args)));
+    p.on_timer();
+    let second = result_of::<op::NewPane>(only_reply(&p, "b", "3")).pane_id;
+    assert_ne!(first, second);
+    assert_eq!(
+        p.agents.by_pane().get(&second).map(String::as_str),
+        Some("worker")
+    );
+}

@@ -66,8 +66,21 @@ impl<H: Host> McpPlugin<H> {
     /// parents.
     pub fn release_gone_agents(&mut self) {
         let (host, view) = (&self.host, &self.view);
-        let exists = |p| pane_now(host, view, p).is_some();
-        for (name, pane_id) in self.agents.release_gone(exists) {
+        let gone = self
+            .agents
+            .release_gone(|p| pane_now(host, view, p).is_some());
+        self.tell_released(gone);
+    }
+
+    /// The names of panes this plugin has just closed are free at once:
+    /// Zellij may list the panes a moment longer.
+    pub fn release_closed_agents(&mut self, closed: &[PaneRef]) {
+        let gone = self.agents.release_closed(closed);
+        self.tell_released(gone);
+    }
+
+    fn tell_released(&mut self, gone: Vec<(String, PaneRef)>) {
+        for (name, pane_id) in gone {
             self.log_event(Happened::Closed {
                 name: name.clone(),
                 pane_id,

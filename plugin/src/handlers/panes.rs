@@ -252,11 +252,14 @@ impl<H: Host> McpPlugin<H> {
                 (None, vec![closed_pane(&info)])
             }
             Resolved::Tab(tab) => {
-                let closed = self.view.panes_in(tab.position).map(closed_pane).collect();
+                let closed: Vec<ClosedPane> =
+                    self.view.panes_in(tab.position).map(closed_pane).collect();
                 self.host.close_tab(tab.tab_id);
                 (Some(tab.tab_id), closed)
             }
         };
+        let ids: Vec<PaneRef> = closed.iter().map(|c| c.pane_id).collect();
+        self.release_closed_agents(&ids);
         Ok(Handled::WhenShown(once_gone(tab_id, closed)))
     }
 
