@@ -124,16 +124,21 @@ pub fn zellij_bin() -> PathBuf {
 }
 
 /// Polls `probe` every 50 ms until it returns `Some`, or panics after `timeout`.
-pub fn wait_for<T>(what: &str, timeout: Duration, mut probe: impl FnMut() -> Option<T>) -> T {
+pub fn wait_for<T>(what: &str, timeout: Duration, probe: impl FnMut() -> Option<T>) -> T {
+    poll_for(timeout, probe)
+        .unwrap_or_else(|| panic!("timed out after {timeout:?} waiting for {what}"))
+}
+
+/// Polls `probe` every 50 ms until it returns `Some`; `None` after `timeout`.
+pub fn poll_for<T>(timeout: Duration, mut probe: impl FnMut() -> Option<T>) -> Option<T> {
     let start = Instant::now();
     loop {
         if let Some(value) = probe() {
-            return value;
+            return Some(value);
         }
-        assert!(
-            start.elapsed() < timeout,
-            "timed out after {timeout:?} waiting for {what}"
-        );
+        if start.elapsed() >= timeout {
+            return None;
+        }
         std::thread::sleep(Duration::from_millis(50));
     }
 }

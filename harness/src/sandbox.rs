@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use portable_pty::{CommandBuilder, PtySize};
 
-use crate::{built_plugin, wait_for, zellij_bin};
+use crate::{built_plugin, poll_for, zellij_bin};
 
 pub struct Sandbox {
     dir: tempfile::TempDir,
@@ -145,33 +145,43 @@ impl Sandbox {
         }
     }
 
+    /// Starts the session and waits until it answers. Zellij 0.45.1 now and
+    /// then panics while a background session starts (it removes a client
+    /// before the session exists); the session is then started again.
     fn launch(&self, name: &str, layout: &Path, wait_for_plugin: bool) {
-        let status = self
-            .zellij()
-            .arg("--new-session-with-layout")
-            .arg(layout)
-            .args(["attach", "--create-background", name])
-            .stdout(Stdio::null())
-            .status()
-            .expect("start zellij");
-        assert!(status.success(), "zellij failed to start session {name}");
-        wait_for(
-            &format!("session {name} to come up"),
-            Duration::from_secs(30),
-            || {
-                if wait_for_plugin {
-                    let out =
-                        self.pipe(name, None, r#"{"v":1,"id":"up","op":"hello","args":{}}"#)?;
-                    let stdout = String::from_utf8_lossy(&out.stdout);
-                    stdout.contains(r#""ready":true"#).then_some(())
-                } else {
-                    let mut cmd = self.zellij();
-                    cmd.args(["--session", name, "action", "list-panes"]);
-                    let out = run_with_timeout(cmd, Duration::from_secs(5))?;
-                    out.status.success().then_some(())
-                }
-            },
-        );
+        const ATTEMPTS: usize = 3;
+        for attempt in 1..=ATTEMPTS {
+            let status = self
+                .zellij()
+                .arg("--new-session-with-layout")
+                .arg(layout)
+                .args(["attach", "--create-background", name])
+                .stdout(Stdio::null())
+                .status()
+                .expect("start zellij");
+            assert!(status.success(), "zellij failed to start session {name}");
+            let up = || self.is_up(name, wait_for_plugin).then_some(());
+            if poll_for(Duration::from_secs(20), up).is_some() {
+                return;
+            }
+            eprintln!("session {name} did not come up (attempt {attempt} of {ATTEMPTS})");
+            self.kill_session(name);
+        }
+        panic!("session {name} did not come up in {ATTEMPTS} attempts");
+    }
+
+    /// Whether the session answers: its plugin's hello says ready, or
+    /// without the plugin, `list-panes` works.
+    fn is_up(&self, name: &str, wait_for_plugin: bool) -> bool {
+        if wait_for_plugin {
+            let hello = r#"{"v":1,"id":"up","op":"hello","args":{}}"#;
+            self.pipe(name, None, hello)
+                .is_some_and(|out| String::from_utf8_lossy(&out.stdout).contains(r#""ready":true"#))
+        } else {
+            let mut cmd = self.zellij();
+            cmd.args(["--session", name, "action", "list-panes"]);
+            run_with_timeout(cmd, Duration::from_secs(5)).is_some_and(|out| out.status.success())
+        }
     }
 
     /// `zellij pipe --name zellij-mcp [--plugin URL] -- payload` to a session,

@@ -16,6 +16,10 @@ use crate::{McpPlugin, HEARTBEAT};
 /// Zellij's session metadata before each request. (Never from `load` or a
 /// timer: before the permissions apply, that call would kill the plugin.)
 const STARVED_AFTER: Duration = Duration::from_secs(2);
+/// A refresh this recent serves requests that change nothing: taking one
+/// costs Zellij a scan of every session's metadata (about 1.5 ms), which
+/// many callers listing at once would otherwise each pay for.
+const SNAPSHOT_REUSED_FOR: Duration = Duration::from_millis(50);
 
 impl<H: Host> McpPlugin<H> {
     pub fn on_pane_update(&mut self, manifest: PaneManifest) {
@@ -95,10 +99,15 @@ impl<H: Host> McpPlugin<H> {
     pub fn refresh_if_starved(&mut self) {
         let starved =
             crate::unix_ms().saturating_sub(self.view.fed_ms) > STARVED_AFTER.as_millis() as u64;
-        if !self.view.is_ready() || starved {
+        let recent = self
+            .view
+            .snapshot_at
+            .is_some_and(|at| at.elapsed() < SNAPSHOT_REUSED_FOR);
+        if !self.view.is_ready() || (starved && !recent) {
             if let Some((tabs, panes)) = self.host.session_snapshot() {
                 self.view.tabs = tabs;
                 self.view.panes = Some(panes);
+                self.view.snapshot_at = Some(Instant::now());
             }
         }
     }

@@ -237,6 +237,8 @@ impl<H: Host> McpPlugin<H> {
             // The pipe is blocked already; `hold` blocks it once more, harmlessly.
             let handled = task(self);
             self.hold(asker, handled);
+            // It changed the session: the next request takes a new snapshot.
+            self.view.snapshot_at = None;
         }
     }
 

@@ -23,8 +23,10 @@
 //!   message before the new one claims and the new one act on it again after,
 //!   or each may find the other holding it and neither act. So an instance
 //!   that holds the lease, or held it moments ago ([`HANDOVER_GRACE_MS`]),
-//!   also marks the message as taken, `lease-<zellij_pid>.took-<hash>`
-//!   created with `create_new`, and acts only when it made the mark.
+//!   also marks the message as taken, `lease-<zellij_pid>.took/<hash>`
+//!   created with `create_new`, and acts only when it made the mark. The
+//!   marks have a folder of their own, so listing the instances does not
+//!   read through thousands of them.
 //!
 //! The zellij pid keys the files per session: `/cache` is shared by every
 //! session that loads the same plugin URL.
@@ -60,8 +62,8 @@ const SWEEP_AFTER_MS: u64 = 10 * 60 * 1_000;
 const PREFIX: &str = "lease-";
 /// Marks an instance's presence file, `lease-<pid>.instance-<plugin>-<client>`.
 const INSTANCE: &str = "instance-";
-/// Marks a taken message's file, `lease-<pid>.took-<hash>`.
-const TOOK: &str = "took-";
+/// The folder of taken messages' marks, `lease-<pid>.took`.
+const TOOK: &str = "took";
 
 /// An instance: the plugin pane's id and the client it runs for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -159,13 +161,13 @@ impl Acting {
         let Some(lease) = self.lease.as_ref().filter(|_| holds || just_lost) else {
             return false;
         };
-        let mark = lease.file_beside(&format!("{TOOK}{:016x}", hash(key)));
-        match OpenOptions::new().write(true).create_new(true).open(&mark) {
-            Ok(_) => {
+        let mark = lease.marks_dir().join(format!("{:016x}", hash(key)));
+        match make_mark(&mark) {
+            Ok(true) => {
                 self.taken.push_back((mark, now_ms));
                 true
             }
-            Err(e) if e.kind() == ErrorKind::AlreadyExists => false,
+            Ok(false) => false,
             // Marks cannot be made here: the lease alone decides.
             Err(_) => holds,
         }
@@ -244,6 +246,10 @@ impl Lease {
     /// A file of this session's beside the lease, swept with it.
     pub fn file_beside(&self, suffix: &str) -> PathBuf {
         self.dir.join(format!("{}.{suffix}", self.file_name()))
+    }
+
+    fn marks_dir(&self) -> PathBuf {
+        self.file_beside(TOOK)
     }
 
     fn file_name(&self) -> String {
@@ -334,16 +340,30 @@ impl Lease {
                     .ok()
                     .and_then(|text| Record::parse(&text));
                 match record {
-                    // A mark its instance did not remove: it died.
-                    Some(_) if name.contains(TOOK) => is_older_than(&dir.join(name), TAKEN_KEPT_MS),
                     Some(record) => now_ms.saturating_sub(record.heartbeat_ms) >= SWEEP_AFTER_MS,
                     // A lock or temp file without its lease: old ones are leftovers.
                     None => is_older_than(&dir.join(name), SWEEP_AFTER_MS),
                 }
             })
             .collect();
-        for name in gone {
-            let _ = fs::remove_file(dir.join(name));
+        for name in &gone {
+            let path = dir.join(name);
+            let _ = fs::remove_file(&path).or_else(|_| fs::remove_dir_all(&path));
+        }
+        // Marks a live session's instances did not remove: they died.
+        let kept_marks = names
+            .iter()
+            .filter(|name| name.ends_with(&format!(".{TOOK}")) && !gone.contains(name));
+        for marks in kept_marks {
+            for mark in fs::read_dir(dir.join(marks))
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                if is_older_than(&mark.path(), TAKEN_KEPT_MS) {
+                    let _ = fs::remove_file(mark.path());
+                }
+            }
         }
     }
 
@@ -370,6 +390,24 @@ fn hash(parts: &[&[u8]]) -> u64 {
         hasher.write_u8(0xff);
     }
     hasher.finish()
+}
+
+/// Creates the mark, and its folder when missing; `Ok(false)` when another
+/// instance made it first.
+fn make_mark(mark: &Path) -> std::io::Result<bool> {
+    let create = || OpenOptions::new().write(true).create_new(true).open(mark);
+    let made = match create() {
+        Err(e) if e.kind() == ErrorKind::NotFound => {
+            fs::create_dir_all(mark.parent().unwrap_or(mark))?;
+            create()
+        }
+        made => made,
+    };
+    match made {
+        Ok(_) => Ok(true),
+        Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(e),
+    }
 }
 
 fn is_older_than(path: &Path, ms: u64) -> bool {
@@ -506,11 +544,8 @@ mod tests {
         let dir = shared_dir("took-gone");
         let mut only = acting(&dir, 1);
         let marks = |dir: &Path| {
-            fs::read_dir(dir)
-                .unwrap()
-                .flatten()
-                .filter(|e| e.file_name().to_string_lossy().contains(TOOK))
-                .count()
+            let folder = dir.join(format!("{PREFIX}9.{TOOK}"));
+            fs::read_dir(folder).unwrap().count()
         };
         for n in 0..MOST_TAKEN_KEPT + 10 {
             assert!(only.takes(&[&n.to_le_bytes()], 1_000, 0));
@@ -553,7 +588,28 @@ mod tests {
         let live = Lease::new(&dir, 2, instance(1));
         assert!(live.check(now - 1_000, 0));
         fs::write(dir.join("unrelated"), "kept").unwrap();
+        let mark = |session: u32, name: &str, age: Duration| {
+            let folder = dir.join(format!("{PREFIX}{session}.{TOOK}"));
+            fs::create_dir_all(&folder).unwrap();
+            let file = fs::File::create(folder.join(name)).unwrap();
+            file.set_modified(std::time::SystemTime::now() - age)
+                .unwrap();
+        };
+        mark(1, "gone-with-its-session", Duration::ZERO);
+        mark(2, "fresh", Duration::ZERO);
+        mark(
+            2,
+            "left-by-a-dead-instance",
+            Duration::from_millis(TAKEN_KEPT_MS * 2),
+        );
         Lease::sweep(&dir, now);
-        assert_eq!(crate::tests::file_names(&dir), ["lease-2", "unrelated"]);
+        assert_eq!(
+            crate::tests::file_names(&dir),
+            ["lease-2", "lease-2.took", "unrelated"]
+        );
+        assert_eq!(
+            crate::tests::file_names(&dir.join("lease-2.took")),
+            ["fresh"]
+        );
     }
 }

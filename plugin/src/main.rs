@@ -24,6 +24,7 @@ mod host;
 mod later;
 mod lease;
 mod messages;
+mod pane_facts;
 mod pipe;
 mod replay;
 mod session;
@@ -44,6 +45,7 @@ use handlers::Purpose;
 use host::{Host, ZellijHost};
 use lease::{Acting, Instance, Lease};
 use messages::Outbox;
+use pane_facts::PaneFacts;
 use pipe::Requests;
 use session::SessionView;
 use waits::Waits;
@@ -68,6 +70,8 @@ pub struct McpPlugin<H: Host + 'static> {
     /// Writes waiting for their turn, per pane.
     input: WriteQueue,
     waits: Waits<Purpose>,
+    /// Terminal panes' cwd and running command, asked of Zellij moments ago.
+    pane_facts: PaneFacts,
     agents: Agents,
     /// Messages waiting for delivery.
     outbox: Outbox,

@@ -2,6 +2,7 @@
 //! `TabUpdate`, `PaneUpdate` and `ListClients` events described them.
 
 use std::collections::BTreeMap;
+use std::time::Instant;
 
 use zellij_mcp_protocol::ops::{Geometry, PaneEntry, TabEntry};
 use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef, TabRef};
@@ -16,6 +17,8 @@ pub struct SessionView {
     pub clients_generation: u64,
     /// When this instance last got a pane or tab event (unix ms).
     pub fed_ms: u64,
+    /// When the view was last taken from the session metadata.
+    pub snapshot_at: Option<Instant>,
     pub exit_codes: ExitCodes,
 }
 

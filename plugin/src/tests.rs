@@ -26,6 +26,9 @@ enum Call {
     Do(String),
 }
 
+/// Tabs and panes, as Zellij's session metadata has them.
+type Snapshot = (Vec<TabInfo>, PaneManifest);
+
 #[derive(Default, Clone)]
 pub struct FakeHost {
     client_id: u16,
@@ -39,6 +42,10 @@ pub struct FakeHost {
     /// the defaults (`None`: gone).
     panes_shown: Rc<RefCell<HashMap<PaneRef, Option<PaneInfo>>>>,
     tabs_shown: Rc<RefCell<HashMap<usize, Option<TabInfo>>>>,
+    /// What Zellij's session metadata shows (`None`: nothing yet).
+    snapshot: Rc<RefCell<Option<Snapshot>>>,
+    /// The queries that cost Zellij a lookup, by name and pane.
+    queries: Rc<RefCell<Vec<String>>>,
 }
 
 impl FakeHost {
@@ -87,7 +94,11 @@ impl Host for FakeHost {
     fn list_clients(&self) {
         self.did("list_clients".into());
     }
-    fn screen(&self, _pane: PaneRef) -> Result<Vec<String>, String> {
+    fn screen(&self, pane: PaneRef) -> Result<Vec<String>, String> {
+        // As Zellij does, for a pane it does not have.
+        if self.pane_info(pane).is_none() {
+            return Err(format!("Pane {pane} not found"));
+        }
         let screen = self.screen.borrow();
         if !screen.is_empty() {
             return Ok(screen.clone());
@@ -117,15 +128,20 @@ impl Host for FakeHost {
         })
     }
     fn session_snapshot(&self) -> Option<(Vec<TabInfo>, PaneManifest)> {
-        None
+        self.queries.borrow_mut().push("session_snapshot".into());
+        self.snapshot.borrow().clone()
     }
-    fn cwd(&self, _pane: PaneRef) -> Option<String> {
+    fn cwd(&self, pane: PaneRef) -> Option<String> {
+        self.queries.borrow_mut().push(format!("cwd {pane}"));
         Some("/work".into())
     }
     fn pid(&self, pane: PaneRef) -> Option<u32> {
         (pane == PaneRef::terminal(1)).then_some(4321)
     }
-    fn running_command(&self, _pane: PaneRef) -> Option<Vec<String>> {
+    fn running_command(&self, pane: PaneRef) -> Option<Vec<String>> {
+        self.queries
+            .borrow_mut()
+            .push(format!("running_command {pane}"));
         Some(vec!["htop".into()])
     }
     fn write(&self, pane: PaneRef, bytes: Vec<u8>) {
@@ -894,4 +910,47 @@ fn a_closed_panes_agent_name_is_free_at_once_while_zellij_still_lists_the_pane()
         p.agents.by_pane().get(&second).map(String::as_str),
         Some("worker")
     );
+}
+
+/// How many times the plugin asked Zellij `query`.
+fn asked(p: &McpPlugin<FakeHost>, query: &str) -> usize {
+    p.host
+        .queries
+        .borrow()
+        .iter()
+        .filter(|q| *q == query)
+        .count()
+}
+
+#[test]
+fn callers_listing_at_once_cost_zellij_one_lookup_until_something_changes() {
+    let mut p = plugin("burst");
+    // No pane events: the view comes from the session metadata.
+    p.view.fed_ms = 0;
+    let shown = (p.view.tabs.clone(), p.view.panes.clone().unwrap());
+    *p.host.snapshot.borrow_mut() = Some(shown);
+    let list = |p: &mut McpPlugin<FakeHost>, id: &str| {
+        send(p, id, Some(&request(id, "list_panes", json!({}))));
+        let panes = result_of::<op::ListPanes>(only_reply(p, id, id)).panes;
+        assert_eq!(panes[0].cwd.as_deref(), Some("/work"), "{id}");
+    };
+    for n in 0..5 {
+        list(&mut p, &format!("burst-{n}"));
+    }
+    assert_eq!(asked(&p, "session_snapshot"), 1);
+    assert_eq!(asked(&p, "cwd terminal_1"), 1);
+    assert_eq!(asked(&p, "running_command terminal_1"), 1);
+
+    // Typing may start another program: that pane is asked again.
+    let write = json!({"pane_id": "terminal_1", "text": "vim\r"});
+    send(&mut p, "w", Some(&request("w", "write", write)));
+    list(&mut p, "after-write");
+    assert_eq!(asked(&p, "running_command terminal_1"), 2);
+
+    // A change the plugin made: the next list takes a new snapshot.
+    let rename = json!({"pane_id": "terminal_1", "name": "editor"});
+    send(&mut p, "r", Some(&request("r", "rename", rename)));
+    p.on_timer();
+    list(&mut p, "after-rename");
+    assert_eq!(asked(&p, "session_snapshot"), 2);
 }

@@ -1,5 +1,7 @@
 //! Read-only ops: hello, session info, tabs, panes, layout.
 
+use std::time::Instant;
+
 use zellij_mcp_protocol::ops::{
     ClientEntry, DumpLayoutArgs, DumpLayoutResult, HelloResult, ListPanesArgs, ListPanesResult,
     ListTabsResult, NoArgs, PaneEntry, PaneOfProcessArgs, PaneOfProcessResult, PluginMemory,
@@ -10,6 +12,7 @@ use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneKind, PaneRef, PROTOCOL_VERS
 use super::{now, to_json};
 use crate::host::{pane_ref, Host};
 use crate::later::{Asker, Handled, HandlerResult, Live};
+use crate::pane_facts::Facts;
 use crate::session::SessionView;
 use crate::McpPlugin;
 
@@ -106,11 +109,16 @@ impl<H: Host> McpPlugin<H> {
             })
             .collect();
         let mut agents = self.agents.by_pane();
+        let asked_at = Instant::now();
         for pane in &mut panes {
             pane.agent = agents.remove(&pane.pane_id);
             if pane.pane_id.kind == PaneKind::Terminal && !pane.exited {
-                pane.cwd = self.host.cwd(pane.pane_id);
-                pane.running = self.host.running_command(pane.pane_id);
+                let host = &self.host;
+                let facts = self.pane_facts.get(pane.pane_id, asked_at, || Facts {
+                    cwd: host.cwd(pane.pane_id),
+                    running: host.running_command(pane.pane_id),
+                });
+                (pane.cwd, pane.running) = (facts.cwd, facts.running);
             }
         }
         if let Some(needle) = &args.command {

@@ -30,8 +30,11 @@ impl<H: Host> McpPlugin<H> {
             )
             .with_hint("use the zellij-mcp bridge of the plugin's release"));
         }
-        self.require_pane(args.pane_id)?;
-        let screen = self.screen_of(args.pane_id)?;
+        self.require_ready()?;
+        // One query of Zellij; whether the pane exists is asked only when it fails.
+        let screen = self
+            .screen_of(args.pane_id)
+            .map_err(|e| self.require_pane(args.pane_id).err().unwrap_or(e))?;
         let shaped = shape_read(&screen.lines(), None, args.tail_lines, max_bytes);
         let tab_id = self.view.tab_id_of(args.pane_id);
         now(ReadResult::new(args.pane_id, tab_id, shaped))
@@ -80,6 +83,7 @@ impl<H: Host> McpPlugin<H> {
             ));
         }
         self.input.room(args.pane_id)?;
+        self.pane_facts.forget(args.pane_id);
         Ok(Handled::Write(PendingWrite {
             done: WriteDone::Answer(asker.clone()),
             pane: args.pane_id,
@@ -111,6 +115,7 @@ impl<H: Host> McpPlugin<H> {
             ));
         }
         self.host.signal(args.pane_id, args.signal);
+        self.pane_facts.forget(args.pane_id);
         now(PaneResult {
             pane_id: args.pane_id,
             tab_id: self.view.tab_id_of(args.pane_id),

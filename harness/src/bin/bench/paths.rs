@@ -68,16 +68,20 @@ impl Paths {
         let [socket, cli, raw_socket, _, _] =
             self.each_path(table, rounds, "zellij_write", "write", &args, session);
         let pane = self.sink.as_str().expect("pane id");
+        let mut failed = 0;
         let chars = table.timed(
             "`zellij action write-chars --pane-id`",
             measure(rounds, || {
                 let mut cmd = session.sandbox().zellij();
                 cmd.args(["--session", session.name(), "action", "write-chars"]);
                 let status = cmd.args(["--pane-id", pane, "x"]).status();
-                assert!(status.is_ok_and(|s| s.success()), "write-chars");
+                failed += usize::from(!status.is_ok_and(|s| s.success()));
             }),
             "",
         );
+        if failed > 0 {
+            table.note(&format!("{failed} of its calls failed"));
+        }
         table.note(&format!(
             "via MCP is {:.1}× faster on the socket, {:.1}× on the CLI; MCP adds {:+.2} ms to the raw socket round trip",
             chars.p50 / socket.p50,
