@@ -8,6 +8,8 @@ use zellij_mcp_protocol::ops::{Direction as Edge, Signal};
 use zellij_mcp_protocol::{PaneKind, PaneRef};
 use zellij_tile::prelude::*;
 
+use crate::commands;
+
 /// Who this instance is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Ids {
@@ -196,19 +198,19 @@ impl Host for ZellijHost {
     }
 
     fn write(&self, pane: PaneRef, bytes: Vec<u8>) {
-        write_to_pane_id(bytes, pane_id(pane));
+        commands::write_to_pane_id(bytes, pane_id(pane));
     }
 
     fn signal(&self, pane: PaneRef, signal: Signal) {
         match signal {
-            Signal::Interrupt => write_to_pane_id(vec![3], pane_id(pane)),
+            Signal::Interrupt => commands::write_to_pane_id(vec![3], pane_id(pane)),
             Signal::Sigint => send_sigint_to_pane_id(pane_id(pane)),
             Signal::Sigkill => send_sigkill_to_pane_id(pane_id(pane)),
         }
     }
 
     fn output(&self, pipe_id: &str, text: &str) {
-        cli_pipe_output(pipe_id, text);
+        commands::cli_pipe_output(pipe_id, text);
     }
 
     fn block(&self, pipe_id: &str) {

@@ -17,6 +17,7 @@
 //! - [`waits`]: event-driven waits on output, idleness and exit.
 
 mod agents;
+mod commands;
 mod event_log;
 mod events;
 mod handlers;

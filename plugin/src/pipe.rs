@@ -193,13 +193,12 @@ impl<H: Host> McpPlugin<H> {
 
     /// Sends one reply and notes it; returns the replays waiting for it.
     fn send(&mut self, pipe_id: &str, reply: &Reply) -> Vec<(String, String)> {
-        let mut size = 0;
-        for line in encode_reply(reply) {
-            size += line.len();
-            self.host.output(pipe_id, &line);
+        let lines = encode_reply(reply);
+        for line in &lines {
+            self.host.output(pipe_id, line);
         }
         self.host.unblock(pipe_id);
-        self.requests.replies.record(reply, size)
+        self.requests.replies.record(&reply.id, &lines)
     }
 }
 

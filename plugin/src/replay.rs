@@ -5,11 +5,11 @@
 //! Everything here is bounded: small replies are kept up to a total size; of
 //! a large or older reply only its id is kept, and its replay is an error
 //! that says the reply is gone. A request is in flight from the moment it
-//! arrives until its reply is sent.
+//! arrives until its reply is sent. Replies are kept as the line of JSON
+//! that was sent: a copy, where a tree of values would cost the interpreter
+//! a deep clone per reply and several times the memory.
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
-
-use zellij_mcp_protocol::Reply;
 
 /// Total size of the replies kept.
 const KEPT_BYTES: usize = 256 * 1024;
@@ -23,8 +23,8 @@ const REPLAYS_PER_REQUEST: usize = 4;
 
 #[derive(Debug, Default)]
 pub struct Replies {
-    /// Recent replies, with their size.
-    done: VecDeque<(Reply, usize)>,
+    /// Recent replies by request id, each as the one line sent.
+    done: VecDeque<(String, String)>,
     done_bytes: usize,
     /// Requests answered whose reply is no longer kept.
     lost: VecDeque<String>,
@@ -37,7 +37,8 @@ pub struct Replies {
 /// What the plugin knows of a request.
 #[derive(Debug, PartialEq)]
 pub enum Known<'a> {
-    Answered(&'a Reply),
+    /// Answered: the reply's line of JSON.
+    Answered(&'a str),
     /// Answered, but the reply is no longer kept.
     Lost,
     InFlight,
@@ -53,8 +54,8 @@ impl Replies {
     }
 
     pub fn lookup(&self, request_id: &str) -> Known<'_> {
-        if let Some((reply, _)) = self.done.iter().rev().find(|(r, _)| r.id == request_id) {
-            Known::Answered(reply)
+        if let Some((_, line)) = self.done.iter().rev().find(|(id, _)| id == request_id) {
+            Known::Answered(line)
         } else if self.in_flight.contains(request_id) {
             Known::InFlight
         } else if self.lost.iter().any(|id| id == request_id) {
@@ -75,26 +76,27 @@ impl Replies {
         true
     }
 
-    /// Notes `reply` (of `size` bytes as sent); returns the replays waiting
-    /// for it.
-    pub fn record(&mut self, reply: &Reply, size: usize) -> Vec<(String, String)> {
-        self.in_flight.remove(&reply.id);
-        if !reply.id.is_empty() {
-            if size <= LARGEST_KEPT {
-                self.done.push_back((reply.clone(), size));
-                self.done_bytes += size;
-            } else {
-                self.forget(reply.id.clone());
+    /// Notes the reply to `id`, as the `lines` sent; returns the replays
+    /// waiting for it.
+    pub fn record(&mut self, id: &str, lines: &[String]) -> Vec<(String, String)> {
+        self.in_flight.remove(id);
+        if !id.is_empty() {
+            match lines {
+                [line] if line.len() <= LARGEST_KEPT => {
+                    self.done_bytes += line.len();
+                    self.done.push_back((id.to_owned(), line.clone()));
+                }
+                _ => self.forget(id.to_owned()),
             }
             while self.done_bytes > KEPT_BYTES || self.done.len() > KEPT_REPLIES {
-                let Some((old, size)) = self.done.pop_front() else {
+                let Some((old, line)) = self.done.pop_front() else {
                     break;
                 };
-                self.done_bytes -= size;
-                self.forget(old.id);
+                self.done_bytes -= line.len();
+                self.forget(old);
             }
         }
-        self.waiting.remove(&reply.id).unwrap_or_default()
+        self.waiting.remove(id).unwrap_or_default()
     }
 
     fn forget(&mut self, id: String) {
@@ -114,10 +116,10 @@ impl Replies {
 mod tests {
     use super::*;
     use serde_json::json;
+    use zellij_mcp_protocol::{encode_reply, Reply};
 
     fn record(replies: &mut Replies, reply: Reply) -> Vec<(String, String)> {
-        let size = serde_json::to_string(&reply).unwrap().len();
-        replies.record(&reply, size)
+        replies.record(&reply.id, &encode_reply(&reply))
     }
 
     #[test]
@@ -128,7 +130,11 @@ mod tests {
         assert!(replies.also_send_to("a", "pipe-2", "a-replay"));
         let waiting = record(&mut replies, Reply::ok("a", json!(1)));
         assert_eq!(waiting, [("pipe-2".to_owned(), "a-replay".to_owned())]);
-        assert!(matches!(replies.lookup("a"), Known::Answered(r) if r.id == "a"));
+        let Known::Answered(line) = replies.lookup("a") else {
+            panic!("a was answered");
+        };
+        let kept: Reply = serde_json::from_str(line).unwrap();
+        assert_eq!(kept, Reply::ok("a", json!(1)));
         assert_eq!(replies.lookup("b"), Known::Unknown);
     }
 

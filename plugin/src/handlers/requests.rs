@@ -23,7 +23,13 @@ impl<H: Host> McpPlugin<H> {
             ));
         }
         match self.requests.replies.lookup(id) {
-            Known::Answered(reply) => now(reply),
+            Known::Answered(line) => serde_json::from_str(line).map(Handled::Now).map_err(|e| {
+                ErrorBody::new(
+                    ErrorCode::Internal,
+                    format!("a kept reply does not parse: {e}"),
+                )
+                .with_hint("look at the state it left (list or read) instead of sending it again")
+            }),
             Known::InFlight => {
                 let replies = &mut self.requests.replies;
                 if !replies.also_send_to(id, &asker.pipe_id, &asker.request_id) {
