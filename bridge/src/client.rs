@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use tokio::sync::OnceCell;
 use tracing::Instrument;
+use zellij_mcp_protocol::limits;
 use zellij_mcp_protocol::ops::{op, HelloResult, NoArgs, Op};
 use zellij_mcp_protocol::text::trim_rows;
 use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef, Request};
@@ -218,12 +219,14 @@ impl PluginClient {
         args: &O::Args,
         how: Sending,
     ) -> Result<(String, O::Result), ErrorBody> {
+        // Checked before anything else happens, the session lookup included.
+        let request = Request::of::<O>(how.id, args)?.by_caller(how.caller);
+        limits::check_request(&request)?;
         let session = self.resolve_session(session).await?;
         let span = tracing::Span::current();
         span.record("session", session.as_str());
         let link = self.link(&session).await?;
         span.record("transport", link.transport.kind());
-        let request = Request::of::<O>(how.id, args)?.by_caller(how.caller);
         let outcome = link
             .transport
             .call(&request, &link.target, how.timeout)

@@ -116,8 +116,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             enclosing,
         },
     });
+    let options = tools::Options {
+        read_only: cli.read_only,
+        audit_log: cli.audit_log,
+    };
+    let server = tools::ZellijMcp::new(Arc::new(client), own_pane, &options)?;
     if let Some(Command::Notify(args)) = cli.command {
-        let code = match notify(&client, &own_pane, args).await {
+        let code = match notify(&server, args).await {
             Ok(sent) => {
                 println!(
                     "{} {}",
@@ -135,11 +140,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         std::process::exit(code);
     }
-    let options = tools::Options {
-        read_only: cli.read_only,
-        audit_log: cli.audit_log,
-    };
-    let server = tools::ZellijMcp::new(Arc::new(client), own_pane, &options)?;
     let service = server.serve(rmcp::transport::stdio()).await?;
     service.waiting().await?;
     Ok(())

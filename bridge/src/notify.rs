@@ -2,23 +2,24 @@
 //! cron) through the same op as `zellij_send_message`, so it gets a `seq`
 //! and the same order, retry and log.
 
-use std::io::Read;
-use std::time::Duration;
+//! It passes the server's policy like any tool call: refused with
+//! `--read-only`, recorded with `--audit-log`.
 
-use zellij_mcp_protocol::ops::{
-    op, SendMessageArgs, SendMessageResult, DEFAULT_DELIVERY_WAIT_MS, MAX_DELIVERY_WAIT_MS,
-};
+use std::io::Read;
+
+use serde_json::Value;
+use zellij_mcp_protocol::ops::{SendMessageArgs, SendMessageResult};
 use zellij_mcp_protocol::{ErrorBody, ErrorCode};
 
-use crate::client::PluginClient;
-use crate::own_pane::OwnPane;
+use crate::tools::ZellijMcp;
 
 #[derive(Debug, clap::Args)]
 pub struct NotifyArgs {
     /// The target: an agent name, a pane id, or "parent".
     #[arg(long)]
     pub to: String,
-    /// The sender in the header (default: this shell's agent name or pane).
+    /// The sender in the header, for a shell outside any pane (in a pane,
+    /// the header names its agent name or pane id).
     #[arg(long)]
     pub from: Option<String>,
     /// Seconds to keep retrying (default 600, max 86400).
@@ -31,23 +32,13 @@ pub struct NotifyArgs {
     pub text: Option<String>,
 }
 
-/// Sends the message; the plugin's answer, or why not.
-pub async fn notify(
-    client: &PluginClient,
-    own_pane: &OwnPane,
-    args: NotifyArgs,
-) -> Result<SendMessageResult, ErrorBody> {
+/// Sends the message through `server`, as the tool would be called; the
+/// plugin's answer, or why not.
+pub async fn notify(server: &ZellijMcp, args: NotifyArgs) -> Result<SendMessageResult, ErrorBody> {
     let text = match args.text.as_deref() {
         None | Some("-") => read_stdin()?,
         Some(text) => text.to_owned(),
     };
-    let session = client.resolve_session(None).await?;
-    let caller = own_pane.in_session(client, &session).await;
-    let wait = args.wait_ms.unwrap_or(DEFAULT_DELIVERY_WAIT_MS);
-    let how = client
-        .sending()
-        .by_caller(caller)
-        .longer(Duration::from_millis(wait.min(MAX_DELIVERY_WAIT_MS)));
     let message = SendMessageArgs {
         to: args.to,
         text,
@@ -55,10 +46,13 @@ pub async fn notify(
         ttl_s: args.ttl_s,
         wait_ms: args.wait_ms,
     };
-    let (_, sent) = client
-        .call::<op::SendMessage>(Some(&session), &message, how)
-        .await?;
-    Ok(sent)
+    let Ok(Value::Object(arguments)) = serde_json::to_value(&message) else {
+        return Err(ErrorBody::new(
+            ErrorCode::Internal,
+            "the message is not an object",
+        ));
+    };
+    server.notify(arguments).await
 }
 
 fn read_stdin() -> Result<String, ErrorBody> {

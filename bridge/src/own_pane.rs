@@ -45,19 +45,31 @@ impl OwnPane {
 
     /// This server's pane, if it runs in `session`.
     pub async fn in_session(&self, client: &PluginClient, session: &str) -> Option<PaneRef> {
-        match &self.from_env {
-            Some((named, Some(pane))) if named == session => return Some(*pane),
-            Some((named, _)) if named != session => return None,
-            _ => {}
+        match self.whereabouts(client, session).await {
+            Whereabouts::Pane(pane) => Some(pane),
+            Whereabouts::Outside | Whereabouts::Unknown => None,
         }
+    }
+
+    /// Where this server is, as seen from `session`.
+    pub async fn whereabouts(&self, client: &PluginClient, session: &str) -> Whereabouts {
+        let told_inside = match &self.from_env {
+            Some((named, Some(pane))) if named == session => return Whereabouts::Pane(*pane),
+            Some((named, _)) if named != session => return Whereabouts::Outside,
+            Some(_) => true,
+            None => false,
+        };
         if let Some(known) = self.found.lock().unwrap().get(session) {
-            return *known;
+            return known.map_or(Whereabouts::Outside, Whereabouts::Pane);
         }
         // Inside a session, the session's server is an ancestor.
-        let server = client.server_pid(session).await.ok()?;
-        if !self.ancestors.contains(&server) {
+        let inside = match client.server_pid(session).await {
+            Ok(server) => self.ancestors.contains(&server),
+            Err(_) => false,
+        };
+        if !inside && !told_inside {
             self.found.lock().unwrap().insert(session.to_owned(), None);
-            return None;
+            return Whereabouts::Outside;
         }
         let args = PaneOfProcessArgs {
             pids: self.ancestors.clone(),
@@ -66,13 +78,26 @@ impl OwnPane {
             .call::<op::PaneOfProcess>(Some(session), &args, client.sending())
             .await;
         // Not found yet: the plugin may not list a new pane for a moment.
-        let pane = asked.ok()?.1.pane_id?;
+        let Some(pane) = asked.ok().and_then(|(_, found)| found.pane_id) else {
+            return Whereabouts::Unknown;
+        };
         self.found
             .lock()
             .unwrap()
             .insert(session.to_owned(), Some(pane));
-        Some(pane)
+        Whereabouts::Pane(pane)
     }
+}
+
+/// Where this server runs, as seen from one session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Whereabouts {
+    /// In this pane of the session.
+    Pane(PaneRef),
+    /// Not in the session.
+    Outside,
+    /// In the session, but in which pane cannot be told.
+    Unknown,
 }
 
 /// This process and its ancestors, from `/proc` (only itself where there is none).

@@ -291,6 +291,7 @@ fn the_log_has_every_transition_and_a_reload_requeues_what_was_pending() {
         json!({"command": ["sh", "-c", notify], "close_on_exit": true}),
     );
     assert_eq!(ran["exit_code"], 0, "{ran}");
+    let run_pane = ran["pane_id"].as_str().unwrap().to_owned();
     let printed = ran["output"].as_str().unwrap().trim().to_owned();
     let (second_seq, status) = printed.split_once(' ').expect(&printed);
     let second_seq: u64 = second_seq.parse().expect(&printed);
@@ -309,7 +310,8 @@ fn the_log_has_every_transition_and_a_reload_requeues_what_was_pending() {
         got,
         [
             (first_seq, "ci".into(), "before the reload".into()),
-            (second_seq, "hook".into(), "after the reload".into())
+            // A shell in a pane is named by its pane, whatever --from says.
+            (second_seq, run_pane, "after the reload".into())
         ]
     );
 

@@ -1,7 +1,7 @@
 //! Isolated Zellij sessions: every folder Zellij touches lives in a temp dir.
 
 use std::ffi::OsString;
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -196,6 +196,36 @@ impl Sandbox {
         run_with_timeout(cmd, Duration::from_secs(5))
     }
 
+    /// `zellij pipe --name zellij-mcp --plugin URL` with `lines` on its
+    /// stdin (each line one message, of any size); `None` when it did not
+    /// finish within `timeout`.
+    fn pipe_lines(
+        &self,
+        session: &str,
+        plugin_url: &str,
+        lines: Vec<u8>,
+        timeout: Duration,
+    ) -> Option<Output> {
+        let mut cmd = self.zellij();
+        cmd.args([
+            "--session",
+            session,
+            "pipe",
+            "--name",
+            "zellij-mcp",
+            "--plugin",
+            plugin_url,
+        ]);
+        cmd.stdin(Stdio::piped());
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = cmd.spawn().ok()?;
+        let mut stdin = child.stdin.take()?;
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(&lines);
+        });
+        wait_with_timeout(child, timeout)
+    }
+
     /// Kills and deletes a session of this sandbox.
     pub fn kill_session(&self, name: &str) {
         for args in [
@@ -220,15 +250,43 @@ fn ci_markers() -> Vec<String> {
 
 /// Runs `cmd`, killing it after `timeout`; `None` on timeout.
 pub fn run_with_timeout(mut cmd: Command, timeout: Duration) -> Option<Output> {
-    let mut child = cmd
+    let child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .ok()?;
+    wait_with_timeout(child, timeout)
+}
+
+/// The child's output once it exits, or `None` (killing it) after
+/// `timeout`. Its output is read as it comes, so a child that prints more
+/// than a pipe holds does not block.
+fn wait_with_timeout(mut child: std::process::Child, timeout: Duration) -> Option<Output> {
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let stdout = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let stderr = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
     let start = Instant::now();
-    loop {
+    let status = loop {
         match child.try_wait() {
-            Ok(Some(_)) => return child.wait_with_output().ok(),
+            Ok(Some(status)) => break status,
             Ok(None) if start.elapsed() < timeout => std::thread::sleep(Duration::from_millis(20)),
             _ => {
                 let _ = child.kill();
@@ -236,7 +294,12 @@ pub fn run_with_timeout(mut cmd: Command, timeout: Duration) -> Option<Output> {
                 return None;
             }
         }
-    }
+    };
+    Some(Output {
+        status,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+    })
 }
 
 /// A running session; killed and deleted on drop.
@@ -258,6 +321,18 @@ impl Session {
     /// `None` when it did not finish within 5 s.
     pub fn pipe(&self, plugin_url: Option<&str>, payload: &str) -> Option<Output> {
         self.sandbox.pipe(&self.name, plugin_url, payload)
+    }
+
+    /// `lines` piped to the plugin at `plugin_url` through `zellij pipe`'s
+    /// stdin, as a user could; `None` when it did not finish within `timeout`.
+    pub fn pipe_lines(
+        &self,
+        plugin_url: &str,
+        lines: Vec<u8>,
+        timeout: Duration,
+    ) -> Option<Output> {
+        self.sandbox
+            .pipe_lines(&self.name, plugin_url, lines, timeout)
     }
 
     /// Another session of the same sandbox (so one bridge sees both), with

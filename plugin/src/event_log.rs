@@ -198,7 +198,9 @@ impl EventLog {
             Happened::Queued { message, .. } => {
                 self.pending.insert(*message, event);
             }
-            Happened::Delivered { message, .. } | Happened::Expired { message, .. } => {
+            Happened::Delivered { message, .. }
+            | Happened::Expired { message, .. }
+            | Happened::Cancelled { message } => {
                 self.pending.remove(message);
             }
             _ => {}
@@ -308,6 +310,7 @@ mod tests {
             from: "t".into(),
             text: text.into(),
             expires_at_ms: 10_000,
+            client: "c".into(),
         }
     }
 

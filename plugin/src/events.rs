@@ -3,6 +3,7 @@
 //! the view, queued writes) react; timers are armed for the next deadline only.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use zellij_tile::prelude::{ClientInfo, PaneContents, PaneId, PaneManifest, TabInfo};
@@ -23,7 +24,7 @@ const SNAPSHOT_REUSED_FOR: Duration = Duration::from_millis(50);
 
 impl<H: Host> McpPlugin<H> {
     pub fn on_pane_update(&mut self, manifest: PaneManifest) {
-        self.view.panes = Some(manifest);
+        self.take_panes(manifest);
         self.fed();
         if self.is_acting() {
             self.release_gone_agents();
@@ -75,6 +76,15 @@ impl<H: Host> McpPlugin<H> {
         }
     }
 
+    pub fn on_cwd_changed(&mut self, pane: PaneId, cwd: PathBuf) {
+        let cwd = cwd.display().to_string();
+        self.pane_facts.cwd_changed(pane_ref(pane), cwd);
+    }
+
+    pub fn on_command_changed(&mut self, pane: PaneId, argv: Vec<String>) {
+        self.pane_facts.command_changed(pane_ref(pane), argv);
+    }
+
     pub fn on_timer(&mut self) {
         self.run_due_tasks();
         let now = Instant::now();
@@ -106,10 +116,17 @@ impl<H: Host> McpPlugin<H> {
         if !self.view.is_ready() || (starved && !recent) {
             if let Some((tabs, panes)) = self.host.session_snapshot() {
                 self.view.tabs = tabs;
-                self.view.panes = Some(panes);
+                self.take_panes(panes);
                 self.view.snapshot_at = Some(Instant::now());
             }
         }
+    }
+
+    /// The panes as Zellij lists them now; facts of panes gone are dropped.
+    fn take_panes(&mut self, manifest: PaneManifest) {
+        self.view.panes = Some(manifest);
+        let live = self.view.pane_refs();
+        self.pane_facts.keep_only(|pane| live.contains(&pane));
     }
 
     /// Answers what the view now shows, re-checks every wait, and delivers

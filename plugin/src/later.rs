@@ -21,6 +21,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use zellij_mcp_protocol::envelope::client_of;
 use zellij_mcp_protocol::{ErrorBody, PaneRef};
 use zellij_tile::prelude::{PaneInfo, TabInfo};
 
@@ -43,6 +44,13 @@ pub struct Asker {
     pub pipe_id: String,
     pub request_id: String,
     pub caller: Option<PaneRef>,
+}
+
+impl Asker {
+    /// The client that asked, whose share of the plugin's caps it uses.
+    pub fn client(&self) -> &str {
+        client_of(&self.request_id)
+    }
 }
 
 /// What a handler did with its request.

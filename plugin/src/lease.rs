@@ -350,20 +350,11 @@ impl Lease {
             let path = dir.join(name);
             let _ = fs::remove_file(&path).or_else(|_| fs::remove_dir_all(&path));
         }
-        // Marks a live session's instances did not remove: they died.
-        let kept_marks = names
+        let live_marks = names
             .iter()
             .filter(|name| name.ends_with(&format!(".{TOOK}")) && !gone.contains(name));
-        for marks in kept_marks {
-            for mark in fs::read_dir(dir.join(marks))
-                .into_iter()
-                .flatten()
-                .flatten()
-            {
-                if is_older_than(&mark.path(), TAKEN_KEPT_MS) {
-                    let _ = fs::remove_file(mark.path());
-                }
-            }
+        for marks in live_marks {
+            remove_old_marks(&dir.join(marks));
         }
     }
 
@@ -390,6 +381,15 @@ fn hash(parts: &[&[u8]]) -> u64 {
         hasher.write_u8(0xff);
     }
     hasher.finish()
+}
+
+/// Removes the marks in `folder` that their instance did not: it died.
+fn remove_old_marks(folder: &Path) {
+    for mark in fs::read_dir(folder).into_iter().flatten().flatten() {
+        if is_older_than(&mark.path(), TAKEN_KEPT_MS) {
+            let _ = fs::remove_file(mark.path());
+        }
+    }
 }
 
 /// Creates the mark, and its folder when missing; `Ok(false)` when another

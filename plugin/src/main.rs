@@ -14,10 +14,12 @@
 //! - [`session`]: tabs, panes and clients as the last events described them;
 //! - [`replay`]: requests under way and recent replies, for pipes that died;
 //! - [`writes`]: per-pane FIFO of writes and timed submit CRs;
+//! - [`shares`]: what the plugin caps, and each client's share of it;
 //! - [`waits`]: event-driven waits on output, idleness and exit.
 
 mod agents;
 mod commands;
+mod entry;
 mod event_log;
 mod events;
 mod handlers;
@@ -29,6 +31,7 @@ mod pane_facts;
 mod pipe;
 mod replay;
 mod session;
+mod shares;
 mod waits;
 mod writes;
 
@@ -71,7 +74,7 @@ pub struct McpPlugin<H: Host + 'static> {
     /// Writes waiting for their turn, per pane.
     input: WriteQueue,
     waits: Waits<Purpose>,
-    /// Terminal panes' cwd and running command, asked of Zellij moments ago.
+    /// Terminal panes' cwd and running command, as Zellij's events tell them.
     pane_facts: PaneFacts,
     agents: Agents,
     /// Messages waiting for delivery.
@@ -105,7 +108,10 @@ impl Settings {
     }
 }
 
-register_plugin!(McpPlugin<ZellijHost>);
+/// Zellij's exports live in [`entry`]; a panic is reported in Zellij's log.
+fn main() {
+    std::panic::set_hook(Box::new(report_panic));
+}
 
 impl ZellijPlugin for McpPlugin<ZellijHost> {
     fn load(&mut self, configuration: BTreeMap<String, String>) {
@@ -119,6 +125,8 @@ impl ZellijPlugin for McpPlugin<ZellijHost> {
             EventType::ListClients,
             EventType::PaneRenderReport,
             EventType::CommandPaneExited,
+            EventType::CwdChanged,
+            EventType::CommandChanged,
         ]);
         // Not hide_self(): it does not hide a tiled pane in 0.45.1, and it
         // stops the pane and tab events this plugin lives on.
@@ -133,6 +141,8 @@ impl ZellijPlugin for McpPlugin<ZellijHost> {
             Event::ListClients(clients) => self.on_clients(clients),
             Event::PaneRenderReport(rendered) => self.on_render(rendered),
             Event::CommandPaneExited(pane, code, _) => self.on_command_exited(pane, code),
+            Event::CwdChanged(pane, cwd, _) => self.on_cwd_changed(pane, cwd),
+            Event::CommandChanged(pane, argv, _, _) => self.on_command_changed(pane, argv),
             Event::Timer(_) => self.on_timer(),
             _ => {}
         }

@@ -9,15 +9,11 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use zellij_mcp_protocol::ops::{DeliveryStatus, Happened, LoggedEvent, SendMessageResult};
-use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef};
+use zellij_mcp_protocol::{ErrorBody, PaneRef};
 
 use crate::later::Asker;
+use crate::shares;
 
-/// Messages kept undelivered at most, and their text's total size; more
-/// are `busy`. (The log keeps a second copy, and logs them again when it
-/// rotates.)
-const MOST_QUEUED: usize = 1024;
-pub const MOST_QUEUED_BYTES: usize = 512 * 1024;
 /// The first retry comes after this, then each after twice as long, up to
 /// [`LONGEST_BACKOFF`].
 const FIRST_BACKOFF: Duration = Duration::from_millis(250);
@@ -58,6 +54,10 @@ pub struct Message {
     pub to: Recipient,
     /// What is typed: the header, then the text.
     pub typed: String,
+    /// The sender the header names.
+    from: String,
+    /// The client that sent it: its share of the queue, and who may cancel it.
+    pub client: String,
     pub expires: Instant,
     pub attempts: u32,
     next_try: Instant,
@@ -77,6 +77,8 @@ impl Message {
             seq,
             to,
             typed: format!("[#{seq} from {from}] {text}"),
+            from: from.to_owned(),
+            client: String::new(),
             expires: now + ttl,
             attempts: 0,
             next_try: now,
@@ -94,19 +96,20 @@ impl Message {
             from,
             text,
             expires_at_ms,
+            client,
             ..
         } = &event.what
         else {
             return None;
         };
         let ttl = Duration::from_millis(expires_at_ms.saturating_sub(now_ms));
-        Some(Message::new(
-            event.seq,
-            Recipient::from_label(to),
-            from,
-            text,
-            ttl,
-        ))
+        Some(Message::new(event.seq, Recipient::from_label(to), from, text, ttl).sent_by(client))
+    }
+
+    /// The message came from `client`.
+    pub fn sent_by(mut self, client: &str) -> Self {
+        self.client = client.to_owned();
+        self
     }
 
     /// The request `asker` waits for delivery until `until`.
@@ -128,6 +131,7 @@ impl Message {
             status,
             attempts: self.attempts,
             pane_id: self.sending,
+            from: self.from.clone(),
         }
     }
 }
@@ -147,21 +151,35 @@ pub struct Outbox {
 }
 
 impl Outbox {
-    /// `busy` when [`MOST_QUEUED`] messages, or [`MOST_QUEUED_BYTES`] of
-    /// them, wait already.
-    pub fn room(&self, bytes: usize) -> Result<(), ErrorBody> {
-        let queued: usize = self.queue.iter().map(|m| m.typed.len()).sum();
-        if self.queue.len() < MOST_QUEUED && queued + bytes <= MOST_QUEUED_BYTES {
-            return Ok(());
-        }
-        Err(ErrorBody::new(
-            ErrorCode::Busy,
-            format!(
-                "{} messages ({queued} bytes) wait for delivery already",
-                self.queue.len()
-            ),
-        )
-        .with_hint("wait for their targets to appear, or for their TTL to pass"))
+    /// `busy` unless one more message of `bytes` fits in `client`'s share
+    /// of [`shares::MESSAGES`] and [`shares::MESSAGE_BYTES`]. (The log keeps
+    /// a second copy, and logs them again when it rotates.)
+    pub fn room(&self, bytes: usize, client: &str) -> Result<(), ErrorBody> {
+        let size = |m: &Message| m.typed.len();
+        let total_bytes: usize = self.queue.iter().map(size).sum();
+        let mine = || self.queue.iter().filter(|m| m.client == client);
+        shares::MESSAGES.room(self.queue.len(), mine().count(), 1)?;
+        shares::MESSAGE_BYTES.room(total_bytes, mine().map(size).sum(), bytes)
+    }
+
+    /// Takes out `client`'s messages (only `seq`, when given) that are not
+    /// being typed; their seqs, and the requests waiting on them.
+    pub fn cancel(&mut self, client: &str, seq: Option<u64>) -> (Vec<u64>, Vec<Answer>) {
+        let (mut seqs, mut answers) = (Vec::new(), Vec::new());
+        self.queue.retain_mut(|m| {
+            let cancel = m.client == client
+                && seq.is_none_or(|s| s == m.seq)
+                && m.sending.is_none()
+                && m.confirm_at.is_none();
+            if cancel {
+                seqs.push(m.seq);
+                if let Some((asker, _)) = m.waiter.take() {
+                    answers.push((asker, m.result(DeliveryStatus::Cancelled)));
+                }
+            }
+            !cancel
+        });
+        (seqs, answers)
     }
 
     pub fn push(&mut self, message: Message) {

@@ -1,15 +1,15 @@
-//! Each terminal pane's working directory and running command, kept for a
-//! moment. Zellij looks both up in the process table, two queries per pane
-//! that cost about 0.7 ms each, so a pane list of a busy session asks for
-//! each pane at most once per [`FRESH_FOR`], however many callers list.
+//! Each terminal pane's working directory and running command, kept from
+//! Zellij's `CwdChanged` and `CommandChanged` events. Zellij checks the
+//! panes that printed something about once a second and tells every plugin
+//! what changed, so a pane list asks Zellij nothing for a pane it has facts
+//! for: asking costs two process-table lookups of about 0.7 ms each, which
+//! made a list of 100 panes take a quarter of a second. A pane is asked
+//! about once, when it is first listed, and again after a write or signal to
+//! it (its program may have changed before Zellij's next check).
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
 
 use zellij_mcp_protocol::PaneRef;
-
-/// How long an answer serves later pane lists.
-pub const FRESH_FOR: Duration = Duration::from_millis(200);
 
 /// What Zellij said of a terminal pane's process.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -18,25 +18,48 @@ pub struct Facts {
     pub running: Option<Vec<String>>,
 }
 
-/// Answers younger than [`FRESH_FOR`]; no more entries than panes asked
-/// about within that time.
+/// The facts of the panes listed so far; no more entries than live panes
+/// (see [`PaneFacts::keep_only`]).
 #[derive(Debug, Default)]
 pub struct PaneFacts {
-    known: HashMap<PaneRef, (Instant, Facts)>,
+    known: HashMap<PaneRef, Facts>,
 }
 
 impl PaneFacts {
-    /// The pane's facts: a fresh answer, else what `ask` answers now.
-    pub fn get(&mut self, pane: PaneRef, now: Instant, ask: impl FnOnce() -> Facts) -> Facts {
-        let fresh = |at: &Instant| now.saturating_duration_since(*at) < FRESH_FOR;
-        self.known.retain(|_, (at, _)| fresh(at));
-        let (_, facts) = self.known.entry(pane).or_insert_with(|| (now, ask()));
-        facts.clone()
+    /// The pane's facts: as the events last told them, else what `ask`
+    /// answers now.
+    pub fn get(&mut self, pane: PaneRef, ask: impl FnOnce() -> Facts) -> Facts {
+        self.known.entry(pane).or_insert_with(ask).clone()
     }
 
-    /// Forgets the pane's answer: its program may have changed.
+    /// `CwdChanged`; only for panes already known (the others are asked
+    /// when listed).
+    pub fn cwd_changed(&mut self, pane: PaneRef, cwd: String) {
+        if let Some(facts) = self.known.get_mut(&pane) {
+            facts.cwd = Some(cwd);
+        }
+    }
+
+    /// `CommandChanged`: the foreground command, else the pane's own.
+    pub fn command_changed(&mut self, pane: PaneRef, argv: Vec<String>) {
+        if let Some(facts) = self.known.get_mut(&pane) {
+            facts.running = Some(argv).filter(|argv| !argv.is_empty());
+        }
+    }
+
+    /// Forgets the pane's facts: its program may have changed.
     pub fn forget(&mut self, pane: PaneRef) {
         self.known.remove(&pane);
+    }
+
+    /// Forgets the panes that are gone.
+    pub fn keep_only(&mut self, live: impl Fn(PaneRef) -> bool) {
+        self.known.retain(|pane, _| live(*pane));
+    }
+
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.known.len()
     }
 }
 
@@ -52,33 +75,36 @@ mod tests {
     }
 
     #[test]
-    fn asks_once_per_pane_while_fresh_and_again_after() {
+    fn asks_once_per_pane_then_follows_the_events() {
         let mut known = PaneFacts::default();
         let (a, b) = (PaneRef::terminal(1), PaneRef::terminal(2));
-        let start = Instant::now();
         let mut asked = 0;
         let mut ask = |cwd: &str| {
             asked += 1;
             facts(cwd)
         };
-        assert_eq!(known.get(a, start, || ask("/one")), facts("/one"));
-        assert_eq!(known.get(b, start, || ask("/two")), facts("/two"));
-        let soon = start + FRESH_FOR / 2;
-        assert_eq!(known.get(a, soon, || ask("/moved")), facts("/one"));
-        let later = start + FRESH_FOR;
-        assert_eq!(known.get(a, later, || ask("/moved")), facts("/moved"));
-        assert_eq!(asked, 3);
-        // The stale answer for `b` went when `a` was asked again.
-        assert_eq!(known.known.len(), 1);
+        assert_eq!(known.get(a, || ask("/one")), facts("/one"));
+        assert_eq!(known.get(a, || ask("/again")), facts("/one"));
+        known.cwd_changed(a, "/moved".into());
+        known.command_changed(a, vec!["vim".into(), "x".into()]);
+        let now = known.get(a, || ask("/again"));
+        assert_eq!(now.cwd.as_deref(), Some("/moved"));
+        assert_eq!(now.running, Some(vec!["vim".to_owned(), "x".to_owned()]));
+        // Events for a pane never listed are not kept: it is asked when listed.
+        known.cwd_changed(b, "/early".into());
+        assert_eq!(known.get(b, || ask("/two")), facts("/two"));
+        assert_eq!(asked, 2);
     }
 
     #[test]
-    fn a_forgotten_pane_is_asked_again() {
+    fn forgotten_and_closed_panes_are_asked_again_or_dropped() {
         let mut known = PaneFacts::default();
-        let pane = PaneRef::terminal(3);
-        let now = Instant::now();
-        known.get(pane, now, || facts("/before"));
-        known.forget(pane);
-        assert_eq!(known.get(pane, now, || facts("/after")), facts("/after"));
+        let (a, b) = (PaneRef::terminal(3), PaneRef::terminal(4));
+        known.get(a, || facts("/before"));
+        known.get(b, || facts("/b"));
+        known.forget(a);
+        assert_eq!(known.get(a, || facts("/after")), facts("/after"));
+        known.keep_only(|pane| pane == a);
+        assert_eq!(known.len(), 1);
     }
 }

@@ -13,6 +13,7 @@
 //!   [`crate::later`] for the rest of its life.
 
 use serde_json::Value;
+use zellij_mcp_protocol::limits;
 use zellij_mcp_protocol::ops::{op, Op};
 use zellij_mcp_protocol::{
     encode_reply, ErrorBody, ErrorCode, Reply, Request, PIPE_NAME, PROTOCOL_VERSION,
@@ -22,11 +23,8 @@ use zellij_tile::prelude::{PipeMessage, PipeSource};
 use crate::host::Host;
 use crate::later::{Asker, HandlerResult, Later, Task};
 use crate::replay::Replies;
+use crate::shares;
 use crate::McpPlugin;
-
-/// Requests answered later (waits, queued writes, changes Zellij has not
-/// shown yet) at most at once; more are `busy`.
-const MOST_IN_FLIGHT: usize = 256;
 
 /// The request and reply bookkeeping.
 #[derive(Default)]
@@ -38,23 +36,21 @@ pub struct Requests<H: Host + 'static> {
 }
 
 impl<H: Host> Requests<H> {
-    /// `busy` when too much is under way, except for ops that end or look
+    /// `busy` when the client has its share of [`shares::REQUESTS`] under
+    /// way (or all clients have them all), except for ops that end or look
     /// at work under way.
-    fn room_for(&self, op: &str) -> Result<(), ErrorBody> {
+    fn room_for(&self, op: &str, client: &str) -> Result<(), ErrorBody> {
         let ends_work = [
             op::Cancel::NAME,
             op::Replay::NAME,
             op::Status::NAME,
             op::Hello::NAME,
         ];
-        if self.replies.sizes().2 < MOST_IN_FLIGHT || ends_work.contains(&op) {
+        if ends_work.contains(&op) {
             return Ok(());
         }
-        Err(ErrorBody::new(
-            ErrorCode::Busy,
-            format!("{MOST_IN_FLIGHT} requests are under way already"),
-        )
-        .with_hint("retry once some of them have answered, or cancel waits"))
+        let total = self.replies.sizes().2;
+        shares::REQUESTS.room(total, self.replies.in_flight_of(client), 1)
     }
 }
 
@@ -75,7 +71,10 @@ impl<H: Host> McpPlugin<H> {
         if !self.takes(&[pipe_id.as_bytes(), payload.as_bytes()]) {
             return;
         }
-        let request = match parse_request(payload) {
+        let request = match limits::check_request_size(payload.len())
+            .map_err(|e| (String::new(), e))
+            .and_then(|()| parse_request(payload))
+        {
             Ok(request) => request,
             Err((request_id, error)) => {
                 let asker = Asker {
@@ -92,11 +91,28 @@ impl<H: Host> McpPlugin<H> {
             caller: request.caller,
         };
         self.refresh_view_for(&request.op);
-        if let Err(busy) = self.requests.room_for(&request.op) {
+        if let Err(busy) = self.requests.room_for(&request.op, asker.client()) {
             return self.answer(&asker, Err(busy));
         }
         self.requests.replies.started(&asker.request_id);
         self.dispatch(&request, asker);
+    }
+
+    /// A message too large to decode (see [`crate::entry`]): the request's
+    /// id is unknown, so the error goes out under an empty one.
+    pub fn on_oversized_pipe(&mut self, pipe_id: &str, name: &str, bytes: usize) {
+        let Err(too_big) = limits::check_request_size(bytes) else {
+            return;
+        };
+        if name != PIPE_NAME || !self.takes(&[pipe_id.as_bytes(), &bytes.to_le_bytes()]) {
+            return;
+        }
+        let asker = Asker {
+            pipe_id: pipe_id.to_owned(),
+            request_id: String::new(),
+            caller: None,
+        };
+        self.answer(&asker, Err(too_big));
     }
 
     /// Pane ops look panes up live; the others list or resolve tabs, and
@@ -134,6 +150,9 @@ impl<H: Host> McpPlugin<H> {
                 self.now::<op::RegisterAgent>(args, asker, Self::register_agent)
             }
             op::SendMessage::NAME => self.now::<op::SendMessage>(args, asker, Self::send_message),
+            op::CancelMessages::NAME => {
+                self.now::<op::CancelMessages>(args, asker, Self::cancel_messages)
+            }
             op::ReadEvents::NAME => self.now::<op::ReadEvents>(args, asker, Self::read_events),
             op::Read::NAME => self.now::<op::Read>(args, asker, Self::read),
             op::Locate::NAME => self.now::<op::Locate>(args, asker, Self::locate),
@@ -226,6 +245,7 @@ fn parse_request(payload: &str) -> Result<Request, (String, ErrorBody)> {
                 .with_hint("send {\"v\":1,\"id\":\"..\",\"op\":\"..\",\"args\":{..}}"),
         )
     })?;
+    limits::check_fields(&request.args).map_err(|e| (id.clone(), e))?;
     if request.v != PROTOCOL_VERSION {
         return Err((
             id,

@@ -106,6 +106,15 @@ impl Replies {
         }
     }
 
+    /// Requests in flight from `client` (ids `<client>-<n>`).
+    pub fn in_flight_of(&self, client: &str) -> usize {
+        let prefix = format!("{client}-");
+        self.in_flight
+            .range(prefix.clone()..)
+            .take_while(|id| id.starts_with(&prefix))
+            .count()
+    }
+
     /// Replies kept, their total size, and requests in flight.
     pub fn sizes(&self) -> (usize, usize, usize) {
         (self.done.len(), self.done_bytes, self.in_flight.len())

@@ -1,7 +1,7 @@
 //! The plugin's view of the session: tabs, panes and clients, as the last
 //! `TabUpdate`, `PaneUpdate` and `ListClients` events described them.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::time::Instant;
 
 use zellij_mcp_protocol::ops::{Geometry, PaneEntry, TabEntry};
@@ -149,6 +149,11 @@ impl SessionView {
             .iter()
             .flat_map(|m| m.panes.iter())
             .flat_map(|(pos, panes)| panes.iter().map(move |p| (*pos, p)))
+    }
+
+    /// Every pane's id.
+    pub fn pane_refs(&self) -> HashSet<PaneRef> {
+        self.all().map(|(_, p)| pane_ref(p)).collect()
     }
 
     /// The pane with this id, and the position of its tab.

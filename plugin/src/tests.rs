@@ -367,6 +367,15 @@ pub(crate) fn only_reply(plugin: &McpPlugin<FakeHost>, pipe_id: &str, id: &str) 
     all.remove(0)
 }
 
+/// The message of the one reply in `replies`, when it is an error.
+fn error_text(replies: &[Reply]) -> String {
+    match replies {
+        [reply] => reply.error.as_ref().map(|e| e.message.clone()),
+        _ => None,
+    }
+    .unwrap_or_default()
+}
+
 pub(crate) fn request(id: &str, op: &str, args: Value) -> String {
     json!({"v": 1, "id": id, "op": op, "args": args}).to_string()
 }
@@ -795,17 +804,31 @@ fn a_replay_of_a_reply_no_longer_kept_is_a_typed_error_not_a_hang() {
 }
 
 #[test]
-fn waits_are_capped_with_a_busy_error() {
+fn waits_are_capped_per_client_and_in_all_with_a_busy_error() {
     let mut p = plugin("waitcap");
     let args = json!({"pane_id": 1, "pattern": "never", "timeout_ms": 60000});
-    for n in 0..32 {
-        let id = format!("w{n}");
-        send(&mut p, &id, Some(&request(&id, "wait_for", args.clone())));
-        assert!(replies_on(&p, &id, &id).is_empty(), "wait {n} is waiting");
+    let wait = |p: &mut McpPlugin<FakeHost>, id: &str| {
+        send(p, id, Some(&request(id, "wait_for", args.clone())));
+        replies_on(p, id, id)
+    };
+    for n in 0..16 {
+        assert!(wait(&mut p, &format!("a-{n}")).is_empty(), "wait {n} waits");
     }
-    send(&mut p, "x", Some(&request("x", "wait_for", args)));
-    assert_eq!(error_code(only_reply(&p, "x", "x")), "busy");
-    assert_eq!(p.waits.len(), 32);
+    let over = wait(&mut p, "a-16");
+    assert!(
+        error_text(&over).contains("this client has 16 waits"),
+        "{over:?}"
+    );
+    for n in 0..32 {
+        let id = format!("c{}-{n}", n % 2);
+        assert!(wait(&mut p, &id).is_empty(), "another client's wait starts");
+    }
+    let over = wait(&mut p, "d-0");
+    assert!(
+        error_text(&over).contains("all clients have 48"),
+        "{over:?}"
+    );
+    assert_eq!(p.waits.len(), 48);
 }
 
 #[test]
@@ -821,8 +844,8 @@ fn queued_writes_and_requests_in_flight_are_capped() {
     assert_eq!(p.input.pending(), 64);
 
     let mut p = plugin("flightcap");
-    for n in 0..256 {
-        let id = format!("n{n}");
+    for n in 0..512 {
+        let id = format!("c{}-{n}", n % 8);
         let args = json!({"name": format!("t{n}")});
         send(&mut p, &id, Some(&request(&id, "new_tab", args)));
     }

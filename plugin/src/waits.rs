@@ -19,9 +19,10 @@ use zellij_mcp_protocol::cursor::hash_lines;
 use zellij_mcp_protocol::fresh::{Baseline, Fresh};
 use zellij_mcp_protocol::matching::{Found, Patterns};
 use zellij_mcp_protocol::ops::WaitOutcome;
-use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef};
+use zellij_mcp_protocol::{ErrorBody, PaneRef};
 
 use crate::later::Asker;
+use crate::shares;
 
 /// Waits look at least this often at a pane that renders: its changes come
 /// as render events.
@@ -160,9 +161,6 @@ impl Watch {
     }
 }
 
-/// Waits at most at once; more are `busy`.
-pub const MOST_WAITS: usize = 32;
-
 /// The waits under way.
 #[derive(Debug)]
 pub struct Waits<P> {
@@ -176,16 +174,15 @@ impl<P> Default for Waits<P> {
 }
 
 impl<P> Waits<P> {
-    /// `busy` when [`MOST_WAITS`] are under way.
-    pub fn room(&self) -> Result<(), ErrorBody> {
-        if self.items.len() < MOST_WAITS {
-            return Ok(());
-        }
-        Err(ErrorBody::new(
-            ErrorCode::Busy,
-            format!("{MOST_WAITS} waits are under way already"),
-        )
-        .with_hint("wait for one of them to end, or cancel one, then retry"))
+    /// `busy` when `client` has its share of [`shares::WAITS`] under way,
+    /// or all clients have them all.
+    pub fn room(&self, client: &str) -> Result<(), ErrorBody> {
+        let mine = self
+            .items
+            .iter()
+            .filter(|w| w.asker.client() == client)
+            .count();
+        shares::WAITS.room(self.items.len(), mine, 1)
     }
 
     pub fn push(&mut self, wait: Wait<P>) {
@@ -712,16 +709,18 @@ mod tests {
     fn waits_are_bounded_found_by_request_and_due_at_least_every_recheck() {
         let t0 = Instant::now();
         let mut waits = Waits::default();
-        for n in 0..MOST_WAITS {
+        for n in 0..crate::shares::WAITS.per_client {
             let mut w = wait(Some("x"), &[], None, Start::Screen(None), t0);
-            w.asker.request_id = n.to_string();
+            w.asker.request_id = format!("c-{n}");
             waits.push(w);
         }
-        assert_eq!(waits.room().unwrap_err().code, ErrorCode::Busy);
+        let busy = waits.room("c").unwrap_err().code;
+        assert_eq!(busy, zellij_mcp_protocol::ErrorCode::Busy);
+        assert!(waits.room("d").is_ok(), "another client has room");
         assert_eq!(waits.next_due(t0), Some(t0), "new waits look at once");
-        let taken = waits.take("7").map(|w| w.asker.request_id);
-        assert_eq!(taken.as_deref(), Some("7"));
-        assert!(waits.take("7").is_none());
-        assert!(waits.room().is_ok() && waits.on_pane(PaneRef::terminal(1)));
+        let taken = waits.take("c-7").map(|w| w.asker.request_id);
+        assert_eq!(taken.as_deref(), Some("c-7"));
+        assert!(waits.take("c-7").is_none());
+        assert!(waits.room("c").is_ok() && waits.on_pane(PaneRef::terminal(1)));
     }
 }

@@ -7,6 +7,10 @@ use crate::{ErrorBody, ErrorCode};
 pub const MAX_AGENT_NAME: usize = 128;
 /// Stands for the sender's parent where a message is addressed; never a name.
 pub const PARENT: &str = "parent";
+/// The sender of the server's own messages (child events); never a name.
+pub const SERVER_NAME: &str = "zellij-mcp";
+/// The sender of a message from outside any pane that gave no name.
+pub const OUTSIDE_SENDER: &str = "outside";
 
 /// `bad_request`, with the fix, unless `name` is a valid agent name.
 pub fn check_agent_name(name: &str) -> Result<(), ErrorBody> {
@@ -20,6 +24,8 @@ pub fn check_agent_name(name: &str) -> Result<(), ErrorBody> {
         Some(format!("is over {MAX_AGENT_NAME} bytes"))
     } else if name == PARENT {
         Some(format!("'{PARENT}' is reserved (it addresses the parent)"))
+    } else if name == SERVER_NAME || name == OUTSIDE_SENDER {
+        Some(format!("'{name}' is reserved (a sender the server names)"))
     } else if !name.split('.').all(part_ok) {
         Some("is not dotted parts of letters, digits, _ or -".to_owned())
     } else {

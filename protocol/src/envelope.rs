@@ -44,6 +44,15 @@ impl Request {
     }
 }
 
+/// The client a request id names: everything before its last `-` (a
+/// bridge sends `zmcp-<pid>-<n>`). The plugin gives each client its own
+/// share of what it caps (waits, requests under way, queued messages).
+pub fn client_of(request_id: &str) -> &str {
+    request_id
+        .rsplit_once('-')
+        .map_or(request_id, |(client, _)| client)
+}
+
 /// `{v:1, id, ok:true, result}` or `{v:1, id, ok:false, error}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Reply {

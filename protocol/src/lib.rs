@@ -12,7 +12,10 @@
 //!  "caller":"terminal_2"}
 //! ```
 //!
-//! - `v` is [`PROTOCOL_VERSION`]; `id` is unique per bridge process;
+//! - `v` is [`PROTOCOL_VERSION`]; `id` is unique per bridge process, and
+//!   what comes before its last `-` names the client (one MCP session),
+//!   whose own share of the plugin's caps the request counts against
+//!   ([`envelope::client_of`]);
 //! - `op` names one of the ops in [`ops::op`], and `args` is that op's
 //!   argument type ([`ops::Op::Args`]);
 //! - `caller`, when known, is the pane the request comes from (the bridge's
@@ -34,6 +37,7 @@ pub mod envelope;
 pub mod frames;
 pub mod fresh;
 pub mod keys;
+pub mod limits;
 pub mod matching;
 pub mod ops;
 pub mod pane_id;

@@ -3,6 +3,15 @@
 
 use crate::cursor::Cursor;
 
+/// Text as plain text: control characters (escape sequences' ESC, CR,
+/// backspace, C1 controls) removed, line feeds and tabs kept. Messages are
+/// typed into agents' TUIs, where an ESC or a CR would act as a key.
+pub fn plain_text(text: &str) -> String {
+    text.chars()
+        .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
+        .collect()
+}
+
 /// A pane's rows without screen padding: trailing spaces on each row and
 /// trailing blank rows removed.
 pub fn trim_rows(rows: impl IntoIterator<Item = String>) -> Vec<String> {
@@ -163,5 +172,13 @@ mod tests {
         let (text, cut) = tail_capped(["ab€€"], 4);
         assert_eq!(text, "€");
         assert!(cut);
+    }
+
+    #[test]
+    fn plain_text_keeps_line_feeds_and_tabs_only() {
+        assert_eq!(
+            plain_text("hello\x1b[Z\rworld\n\tnext\u{9b}2J\x08"),
+            "hello[Zworld\n\tnext2J"
+        );
     }
 }

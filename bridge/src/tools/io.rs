@@ -7,10 +7,10 @@ use rmcp::service::RequestContext;
 use rmcp::Json;
 use rmcp::{tool, tool_router, RoleServer};
 use zellij_mcp_protocol::ops::{
-    check_max_bytes, op, Op, PaneResult, ReadArgs, ReadEventsArgs, ReadEventsResult, ReadResult,
-    RunArgs, RunResult, SendMessageArgs, SendMessageResult, SignalArgs, WaitForArgs, WaitForResult,
-    WriteArgs, WriteResult, DEFAULT_DELIVERY_WAIT_MS, DEFAULT_SUBMIT_DELAY_MS, DEFAULT_WAIT_MS,
-    MAX_DELIVERY_WAIT_MS,
+    check_max_bytes, op, CancelMessagesArgs, CancelMessagesResult, Op, PaneResult, ReadArgs,
+    ReadEventsArgs, ReadEventsResult, ReadResult, RunArgs, RunResult, SendMessageArgs,
+    SendMessageResult, SignalArgs, WaitForArgs, WaitForResult, WriteArgs, WriteResult,
+    DEFAULT_DELIVERY_WAIT_MS, DEFAULT_SUBMIT_DELAY_MS, DEFAULT_WAIT_MS, MAX_DELIVERY_WAIT_MS,
 };
 use zellij_mcp_protocol::text::shape_read;
 
@@ -52,28 +52,25 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_write",
-        description = "Type text, then keys (Enter, Tab, Esc, Up, 'Ctrl c'...); paste: as a bracketed paste; submit: then a lone CR after submit_delay_ms (Ink-safe), returning after it. On: a terminal pane_id. Focus: never moves. After: returns pane_id, tab_id. Don't: end text with \\r when submitting. Needs: a live pane, not this server's own (allow_exited, force); text up to 256 KiB.",
+        description = "Type text, then keys (Enter, Tab, Esc, Up, 'Ctrl c'...); paste: as a bracketed paste; submit: then a lone CR after submit_delay_ms (Ink-safe), returning after it. On: a terminal pane_id. Focus: never moves. After: returns pane_id, tab_id. Don't: end text with \\r when submitting. Needs: a live pane, not its own (allow_exited, force).",
         input_schema = input::<WriteArgs>(),
         output_schema = output::<WriteResult>(),
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
     )]
     async fn write(&self, args: JsonObject) -> ToolResult<WriteResult> {
-        let p: InSession<WriteArgs> = parse(args)?;
-        let session = self.client.resolve_session(p.session.as_deref()).await?;
-        self.protect_own_pane(&session, p.args.pane_id, p.args.force, "typing there")
-            .await?;
+        let (session, args) = self.guarded(args, |a: &WriteArgs| a.force).await?;
         // A submit waits for its CR, and maybe for earlier writes to the pane.
-        let delay = match p.args.submit {
-            true => 2 * p.args.submit_delay_ms.unwrap_or(DEFAULT_SUBMIT_DELAY_MS),
+        let delay = match args.submit {
+            true => 2 * args.submit_delay_ms.unwrap_or(DEFAULT_SUBMIT_DELAY_MS),
             false => 0,
         };
         let extra = Duration::from_millis(delay);
-        self.send::<op::Write>(Some(&session), &p.args, extra).await
+        self.send::<op::Write>(Some(&session), &args, extra).await
     }
 
     #[tool(
         name = "zellij_wait_for",
-        description = "Wait until pattern (regex, or literal) shows, no output for idle_ms, or the command exits (exit); stop patterns end it early. Only new output counts unless include_existing. Sends progress; cancellable. On: a terminal pane_id. Focus: never moves. After: unchanged; outcome says why it ended. Don't: loop zellij_read instead. Needs: timeout_ms up to 600000 (default 30000).",
+        description = "Wait until pattern (regex, or literal) shows, no output for idle_ms, or the command exits (exit); stop patterns end it early. Only new output counts unless include_existing. Sends progress; cancellable. On: a terminal pane_id. Focus: never moves. After: unchanged; outcome says why it ended. Don't: loop zellij_read instead. Needs: a terminal pane.",
         input_schema = input::<WaitForArgs>(),
         output_schema = output::<WaitForResult>(),
         annotations(read_only_hint = true, open_world_hint = false)
@@ -134,12 +131,23 @@ impl ZellijMcp {
         output_schema = output::<SendMessageResult>(),
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
     )]
-    async fn send_message(&self, args: JsonObject) -> ToolResult<SendMessageResult> {
+    pub(super) async fn send_message(&self, args: JsonObject) -> ToolResult<SendMessageResult> {
         let p: InSession<SendMessageArgs> = parse(args)?;
         let wait = p.args.wait_ms.unwrap_or(DEFAULT_DELIVERY_WAIT_MS);
         let extra = Duration::from_millis(wait.min(MAX_DELIVERY_WAIT_MS));
         self.send::<op::SendMessage>(p.session.as_deref(), &p.args, extra)
             .await
+    }
+
+    #[tool(
+        name = "zellij_cancel_messages",
+        description = "Cancel this server's queued messages (seq, or all). On: its undelivered messages. Focus: never moves. After: returns the seqs cancelled. Don't: expect it to stop one being typed. Needs: a queued seq.",
+        input_schema = input::<CancelMessagesArgs>(),
+        output_schema = output::<CancelMessagesResult>(),
+        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn cancel_messages(&self, args: JsonObject) -> ToolResult<CancelMessagesResult> {
+        self.forward::<op::CancelMessages>(args).await
     }
 
     #[tool(
@@ -155,17 +163,14 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_signal",
-        description = "interrupt types Ctrl-C (0x03) as a user would; sigint or sigkill signal the pane's process. On: a terminal pane_id. Focus: never moves. After: returns pane_id. Don't: assume it stopped; follow with zellij_wait_for. Needs: a running pane, not this server's own (or force).",
+        description = "interrupt types Ctrl-C (0x03) as a user would; sigint or sigkill signal the pane's process. On: a terminal pane_id. Focus: never moves. After: returns pane_id. Don't: assume it stopped; follow with zellij_wait_for. Needs: a running pane, not its own (or force).",
         input_schema = input::<SignalArgs>(),
         output_schema = output::<PaneResult>(),
         annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false)
     )]
     async fn signal(&self, args: JsonObject) -> ToolResult<PaneResult> {
-        let p: InSession<SignalArgs> = parse(args)?;
-        let session = self.client.resolve_session(p.session.as_deref()).await?;
-        self.protect_own_pane(&session, p.args.pane_id, p.args.force, "a signal")
-            .await?;
-        self.send::<op::Signal>(Some(&session), &p.args, Duration::ZERO)
+        let (session, args) = self.guarded(args, |a: &SignalArgs| a.force).await?;
+        self.send::<op::Signal>(Some(&session), &args, Duration::ZERO)
             .await
     }
 }

@@ -34,11 +34,12 @@ use rmcp::{tool_handler, ErrorData, Json, RoleServer, ServerHandler};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use zellij_mcp_protocol::ops::{op, CancelArgs, Op, ReplayArgs, RequestState};
+use serde_json::json;
+use zellij_mcp_protocol::ops::{op, CancelArgs, Op, ReplayArgs, RequestState, SendMessageResult};
 use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef};
 
 use crate::client::{Sending, SharedClient};
-use crate::own_pane::OwnPane;
+use crate::own_pane::{OwnPane, Whereabouts};
 use policy::{Outcome, Policy};
 
 /// A tool's arguments: the op's own, plus the session to act in.
@@ -173,22 +174,40 @@ impl ZellijMcp {
         self.own_pane.in_session(&self.client, session).await
     }
 
-    /// Refuses to act on this server's own pane unless `force`: typing or
-    /// signalling there would reach the agent itself.
-    async fn protect_own_pane(
-        &self,
-        session: &str,
-        pane: PaneRef,
-        force: bool,
-        what: &str,
-    ) -> Result<(), ToolFailure> {
-        if force || self.own_pane_in(session).await != Some(pane) {
+    /// For tools that may act on this server's own pane: the plugin
+    /// refuses the caller's own pane unless `force`, which it can only do
+    /// when it is told that pane. Running in the session without knowing
+    /// which pane is refused here, unless `force`.
+    async fn guard_own_pane(&self, session: &str, force: bool) -> Result<(), ToolFailure> {
+        let whereabouts = self.own_pane.whereabouts(&self.client, session).await;
+        if force || whereabouts != Whereabouts::Unknown {
             return Ok(());
         }
-        Err(bad_request(
-            format!("{pane} is this server's own pane; {what} would reach the agent itself"),
-            "pass force: true if that is really meant, or pick another pane",
+        Err(ToolFailure(
+            ErrorBody::new(
+                ErrorCode::PermissionDenied,
+                format!(
+                    "this server runs in session '{session}' but cannot tell which pane is its own, \
+                     so it cannot keep from acting on itself"
+                ),
+            )
+            .with_hint(
+                "start the server from the agent's pane with ZELLIJ_PANE_ID set, or pass force: true",
+            ),
         ))
+    }
+
+    /// A tool's arguments and session, once [`Self::guard_own_pane`]
+    /// lets it through.
+    async fn guarded<T: DeserializeOwned>(
+        &self,
+        args: JsonObject,
+        force: fn(&T) -> bool,
+    ) -> Result<(String, T), ToolFailure> {
+        let p: InSession<T> = parse(args)?;
+        let session = self.client.resolve_session(p.session.as_deref()).await?;
+        self.guard_own_pane(&session, force(&p.args)).await?;
+        Ok((session, p.args))
     }
 
     /// The common tool: parse, send one op, name the session in the result.
@@ -285,6 +304,29 @@ impl ZellijMcp {
             ErrorCode::Timeout,
             "cancelled by the client",
         ))
+    }
+}
+
+impl ZellijMcp {
+    /// `zellij_send_message` from a shell (`zellij-mcp notify`), under the
+    /// same policy as a call through MCP: refused when read-only, and
+    /// recorded in the audit log.
+    pub async fn notify(&self, arguments: JsonObject) -> Result<SendMessageResult, ErrorBody> {
+        const TOOL: &str = "zellij_send_message";
+        let audit = self.policy.audit_call(TOOL, arguments.clone());
+        let outcome = match self.policy.refusal(TOOL) {
+            Some(refusal) => Err(refusal),
+            None => self
+                .send_message(arguments)
+                .await
+                .map(|Json(sent)| sent)
+                .map_err(|ToolFailure(e)| e),
+        };
+        if let Some(audit) = audit {
+            let done = outcome.as_ref().map(|sent| json!(sent));
+            self.policy.record(audit, &Outcome::Done(done));
+        }
+        outcome.map(|sent| sent.result)
     }
 }
 
@@ -430,12 +472,13 @@ mod tests {
                 status: zellij_mcp_protocol::ops::DeliveryStatus::Queued,
                 attempts: 0,
                 pane_id: None,
+                from: "ci".into(),
             },
         };
         let value = serde_json::to_value(&sent).unwrap();
         assert_eq!(
             value,
-            json!({"session": "s", "seq": 3, "status": "queued", "attempts": 0})
+            json!({"session": "s", "seq": 3, "status": "queued", "attempts": 0, "from": "ci"})
         );
         let mut nested = json!({"a": [{"b": null, "c": 1}], "d": null});
         drop_nulls(&mut nested);

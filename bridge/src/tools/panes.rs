@@ -65,7 +65,9 @@ impl ZellijMcp {
         annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false)
     )]
     async fn close(&self, args: JsonObject) -> ToolResult<CloseResult> {
-        self.forward::<op::Close>(args).await
+        let (session, args) = self.guarded(args, |a: &CloseArgs| a.force).await?;
+        self.send::<op::Close>(Some(&session), &args, Duration::ZERO)
+            .await
     }
 
     #[tool(
@@ -92,13 +94,15 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_arrange_pane",
-        description = "Float or embed (floating), move_to_tab, resize (direction; amount in steps, negative shrinks), fullscreen, pin (floating only). On: pane_id. Focus: never moves, except fullscreen: true shows that pane in its tab. After: returns floating, fullscreen, geometry. Don't: resize in a loop. Needs: a terminal pane.",
+        description = "Float or embed (floating), move_to_tab, resize (direction; amount in steps, negative shrinks), fullscreen, pin (floating only). On: pane_id. Focus: never moves, except fullscreen: true shows that pane in its tab. After: returns floating, fullscreen, geometry. Don't: resize in a loop. Needs: a terminal pane, not its own (or force).",
         input_schema = input::<ArrangePaneArgs>(),
         output_schema = output::<ArrangePaneResult>(),
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
     )]
     async fn arrange_pane(&self, args: JsonObject) -> ToolResult<ArrangePaneResult> {
-        self.forward::<op::ArrangePane>(args).await
+        let (session, args) = self.guarded(args, |a: &ArrangePaneArgs| a.force).await?;
+        self.send::<op::ArrangePane>(Some(&session), &args, Duration::ZERO)
+            .await
     }
 
     #[tool(

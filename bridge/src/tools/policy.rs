@@ -74,10 +74,16 @@ impl Policy {
 
     /// Starts an audit record of a call, when it is to be recorded.
     pub fn audit(&self, request: &CallToolRequestParams) -> Option<Audit> {
-        (self.audit.is_some() && self.mutating.contains(request.name.as_ref())).then(|| Audit {
+        let arguments = request.arguments.clone().unwrap_or_default();
+        self.audit_call(&request.name, arguments)
+    }
+
+    /// Starts an audit record of a call of `tool`, when it is to be recorded.
+    pub fn audit_call(&self, tool: &str, arguments: JsonObject) -> Option<Audit> {
+        (self.audit.is_some() && self.mutating.contains(tool)).then(|| Audit {
             started: Instant::now(),
-            tool: request.name.to_string(),
-            arguments: request.arguments.clone().unwrap_or_default(),
+            tool: tool.to_owned(),
+            arguments,
         })
     }
 
@@ -96,6 +102,8 @@ impl Policy {
 pub enum Outcome<'a> {
     Response(&'a Result<CallToolResponse, rmcp::ErrorData>),
     Refused(&'a ErrorBody),
+    /// A call from the command line (`notify`), with its result as JSON.
+    Done(Result<Value, &'a ErrorBody>),
 }
 
 /// A call being recorded.
@@ -108,7 +116,10 @@ pub struct Audit {
 impl Audit {
     fn line(&self, outcome: &Outcome) -> Value {
         let (result, error) = match outcome {
-            Outcome::Refused(body) => (None, Some(body.code.as_str().to_owned())),
+            Outcome::Refused(body) | Outcome::Done(Err(body)) => {
+                (None, Some(body.code.as_str().to_owned()))
+            }
+            Outcome::Done(Ok(result)) => (Some(result.clone()), None),
             Outcome::Response(Ok(CallToolResponse::Complete(result))) => {
                 let text = result
                     .content

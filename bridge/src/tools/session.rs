@@ -16,7 +16,7 @@ use super::{parse, InSession, ToolFailure, ToolResult, ZellijMcp};
 impl ZellijMcp {
     #[tool(
         name = "zellij_session_info",
-        description = "Session name, versions, transport, attached clients with their focused pane and tab, this server's own pane and tab, active_waits. On: the session. Focus: never moves. After: unchanged. Don't: poll it. Needs: the plugin (see zellij_list_sessions).",
+        description = "Session name, versions, transport, attached clients with their focused pane and tab, this server's own pane and tab, active_waits. On: the session. Focus: never moves. After: unchanged. Don't: poll it. Needs: the plugin.",
         input_schema = input::<NoArgs>(),
         output_schema = output_in_session::<SessionInfoResult>(),
         annotations(read_only_hint = true, open_world_hint = false)

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use zellij_mcp_protocol::agent_name::{check_agent_name, parent_of};
+use zellij_mcp_protocol::agent_name::{check_agent_name, parent_of, SERVER_NAME};
 use zellij_mcp_protocol::ops::{Happened, RegisterAgentArgs, TargetResult, DEFAULT_MESSAGE_TTL_S};
 use zellij_mcp_protocol::{ErrorBody, PaneRef};
 
@@ -11,9 +11,6 @@ use crate::host::Host;
 use crate::later::{Asker, HandlerResult};
 use crate::messages::Recipient;
 use crate::McpPlugin;
-
-/// The sender named in events the plugin sends itself.
-const EVENTS_SENDER: &str = "zellij-mcp";
 
 impl<H: Host> McpPlugin<H> {
     /// `register_agent`: the caller's own pane takes the name.
@@ -114,7 +111,7 @@ impl<H: Host> McpPlugin<H> {
         let text = format!("child {name} {what}");
         let to = Recipient::Agent(parent.to_owned());
         let ttl = Duration::from_secs(DEFAULT_MESSAGE_TTL_S);
-        if let Ok(message) = self.queue_message(to, EVENTS_SENDER, &text, ttl) {
+        if let Ok(message) = self.queue_message(to, SERVER_NAME, &text, ttl, SERVER_NAME) {
             self.outbox.push(message);
             self.pump_messages();
         }

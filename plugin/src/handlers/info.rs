@@ -1,7 +1,5 @@
 //! Read-only ops: hello, session info, tabs, panes, layout.
 
-use std::time::Instant;
-
 use zellij_mcp_protocol::ops::{
     ClientEntry, DumpLayoutArgs, DumpLayoutResult, HelloResult, ListPanesArgs, ListPanesResult,
     ListTabsResult, NoArgs, PaneEntry, PaneOfProcessArgs, PaneOfProcessResult, PluginMemory,
@@ -109,12 +107,11 @@ impl<H: Host> McpPlugin<H> {
             })
             .collect();
         let mut agents = self.agents.by_pane();
-        let asked_at = Instant::now();
         for pane in &mut panes {
             pane.agent = agents.remove(&pane.pane_id);
             if pane.pane_id.kind == PaneKind::Terminal && !pane.exited {
                 let host = &self.host;
-                let facts = self.pane_facts.get(pane.pane_id, asked_at, || Facts {
+                let facts = self.pane_facts.get(pane.pane_id, || Facts {
                     cwd: host.cwd(pane.pane_id),
                     running: host.running_command(pane.pane_id),
                 });

@@ -10,7 +10,7 @@ use zellij_mcp_protocol::ops::{
 use zellij_mcp_protocol::text::{shape_read, trim_rows};
 use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef};
 
-use super::{bad_request, now};
+use super::{bad_request, now, refuse_own_pane};
 use crate::host::Host;
 use crate::later::{Asker, Handled, HandlerResult};
 use crate::writes::{PendingWrite, WriteDone};
@@ -59,6 +59,7 @@ impl<H: Host> McpPlugin<H> {
     }
 
     pub fn write(&mut self, args: WriteArgs, asker: &Asker) -> HandlerResult {
+        refuse_own_pane(args.pane_id, asker.caller, args.force, "typing there")?;
         let bytes = write_bytes(&args)?;
         let submit_delay = self.submit_delay(&args)?;
         if bytes.is_empty() && submit_delay.is_none() {
@@ -107,7 +108,8 @@ impl<H: Host> McpPlugin<H> {
         }
     }
 
-    pub fn signal(&mut self, args: SignalArgs, _: &Asker) -> HandlerResult {
+    pub fn signal(&mut self, args: SignalArgs, asker: &Asker) -> HandlerResult {
+        refuse_own_pane(args.pane_id, asker.caller, args.force, "a signal")?;
         if self.require_terminal(args.pane_id)?.exited {
             return Err(bad_request(
                 format!("{} has already exited", args.pane_id),

@@ -3,12 +3,13 @@
 
 use std::time::{Duration, Instant};
 
-use zellij_mcp_protocol::agent_name::{check_agent_name, parent_of, PARENT};
+use zellij_mcp_protocol::agent_name::{check_agent_name, parent_of, OUTSIDE_SENDER, PARENT};
 use zellij_mcp_protocol::ops::{
-    Happened, ReadEventsArgs, SendMessageArgs, DEFAULT_DELIVERY_WAIT_MS, DEFAULT_EVENTS_BYTES,
-    DEFAULT_MESSAGE_TTL_S, MAX_DELIVERY_WAIT_MS, MAX_EVENTS_BYTES, MAX_MESSAGE_BYTES,
-    MAX_MESSAGE_TTL_S,
+    CancelMessagesArgs, CancelMessagesResult, Happened, ReadEventsArgs, SendMessageArgs,
+    DEFAULT_DELIVERY_WAIT_MS, DEFAULT_EVENTS_BYTES, DEFAULT_MESSAGE_TTL_S, MAX_DELIVERY_WAIT_MS,
+    MAX_EVENTS_BYTES, MAX_MESSAGE_BYTES, MAX_MESSAGE_TTL_S,
 };
+use zellij_mcp_protocol::text::plain_text;
 use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneKind, PaneRef};
 
 use super::{bad_request, now, to_json};
@@ -48,13 +49,31 @@ impl<H: Host> McpPlugin<H> {
         }
         let caller_name = asker.caller.and_then(|p| self.agents.by_pane().remove(&p));
         let to = self.recipient(&args.to, caller_name.as_deref())?;
+        self.refuse_own_pane(&to, asker.caller)?;
         let from = self.sender(args.from, caller_name, asker.caller)?;
-        self.outbox.room(args.text.len())?;
-        let message = self.queue_message(to, &from, &args.text, ttl)?;
-        let until = Instant::now() + Duration::from_millis(wait);
-        Ok(Handled::Message(Box::new(
-            message.awaited_by(asker.clone(), until),
-        )))
+        let text = plain_text(&args.text);
+        self.outbox.room(text.len(), asker.client())?;
+        let message = self
+            .queue_message(to, &from, &text, ttl, asker.client())?
+            .awaited_by(asker.clone(), Instant::now() + Duration::from_millis(wait));
+        Ok(Handled::Message(Box::new(message)))
+    }
+
+    /// `cancel_messages`: the caller's own messages not delivered yet.
+    pub fn cancel_messages(&mut self, args: CancelMessagesArgs, asker: &Asker) -> HandlerResult {
+        let (cancelled, answers) = self.outbox.cancel(asker.client(), args.seq);
+        for &message in &cancelled {
+            self.log_event(Happened::Cancelled { message });
+        }
+        self.answer_all(answers);
+        if let (Some(seq), true) = (args.seq, cancelled.is_empty()) {
+            return Err(bad_request(
+                format!("message #{seq} is not one of this client's queued messages"),
+                "pass the seq zellij_send_message returned while its status is queued; \
+                 a message being typed or delivered cannot be cancelled",
+            ));
+        }
+        now(CancelMessagesResult { cancelled })
     }
 
     /// Logs a new message as queued, which gives it its seq.
@@ -64,6 +83,7 @@ impl<H: Host> McpPlugin<H> {
         from: &str,
         text: &str,
         ttl: Duration,
+        client: &str,
     ) -> Result<Message, ErrorBody> {
         let at_ms = unix_ms();
         let seq = self
@@ -74,12 +94,13 @@ impl<H: Host> McpPlugin<H> {
                 from: from.to_owned(),
                 text: text.to_owned(),
                 expires_at_ms: at_ms + ttl.as_millis() as u64,
+                client: client.to_owned(),
             })
             .map_err(|e| {
                 ErrorBody::new(ErrorCode::Internal, format!("cannot log the message: {e}"))
                     .with_hint("check that the plugin's cache folder is writable")
             })?;
-        Ok(Message::new(seq, to, from, text, ttl))
+        Ok(Message::new(seq, to, from, text, ttl).sent_by(client))
     }
 
     /// `read_events`: the log after `since_seq`.
@@ -132,24 +153,52 @@ impl<H: Host> McpPlugin<H> {
         Ok(Recipient::Agent(to.to_owned()))
     }
 
-    /// Who the header names: `from`, else the caller's agent name or pane.
+    /// Who the header names: a caller in a pane is its agent name, else
+    /// its pane id, whatever `from` says; a caller outside any pane may
+    /// name itself with `from`, a plain name that is neither reserved nor
+    /// an agent's.
     fn sender(
         &self,
         from: Option<String>,
         caller_name: Option<String>,
         caller: Option<PaneRef>,
     ) -> Result<String, ErrorBody> {
-        let from = from
-            .or(caller_name)
-            .or_else(|| caller.map(|p| p.to_string()))
-            .unwrap_or_else(|| "unknown".to_owned());
-        if from.is_empty() || from.len() > 128 || from.chars().any(|c| c.is_control() || c == ']') {
+        if let Some(own) = caller_name.or_else(|| caller.map(|p| p.to_string())) {
+            return Ok(own);
+        }
+        let Some(from) = from else {
+            return Ok(OUTSIDE_SENDER.to_owned());
+        };
+        check_agent_name(&from).map_err(|e| {
+            bad_request(
+                format!("from: {}", e.message),
+                "pass a plain name of letters, digits, _, - and dots, or omit from",
+            )
+        })?;
+        if self.agents.all().contains_key(&from) {
             return Err(bad_request(
-                "from must be 1 to 128 characters, without control characters or ']'",
-                "pass a short sender name, or omit from",
+                format!("from: '{from}' is the name of an agent in this session"),
+                "sign with a name of your own, or omit from",
             ));
         }
         Ok(from)
+    }
+
+    /// A message to the caller's own pane would be typed into the agent
+    /// that sends it.
+    fn refuse_own_pane(&self, to: &Recipient, caller: Option<PaneRef>) -> Result<(), ErrorBody> {
+        let Some(caller) = caller else { return Ok(()) };
+        let target = match to {
+            Recipient::Pane(pane) => Some(*pane),
+            Recipient::Agent(name) => self.agents.all().get(name).copied(),
+        };
+        if target != Some(caller) {
+            return Ok(());
+        }
+        Err(bad_request(
+            format!("{} is the sender's own pane", to.label()),
+            "send to another agent; to note something for yourself, keep it in your own context",
+        ))
     }
 
     /// Types the messages whose target can take them now; answers requests

@@ -35,6 +35,23 @@ fn bad_request(message: impl Into<String>, hint: impl Into<String>) -> ErrorBody
     ErrorBody::new(ErrorCode::BadRequest, message).with_hint(hint)
 }
 
+/// Refuses the caller's own pane unless `force`: `what` would reach the
+/// agent that asks for it.
+fn refuse_own_pane(
+    pane: PaneRef,
+    caller: Option<PaneRef>,
+    force: bool,
+    what: &str,
+) -> Result<(), ErrorBody> {
+    if force || caller != Some(pane) {
+        return Ok(());
+    }
+    Err(bad_request(
+        format!("{pane} is the caller's own pane; {what} would reach the agent itself"),
+        "pass force: true if that is really meant, or pick another pane",
+    ))
+}
+
 /// See [`McpPlugin::pane_now`]; for callers that hold other parts mutably.
 pub fn pane_now(host: &impl Host, view: &SessionView, pane: PaneRef) -> Option<PaneInfo> {
     host.pane_info(pane)

@@ -9,7 +9,7 @@ use zellij_mcp_protocol::ops::{
 use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef, TabRef};
 use zellij_tile::prelude::{PaneInfo, TabInfo};
 
-use super::{bad_request, once_pane_shows, to_json};
+use super::{bad_request, once_pane_shows, refuse_own_pane, to_json};
 use crate::host::{Content, Host, Landing};
 use crate::later::{Asker, Handled, HandlerResult, Live, Settle};
 use crate::session::{pane_ref, SessionView};
@@ -348,7 +348,8 @@ impl<H: Host> McpPlugin<H> {
         }
     }
 
-    pub fn arrange_pane(&mut self, args: ArrangePaneArgs, _: &Asker) -> HandlerResult {
+    pub fn arrange_pane(&mut self, args: ArrangePaneArgs, asker: &Asker) -> HandlerResult {
+        refuse_own_pane(args.pane_id, asker.caller, args.force, "moving it")?;
         let info = self.require_pane(args.pane_id)?;
         let plan = self.plan_arrangement(&args, &info)?;
         self.apply_arrangement(&args, &info, &plan);

@@ -53,7 +53,7 @@ fn timeout(ms: Option<u64>) -> Result<Duration, ErrorBody> {
 
 impl<H: Host> McpPlugin<H> {
     pub fn wait_for(&mut self, args: WaitForArgs, asker: &Asker) -> HandlerResult {
-        self.waits.room()?;
+        self.waits.room(asker.client())?;
         let timeout = timeout(args.timeout_ms)?;
         let patterns = Patterns::of(&args)?;
         let idle = args.idle_ms.map(Duration::from_millis);
@@ -103,7 +103,7 @@ impl<H: Host> McpPlugin<H> {
             cwd: args.cwd,
         };
         if args.wait != Some(false) {
-            self.waits.room()?;
+            self.waits.room(asker.client())?;
         }
         self.check_new_agent(args.agent_name.as_deref())?;
         let pane = self.spawn(&tab, &content, placement, args.name.as_deref(), false)?;

@@ -137,12 +137,12 @@ pub struct WriteResult {
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct WaitForArgs {
     pub pane_id: PaneRef,
-    /// Regex (Rust syntax) to wait for.
+    /// Regex to wait for (\w, \d, (?i) are ASCII unless (?u)).
     pub pattern: Option<String>,
     /// Treat pattern and stop as literal text.
     #[serde(default)]
     pub literal: bool,
-    /// Patterns that end the wait at once as `stopped` (e.g. error markers).
+    /// Patterns that end the wait as `stopped` (16 patterns in all).
     #[serde(default)]
     pub stop: Vec<String>,
     /// Done when the pane shows no new output for this long.

@@ -21,7 +21,7 @@ pub struct SendMessageArgs {
     /// A pane id, an agent name, or "parent".
     pub to: String,
     pub text: String,
-    /// Header's sender (default: the caller's agent name or pane).
+    /// Sender name, for a caller outside any pane only.
     pub from: Option<String>,
     /// Seconds to keep retrying (default 600, max 86400).
     pub ttl_s: Option<u64>,
@@ -39,6 +39,8 @@ pub enum DeliveryStatus {
     Queued,
     /// The TTL passed before delivery.
     Failed,
+    /// Its sender cancelled it before delivery.
+    Cancelled,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -50,6 +52,8 @@ pub struct SendMessageResult {
     pub attempts: u32,
     /// The pane it went to, once delivered.
     pub pane_id: Option<PaneRef>,
+    #[serde(default)]
+    pub from: String,
 }
 
 /// Most bytes of events one `read_events` returns by default, and at most.
@@ -78,6 +82,10 @@ pub enum Happened {
         from: String,
         text: String,
         expires_at_ms: u64,
+        /// The client that sent it (see [`crate::envelope::client_of`]):
+        /// the one that may cancel it, and whose share of the queue it takes.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        client: String,
     },
     /// Typed into `pane_id` and submitted.
     Delivered {
@@ -94,6 +102,8 @@ pub enum Happened {
     },
     /// Its TTL passed before delivery.
     Expired { message: u64, attempts: u32 },
+    /// Its sender cancelled it before delivery.
+    Cancelled { message: u64 },
     /// A pane took an agent name.
     Registered { name: String, pane_id: PaneRef },
     /// A named agent's command exited (`code` when Zellij knows it).
@@ -107,6 +117,19 @@ pub enum Happened {
     /// The log was rotated: the events before are in the `.1` file, and the
     /// messages still pending were logged again just above.
     Rotated,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct CancelMessagesArgs {
+    /// Default: all of this caller's.
+    pub seq: Option<u64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct CancelMessagesResult {
+    pub cancelled: Vec<u64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -63,6 +63,8 @@ ops! {
     RegisterAgent = "register_agent", RegisterAgentArgs => TargetResult;
     /// Types a message into an agent's pane, in order, retrying until its TTL.
     SendMessage = "send_message", SendMessageArgs => SendMessageResult;
+    /// Cancels the caller's own messages not delivered yet.
+    CancelMessages = "cancel_messages", CancelMessagesArgs => CancelMessagesResult;
     /// The session's event log, after a seq.
     ReadEvents = "read_events", ReadEventsArgs => ReadEventsResult;
     /// A pane's screen; the bridge reads scrollbacks itself.
@@ -102,6 +104,8 @@ pub const MAX_WRITE_BYTES: usize = 256 * 1024;
 /// Default and longest time `wait_for` and `run` wait.
 pub const DEFAULT_WAIT_MS: u64 = 30_000;
 pub const MAX_WAIT_MS: u64 = 600_000;
+/// Patterns one wait takes, `pattern` and `stop` together.
+pub const MAX_WAIT_PATTERNS: usize = 16;
 /// Lines of context `wait_for` returns by default.
 pub const DEFAULT_LAST_LINES: usize = 20;
 

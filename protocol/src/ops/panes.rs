@@ -224,6 +224,9 @@ pub struct ArrangePaneArgs {
     /// Keep a floating pane on top.
     pub pinned: Option<bool>,
     pub move_to_tab: Option<TabRef>,
+    /// Allow this server's own pane.
+    #[serde(default)]
+    pub force: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -63,13 +63,8 @@ fn headless_waits(
     server: Option<u32>,
 ) {
     let mcp = Mcp::start(bridge, session.sandbox(), &[]);
-    let marks = MarkPane::open(&mcp, session, "headless", false);
-    let samples = wait_latency(&mcp, &marks, rounds, "headless");
-    table.timed(
-        "headless (no client attached)",
-        samples,
-        "target p50 ≤ 25 ms",
-    );
+    let headless = ("headless (no client attached)", "target p50 ≤ 25 ms");
+    let marks = wait_row(table, &mcp, session, rounds, "headless", false, headless);
     let Some(server) = server else { return };
     // What the looks at a pane without render events cost the server
     // (the plugin runs in it): CPU with one wait on a quiet pane, and without.
@@ -91,20 +86,13 @@ fn headless_waits(
 
 fn attached_waits(table: &mut Table, session: &Session, bridge: &Path, rounds: usize) {
     let mcp = Mcp::start(bridge, session.sandbox(), &[]);
-    let viewed = MarkPane::open(&mcp, session, "viewed", false);
-    let samples = wait_latency(&mcp, &viewed, rounds, "viewed");
-    table.timed(
-        "a client attached, viewing the pane",
-        samples,
-        "target p50 ≤ 20 ms",
-    );
-    let unviewed = MarkPane::open(&mcp, session, "unviewed", true);
-    let samples = wait_latency(&mcp, &unviewed, rounds, "unviewed");
-    table.timed(
+    let row = ("a client attached, viewing the pane", "target p50 ≤ 20 ms");
+    let viewed = wait_row(table, &mcp, session, rounds, "viewed", false, row);
+    let row = (
         "a client attached, the pane in a tab it does not view",
-        samples,
         "target p50 ≤ 25 ms",
     );
+    wait_row(table, &mcp, session, rounds, "unviewed", true, row);
     let polls = rounds.min(30);
     let samples = dump_poll_latency(session, &viewed, polls);
     let stats = table.timed(
@@ -113,6 +101,22 @@ fn attached_waits(table: &mut Table, session: &Session, bridge: &Path, rounds: u
         "",
     );
     table.note(&format!("{polls} rounds; p50 {:.0} ms", stats.p50));
+}
+
+/// One row of wait latencies on a marker pane named `name` (in a tab of
+/// its own when `unviewed`), labelled and compared as `row` says; the pane.
+fn wait_row(
+    table: &mut Table,
+    mcp: &Mcp,
+    session: &Session,
+    rounds: usize,
+    name: &str,
+    unviewed: bool,
+    (label, target): (&str, &str),
+) -> MarkPane {
+    let marks = MarkPane::open(mcp, session, name, unviewed);
+    table.timed(label, wait_latency(mcp, &marks, rounds, name), target);
+    marks
 }
 
 /// Screen reads of two panes showing the same line, one of them after a

@@ -1,0 +1,252 @@
+//! The plugin's exports to Zellij, in place of zellij-tile's
+//! `register_plugin!`: the same calls, except that what Zellij hands over
+//! is read from stdin piece by piece. Zellij writes each event and pipe
+//! message as one line of JSON, an array of the protobuf's bytes as decimal
+//! numbers (several times the message's size). `register_plugin!` reads
+//! that line whole and decodes it before the plugin sees anything, so a
+//! single 3 MB pipe message took the plugin past its 16 MiB. Here a pipe
+//! message keeps at most [`MAX_PIPE_BYTES`]; a larger one is answered with
+//! `bad_request` from what precedes its payload (the pipe id and name).
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::io::BufRead;
+
+use prost::Message;
+use zellij_mcp_protocol::limits::MAX_REQUEST_BYTES;
+use zellij_tile::prelude::*;
+use zellij_tile::shim::plugin_api::action::ProtobufPluginConfiguration;
+use zellij_tile::shim::plugin_api::event::ProtobufEvent;
+use zellij_tile::shim::plugin_api::pipe_message::ProtobufPipeMessage;
+
+use crate::host::ZellijHost;
+use crate::McpPlugin;
+
+/// A pipe message's protobuf bytes kept at most: a request at its cap,
+/// and room for the pipe id, name and arguments around it.
+pub const MAX_PIPE_BYTES: usize = MAX_REQUEST_BYTES + 64 * 1024;
+
+thread_local! {
+    static STATE: RefCell<McpPlugin<ZellijHost>> = RefCell::new(Default::default());
+}
+
+#[no_mangle]
+fn load() {
+    STATE.with(|state| {
+        let bytes: Vec<u8> = zellij_tile::shim::object_from_stdin().unwrap_or_default();
+        let configuration = ProtobufPluginConfiguration::decode(bytes.as_slice())
+            .ok()
+            .and_then(|c| BTreeMap::try_from(&c).ok())
+            .unwrap_or_default();
+        state.borrow_mut().load(configuration);
+    });
+}
+
+#[no_mangle]
+pub fn update() -> bool {
+    let bytes = read_line_bytes(usize::MAX).bytes;
+    let event = ProtobufEvent::decode(bytes.as_slice())
+        .ok()
+        .and_then(|e| Event::try_from(e).ok());
+    drop(bytes);
+    match event {
+        Some(event) => STATE.with(|state| state.borrow_mut().update(event)),
+        None => false,
+    }
+}
+
+#[no_mangle]
+pub fn pipe() -> bool {
+    let line = read_line_bytes(MAX_PIPE_BYTES);
+    STATE.with(|state| {
+        let mut plugin = state.borrow_mut();
+        if line.total > MAX_PIPE_BYTES {
+            if let Some((pipe_id, name)) = pipe_id_and_name(&line.bytes) {
+                plugin.on_oversized_pipe(&pipe_id, &name, line.total);
+            }
+            return false;
+        }
+        let message = ProtobufPipeMessage::decode(line.bytes.as_slice())
+            .ok()
+            .and_then(|m| PipeMessage::try_from(m).ok());
+        drop(line);
+        match message {
+            Some(message) => plugin.pipe(message),
+            None => false,
+        }
+    })
+}
+
+#[no_mangle]
+pub fn render(rows: i32, cols: i32) {
+    STATE.with(|state| state.borrow_mut().render(rows as usize, cols as usize));
+}
+
+#[no_mangle]
+pub fn plugin_version() {
+    println!("{}", zellij_tile::prelude::VERSION);
+}
+
+/// One line of stdin's numbers, as bytes: the first `keep` of them, and
+/// how many there were.
+struct LineBytes {
+    bytes: Vec<u8>,
+    total: usize,
+}
+
+/// Reads one line of comma-separated decimal bytes (`[10,2,...]`) from
+/// stdin, keeping at most `keep` of them. Reads to the line's end either
+/// way, so the next call starts on the next line.
+fn read_line_bytes(keep: usize) -> LineBytes {
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let mut numbers = Numbers::new(keep);
+    while let Ok(chunk) = input.fill_buf() {
+        if chunk.is_empty() {
+            break;
+        }
+        let (used, done) = numbers.take(chunk);
+        input.consume(used);
+        if done {
+            break;
+        }
+    }
+    numbers.finish()
+}
+
+/// The parser behind [`read_line_bytes`], fed chunk by chunk.
+struct Numbers {
+    keep: usize,
+    bytes: Vec<u8>,
+    total: usize,
+    current: Option<u32>,
+}
+
+impl Numbers {
+    fn new(keep: usize) -> Self {
+        Numbers {
+            keep,
+            bytes: Vec::new(),
+            total: 0,
+            current: None,
+        }
+    }
+
+    /// Takes a chunk; returns how much of it was used, and whether the
+    /// line ended there.
+    fn take(&mut self, chunk: &[u8]) -> (usize, bool) {
+        for (at, &c) in chunk.iter().enumerate() {
+            match c {
+                b'0'..=b'9' => {
+                    let digit = u32::from(c - b'0');
+                    self.current = Some(self.current.unwrap_or(0).saturating_mul(10) + digit);
+                }
+                b'\n' => {
+                    self.end_number();
+                    return (at + 1, true);
+                }
+                _ => self.end_number(),
+            }
+        }
+        (chunk.len(), false)
+    }
+
+    fn end_number(&mut self) {
+        if let Some(n) = self.current.take() {
+            if self.total < self.keep {
+                self.bytes.push(n as u8);
+            }
+            self.total += 1;
+        }
+    }
+
+    fn finish(mut self) -> LineBytes {
+        self.end_number();
+        LineBytes {
+            bytes: self.bytes,
+            total: self.total,
+        }
+    }
+}
+
+/// The CLI pipe id (field 2) and name (field 4) of a pipe message, from its
+/// first bytes: both come before the payload (field 5).
+fn pipe_id_and_name(mut buf: &[u8]) -> Option<(String, String)> {
+    use prost::encoding::{decode_key, decode_varint, WireType};
+    let (mut pipe_id, mut name) = (None, None);
+    while !buf.is_empty() && (pipe_id.is_none() || name.is_none()) {
+        let (tag, wire_type) = decode_key(&mut buf).ok()?;
+        match wire_type {
+            WireType::Varint => {
+                decode_varint(&mut buf).ok()?;
+            }
+            WireType::LengthDelimited => {
+                let len = usize::try_from(decode_varint(&mut buf).ok()?).ok()?;
+                let field = buf.get(..len)?;
+                let text = || String::from_utf8_lossy(field).into_owned();
+                match tag {
+                    2 => pipe_id = Some(text()),
+                    4 => name = Some(text()),
+                    _ => {}
+                }
+                buf = &buf[len..];
+            }
+            _ => return None,
+        }
+    }
+    Some((pipe_id?, name?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(chunks: &[&str], keep: usize) -> (Vec<u8>, usize, Vec<bool>) {
+        let mut numbers = Numbers::new(keep);
+        let ends = chunks
+            .iter()
+            .map(|c| numbers.take(c.as_bytes()).1)
+            .collect();
+        let line = numbers.finish();
+        (line.bytes, line.total, ends)
+    }
+
+    #[test]
+    fn numbers_split_across_chunks_are_read_whole() {
+        let (bytes, total, ends) = parse(&["[10,2", "55,0,", "1]\r\n"], 100);
+        assert_eq!((bytes, total), (vec![10, 255, 0, 1], 4));
+        assert_eq!(ends, [false, false, true]);
+    }
+
+    #[test]
+    fn past_the_cap_bytes_are_counted_not_kept() {
+        let (bytes, total, _) = parse(&["[1,2,3,4,5]\n"], 2);
+        assert_eq!((bytes, total), (vec![1, 2], 5));
+    }
+
+    #[test]
+    fn a_line_ends_at_its_newline_and_leaves_the_rest() {
+        let mut numbers = Numbers::new(10);
+        assert_eq!(numbers.take(b"[7]\n[8]\n"), (4, true));
+        assert_eq!(numbers.finish().bytes, vec![7]);
+    }
+
+    #[test]
+    fn the_pipe_id_and_name_come_from_before_the_payload() {
+        let message = ProtobufPipeMessage {
+            source: 0,
+            cli_source_id: Some("pipe-7".into()),
+            plugin_source_id: None,
+            name: "zellij-mcp".into(),
+            payload: Some("x".repeat(5000)),
+            args: vec![],
+            is_private: false,
+        };
+        let bytes = message.encode_to_vec();
+        let prefix = &bytes[..100];
+        assert_eq!(
+            pipe_id_and_name(prefix),
+            Some(("pipe-7".into(), "zellij-mcp".into()))
+        );
+    }
+}
