@@ -11,7 +11,7 @@ mod mcp;
 mod sandbox;
 
 pub use mcp::{text_of, Mcp};
-pub use sandbox::{AttachedClient, Sandbox, Session, Sibling};
+pub use sandbox::{run_with_timeout, AttachedClient, Sandbox, Session, Sibling};
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

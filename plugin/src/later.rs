@@ -20,9 +20,8 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
 use zellij_mcp_protocol::envelope::client_of;
-use zellij_mcp_protocol::{ErrorBody, PaneRef};
+use zellij_mcp_protocol::{ErrorBody, JsonText, PaneRef};
 use zellij_tile::prelude::{PaneInfo, TabInfo};
 
 use crate::handlers::Purpose;
@@ -56,7 +55,7 @@ impl Asker {
 /// What a handler did with its request.
 pub enum Handled {
     /// Answer now with this result.
-    Now(Value),
+    Now(JsonText),
     /// Answer once the session shows the change (see [`Settle`]).
     WhenShown(Settle),
     /// Answer when this wait ends.
@@ -89,7 +88,8 @@ impl<H: Host> Live for H {
 
 /// Decides the reply from the view and live lookups; `overdue` is set once
 /// the deadline passed, and then it must decide.
-pub type Settle = Box<dyn FnMut(&SessionView, &dyn Live, bool) -> Option<Result<Value, ErrorBody>>>;
+pub type Settle =
+    Box<dyn FnMut(&SessionView, &dyn Live, bool) -> Option<Result<JsonText, ErrorBody>>>;
 
 /// Work for the next timer, outside `pipe()`.
 pub type Task<H> = Box<dyn FnOnce(&mut McpPlugin<H>) -> HandlerResult>;
@@ -154,7 +154,7 @@ impl<T> Later<T> {
         view: &SessionView,
         live: &dyn Live,
         now: Instant,
-    ) -> Vec<(Asker, Result<Value, ErrorBody>)> {
+    ) -> Vec<(Asker, Result<JsonText, ErrorBody>)> {
         let mut done = Vec::new();
         self.held.retain_mut(|(asker, awaiting)| {
             let Awaiting::Shown { settle, deadline } = awaiting else {
@@ -319,7 +319,7 @@ mod tests {
         let settle = |ready_when_tabs: usize| -> Settle {
             Box::new(move |view: &SessionView, _: &dyn Live, overdue: bool| {
                 (view.tabs.len() >= ready_when_tabs || overdue)
-                    .then(|| Ok(Value::from(view.tabs.len())))
+                    .then(|| Ok(JsonText::of(&view.tabs.len()).unwrap()))
             })
         };
         let deadline = t0 + Duration::from_secs(1);

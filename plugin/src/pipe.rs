@@ -13,11 +13,11 @@
 //!   [`crate::later`] for the rest of its life.
 
 use serde_json::Value;
-use zellij_mcp_protocol::limits;
 use zellij_mcp_protocol::ops::{op, Op};
 use zellij_mcp_protocol::{
-    encode_reply, ErrorBody, ErrorCode, Reply, Request, PIPE_NAME, PROTOCOL_VERSION,
+    encode_ok, ErrorBody, ErrorCode, JsonText, Reply, Request, PIPE_NAME, PROTOCOL_VERSION,
 };
+use zellij_mcp_protocol::{frames, limits};
 use zellij_tile::prelude::{PipeMessage, PipeSource};
 
 use crate::host::Host;
@@ -200,29 +200,30 @@ impl<H: Host> McpPlugin<H> {
 
     /// Answers a request with its result or error, and any replay of it;
     /// then releases the pipe.
-    pub fn answer(&mut self, asker: &Asker, outcome: Result<Value, ErrorBody>) {
+    pub fn answer(&mut self, asker: &Asker, outcome: Result<JsonText, ErrorBody>) {
+        let id = &asker.request_id;
         let reply = match outcome {
-            Ok(result) => Reply::ok(&asker.request_id, result),
-            Err(error) => Reply::err(&asker.request_id, error),
+            Ok(result) => JsonText::trusted(&frames::ok_json(id, &result)),
+            Err(error) => JsonText::of(&Reply::err(id, error)).unwrap_or_else(|_| {
+                JsonText::trusted(r#"{"v":1,"ok":false,"error":{"code":"internal","message":""}}"#)
+            }),
         };
-        for (replay_pipe, replay_id) in self.send(&asker.pipe_id, &reply) {
-            self.send(&replay_pipe, &replayed(&replay_id, &reply));
+        let lines = frames::encode_json(id, &reply);
+        for (replay_pipe, replay_id) in self.send(&asker.pipe_id, id, &lines) {
+            let replayed = encode_ok(&replay_id, &reply);
+            self.send(&replay_pipe, &replay_id, &replayed);
         }
     }
 
-    /// Sends one reply and notes it; returns the replays waiting for it.
-    fn send(&mut self, pipe_id: &str, reply: &Reply) -> Vec<(String, String)> {
-        let lines = encode_reply(reply);
-        for line in &lines {
+    /// Sends one reply's lines and notes them; returns the replays waiting
+    /// for it.
+    fn send(&mut self, pipe_id: &str, id: &str, lines: &[String]) -> Vec<(String, String)> {
+        for line in lines {
             self.host.output(pipe_id, line);
         }
         self.host.unblock(pipe_id);
-        self.requests.replies.record(&reply.id, &lines)
+        self.requests.replies.record(id, lines)
     }
-}
-
-fn replayed(replay_id: &str, reply: &Reply) -> Reply {
-    Reply::ok(replay_id, serde_json::to_value(reply).unwrap_or_default())
 }
 
 /// The request, or the id to answer under (empty when unknown) and the error.

@@ -174,7 +174,10 @@ fn run_everything_out(p: &mut McpPlugin<FakeHost>) {
             p.answer(&asker, outcome);
         }
         for (asker, result) in p.outbox.answers_due(late).0 {
-            p.answer(&asker, Ok(serde_json::to_value(result).unwrap()));
+            p.answer(
+                &asker,
+                Ok(zellij_mcp_protocol::JsonText::of(&result).unwrap()),
+            );
         }
         while p.waits.len() > 0 {
             let mut wait = p.waits.swap_remove(0);

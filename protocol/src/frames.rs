@@ -36,19 +36,64 @@ impl Frame {
     }
 }
 
-/// The output lines (each ending in `\n`) that carry `reply`.
-pub fn encode_reply(reply: &Reply) -> Vec<String> {
-    encode_reply_with_limit(reply, MAX_FRAME_BYTES)
+/// A result serialized once, straight from its typed value: the plugin
+/// answers with these, so a large result (a list of 100 panes) is never a
+/// tree of values first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JsonText(String);
+
+impl JsonText {
+    pub fn of<T: Serialize + ?Sized>(value: &T) -> Result<Self, serde_json::Error> {
+        serde_json::to_string(value).map(JsonText)
+    }
+
+    /// Text that is known to be one JSON value (a reply line we sent).
+    pub fn trusted(json: &str) -> Self {
+        JsonText(json.trim_end().to_owned())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
 }
 
-fn encode_reply_with_limit(reply: &Reply, limit: usize) -> Vec<String> {
-    let json = serde_json::to_string(reply).unwrap_or_else(|e| {
+/// The output lines (each ending in `\n`) that carry `reply`.
+pub fn encode_reply(reply: &Reply) -> Vec<String> {
+    frame_lines(&reply.id, reply_json(reply), MAX_FRAME_BYTES)
+}
+
+/// The output lines of an ok reply to `id` whose result is `result`; the
+/// same JSON as [`encode_reply`] of `Reply::ok(id, result)`.
+pub fn encode_ok(id: &str, result: &JsonText) -> Vec<String> {
+    frame_lines(id, ok_json(id, result), MAX_FRAME_BYTES)
+}
+
+/// The output lines of a reply given as its JSON.
+pub fn encode_json(id: &str, reply: &JsonText) -> Vec<String> {
+    frame_lines(id, reply.as_str().to_owned(), MAX_FRAME_BYTES)
+}
+
+/// An ok reply's JSON, written around its result's.
+pub fn ok_json(id: &str, result: &JsonText) -> String {
+    let id = serde_json::Value::String(id.to_owned());
+    format!(
+        r#"{{"v":{PROTOCOL_VERSION},"id":{id},"ok":true,"result":{}}}"#,
+        result.as_str()
+    )
+}
+
+fn reply_json(reply: &Reply) -> String {
+    serde_json::to_string(reply).unwrap_or_else(|e| {
         // Serializing a Value tree cannot fail in practice; still never panic.
         format!(
             r#"{{"v":{PROTOCOL_VERSION},"id":{},"ok":false,"error":{{"code":"internal","message":"reply not serializable: {e}"}}}}"#,
             serde_json::Value::String(reply.id.clone())
         )
-    });
+    })
+}
+
+/// `json` as one line when it fits in `limit`, else as [`Frame::Part`]s.
+fn frame_lines(id: &str, json: String, limit: usize) -> Vec<String> {
     if json.len() <= limit {
         return vec![json + "\n"];
     }
@@ -60,7 +105,7 @@ fn encode_reply_with_limit(reply: &Reply, limit: usize) -> Vec<String> {
         .map(|(part, data)| {
             let frame = Frame::Part {
                 v: PROTOCOL_VERSION,
-                id: reply.id.clone(),
+                id: id.to_owned(),
                 part,
                 parts,
                 data: data.to_owned(),
@@ -179,7 +224,7 @@ mod tests {
     fn large_reply_is_chunked_and_reassembled_across_multibyte_text() {
         let text = "é€😀".repeat(5_000);
         let reply = Reply::ok("big", json!({ "text": text }));
-        let lines = encode_reply_with_limit(&reply, 1000);
+        let lines = frame_lines(&reply.id, reply_json(&reply), 1000);
         assert!(lines.len() > 10);
         assert!(lines.iter().all(|l| l.len() < 1400));
         let mut asm = Assembler::new("big");
@@ -198,9 +243,17 @@ mod tests {
     }
 
     #[test]
+    fn an_ok_reply_around_a_serialized_result_reads_as_the_reply() {
+        let result = json!({"panes": [{"pane_id": "terminal_1", "title": "a \"b\""}]});
+        let lines = encode_ok("q\"1", &JsonText::of(&result).unwrap());
+        let mut asm = Assembler::new("q\"1");
+        assert_eq!(asm.push_line(&lines[0]), Some(Reply::ok("q\"1", result)));
+    }
+
+    #[test]
     fn duplicates_and_garbage_are_dropped() {
         let reply = Reply::ok("x", json!("a".repeat(3000)));
-        let lines = encode_reply_with_limit(&reply, 1000);
+        let lines = frame_lines(&reply.id, reply_json(&reply), 1000);
         let mut asm = Assembler::new("x");
         assert!(asm.push_line("not json").is_none());
         assert!(asm.push_line(&lines[0]).is_none());

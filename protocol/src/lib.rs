@@ -51,7 +51,7 @@ pub mod testing;
 
 pub use cursor::Cursor;
 pub use envelope::{ErrorBody, ErrorCode, Reply, Request};
-pub use frames::{encode_reply, Assembler, Frame, MAX_FRAME_BYTES};
+pub use frames::{encode_ok, encode_reply, Assembler, Frame, JsonText, MAX_FRAME_BYTES};
 pub use pane_id::{PaneKind, PaneRef};
 pub use tab_ref::TabRef;
 

@@ -14,8 +14,7 @@ pub use io::{write_result, ScreenText};
 pub use waiting::Purpose;
 
 use serde::Serialize;
-use serde_json::Value;
-use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneKind, PaneRef};
+use zellij_mcp_protocol::{ErrorBody, ErrorCode, JsonText, PaneKind, PaneRef};
 use zellij_tile::prelude::PaneInfo;
 
 use crate::host::Host;
@@ -23,8 +22,9 @@ use crate::later::{Handled, HandlerResult, Live, Settle};
 use crate::session::SessionView;
 use crate::McpPlugin;
 
-pub fn to_json<T: Serialize>(value: T) -> Result<Value, ErrorBody> {
-    serde_json::to_value(value).map_err(|e| ErrorBody::new(ErrorCode::Internal, e.to_string()))
+/// The result as JSON, serialized once from its typed value.
+pub fn to_json<T: Serialize>(value: T) -> Result<JsonText, ErrorBody> {
+    JsonText::of(&value).map_err(|e| ErrorBody::new(ErrorCode::Internal, e.to_string()))
 }
 
 fn now<T: Serialize>(value: T) -> HandlerResult {

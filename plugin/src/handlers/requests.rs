@@ -1,9 +1,8 @@
 //! Ops about other requests: `replay` and `status` (`cancel`, which ends a
 //! wait, is with the waits).
 
-use serde_json::Value;
 use zellij_mcp_protocol::ops::{ReplayArgs, RequestState, StatusResult};
-use zellij_mcp_protocol::{ErrorBody, ErrorCode};
+use zellij_mcp_protocol::{ErrorBody, ErrorCode, JsonText};
 
 use super::{bad_request, now};
 use crate::host::Host;
@@ -23,13 +22,7 @@ impl<H: Host> McpPlugin<H> {
             ));
         }
         match self.requests.replies.lookup(id) {
-            Known::Answered(line) => serde_json::from_str(line).map(Handled::Now).map_err(|e| {
-                ErrorBody::new(
-                    ErrorCode::Internal,
-                    format!("a kept reply does not parse: {e}"),
-                )
-                .with_hint("look at the state it left (list or read) instead of sending it again")
-            }),
+            Known::Answered(line) => Ok(Handled::Now(JsonText::trusted(line))),
             Known::InFlight => {
                 let replies = &mut self.requests.replies;
                 if !replies.also_send_to(id, &asker.pipe_id, &asker.request_id) {
@@ -46,7 +39,7 @@ impl<H: Host> McpPlugin<H> {
                 format!("request {id} ran, but its reply is no longer kept"),
             )
             .with_hint("look at the state it left (list or read) instead of sending it again")),
-            Known::Unknown => Ok(Handled::Now(Value::Null)),
+            Known::Unknown => Ok(Handled::Now(JsonText::trusted("null"))),
         }
     }
 

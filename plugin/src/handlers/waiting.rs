@@ -7,13 +7,12 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
 use zellij_mcp_protocol::matching::Patterns;
 use zellij_mcp_protocol::ops::{
     check_max_bytes, CancelArgs, CancelResult, Placement, RunArgs, RunResult, Signal, WaitForArgs,
     WaitForResult, WaitOutcome, WaitReply, DEFAULT_LAST_LINES, DEFAULT_WAIT_MS, MAX_WAIT_MS,
 };
-use zellij_mcp_protocol::{ErrorBody, PaneRef};
+use zellij_mcp_protocol::{ErrorBody, JsonText, PaneRef};
 use zellij_tile::prelude::PaneInfo;
 
 use super::panes::check_argv;
@@ -250,7 +249,7 @@ impl<H: Host> McpPlugin<H> {
         wait: &Wait<Purpose>,
         finished: Finished,
         last_lines: usize,
-    ) -> Result<Value, ErrorBody> {
+    ) -> Result<JsonText, ErrorBody> {
         let screen = match finished.outcome {
             WaitOutcome::PaneClosed => Vec::new(),
             _ => self.screen_of(wait.pane).unwrap_or_default().rows,
@@ -283,7 +282,7 @@ impl<H: Host> McpPlugin<H> {
         wait: &Wait<Purpose>,
         finished: Finished,
         plan: &RunPlan,
-    ) -> Result<Value, ErrorBody> {
+    ) -> Result<JsonText, ErrorBody> {
         let timed_out = finished.outcome == WaitOutcome::Timeout;
         let killed = timed_out && plan.kill_on_timeout;
         if killed {

@@ -21,17 +21,23 @@ pub struct Geometry {
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct PaneEntry {
     pub pane_id: PaneRef,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab_id: Option<usize>,
     pub tab_position: usize,
     pub tab_name: String,
     pub title: String,
     /// The command a command pane was started with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
     /// The foreground process now running in a terminal pane (argv).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub running: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plugin_url: Option<String>,
     pub exited: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_status: Option<i32>,
     /// Exited but kept open; a CR typed into it re-runs the command.
     pub held: bool,
@@ -46,7 +52,7 @@ pub struct PaneEntry {
     #[serde(default)]
     pub is_self: bool,
     /// Its agent name.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
 }
 

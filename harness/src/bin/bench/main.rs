@@ -10,6 +10,7 @@
 
 mod channel;
 mod paths;
+mod scale;
 mod table;
 mod waits;
 
@@ -26,6 +27,12 @@ use waits::{dump_poll_latency, wait_latency, MarkPane};
 
 fn main() {
     let (bridge, rounds, session) = program_setup("bench", 200);
+    if std::env::var("BENCH_ONLY").as_deref() == Ok("scale") {
+        let mut table = Table::default();
+        scale_rows(&mut table, &bridge, rounds);
+        table.print();
+        return;
+    }
     // The raw CLI channel's `zellij pipe` children find the session this way.
     for (key, value) in session.sandbox().env() {
         std::env::set_var(key, value);
@@ -50,9 +57,17 @@ fn main() {
     concurrency(&mut table, &paths, rounds.max(2000));
     submits(&mut table, &paths, rounds);
     footprint(&mut table, &session, &bridge, rounds);
+    scale_rows(&mut table, &bridge, rounds);
 
     println!("{}", header(&session, rounds));
     table.print();
+}
+
+/// Sessions as users keep them: many panes, several clients.
+fn scale_rows(table: &mut Table, bridge: &Path, rounds: usize) {
+    table.section("sessions as users keep them: 10 to 100 panes, 1 and 4 clients");
+    scale::pane_counts(table, bridge, rounds);
+    scale::clients(table, bridge, rounds);
 }
 
 fn headless_waits(
