@@ -341,6 +341,7 @@ impl PluginClient {
         let Some(url) = hello.plugin_url else {
             return Err(not_ready(session));
         };
+        crate::private::keep_plugin_folder_private(&url);
         Ok(Arc::new(Link {
             transport,
             target: Target::Plugin {

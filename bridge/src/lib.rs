@@ -8,6 +8,7 @@
 //! - [`sessions`]: finding sessions and choosing one.
 //! - [`own_pane`]: which pane this server runs in.
 //! - [`notify`]: the `notify` command, a message from a shell.
+//! - [`private`]: what the server writes stays the user's own.
 //!
 //! The binary (`main.rs`) only parses options and serves [`tools::ZellijMcp`]
 //! on stdio (or runs `notify`); tests build the same server around a fake transport.
@@ -16,6 +17,7 @@
 pub mod client;
 pub mod notify;
 pub mod own_pane;
+pub mod private;
 pub mod sessions;
 pub mod tools;
 pub mod transport;

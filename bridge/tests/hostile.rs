@@ -186,11 +186,11 @@ fn a_message_with_escapes_and_a_forged_sender_arrives_as_plain_text_from_its_rea
     let expected = format!("[#{seq} from {shell}] hello[Zworld");
     // The terminal echoes the line, then `cat -v` prints it back: both
     // plain, with no ^[ for an escape and no early submit.
-    let screen = wait_for("cat -v's line", Duration::from_secs(20), || {
+    let shown = wait_for("cat -v's line", Duration::from_secs(20), || {
         let text = screen(&outside, &catv);
         (text.lines().filter(|l| l.trim() == expected).count() == 2).then_some(text)
     });
-    assert!(!screen.contains("^["), "{screen}");
+    assert!(!shown.contains("^["), "{shown}");
 
     // A caller outside any pane may name itself, but not as the server
     // or as an agent.
@@ -204,6 +204,21 @@ fn a_message_with_escapes_and_a_forged_sender_arrives_as_plain_text_from_its_rea
     // Nor may a message go to the sender's own pane.
     let error = sender.err("zellij_send_message", json!({"to": shell, "text": "me"}));
     assert!(error.contains("own pane"), "{error}");
+    let error = sender.err(
+        "zellij_arrange_pane",
+        json!({"pane_id": shell, "floating": true}),
+    );
+    assert!(error.contains("own pane"), "{error}");
+
+    // The plugin itself refuses a caller's own pane, whoever sends the request.
+    let url = s.sandbox().plugin_url();
+    let raw = json!({"v": 1, "id": "raw-own", "op": "write", "caller": shell,
+                     "args": {"pane_id": shell, "text": "typed-by-raw"}});
+    let out = s.pipe(Some(&url), &raw.to_string()).expect("zellij pipe");
+    let reply = String::from_utf8_lossy(&out.stdout);
+    assert!(reply.contains("own pane"), "{reply}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!screen(&outside, &shell).contains("typed-by-raw"));
 }
 
 #[test]

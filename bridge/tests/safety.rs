@@ -37,6 +37,22 @@ fn a_read_only_server_lists_and_runs_only_tools_that_change_nothing() {
     std::thread::sleep(Duration::from_millis(500));
     assert!(!screen(&mcp, &pane).contains("touch"));
     assert!(!marker.exists());
+
+    // `notify` passes the same policy.
+    let mut notify = std::process::Command::new(bridge());
+    notify
+        .args(["--read-only", "--zellij"])
+        .arg(s.sandbox().zellij_path())
+        .args(["notify", "--to", &pane, "--wait-ms", "0", "hi"])
+        .envs(s.sandbox().env())
+        .env_remove("ZELLIJ_SESSION_NAME")
+        .env_remove("ZELLIJ_PANE_ID");
+    let out = notify.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("read_only:"), "{stderr}");
+    let logged = mcp.ok("zellij_read_events", json!({}));
+    assert_eq!(logged["events"], json!([]), "nothing was queued");
 }
 
 #[test]
@@ -89,6 +105,28 @@ fn the_audit_log_records_each_change_without_the_typed_text() {
             json!("error"),
             json!("pane_not_found")
         )
+    );
+
+    // What the server writes is the user's own: the audit log, and the
+    // plugin's folder (event logs with message text, agent names, leases).
+    let mode = |path: &std::path::Path| {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+    };
+    assert_eq!(mode(&log), 0o600, "{}", log.display());
+    let url = s.sandbox().plugin_url();
+    let folder = s
+        .sandbox()
+        .root()
+        .join("cache/zellij")
+        .join(&url)
+        .join("plugin_cache");
+    assert_eq!(mode(&folder), 0o700, "{}", folder.display());
+    let kept = std::fs::read_dir(&folder).unwrap().count();
+    assert!(
+        kept > 0,
+        "the plugin keeps its files in {}",
+        folder.display()
     );
 }
 

@@ -4,6 +4,7 @@
 //! instance, and the plugin after a reload, sees the same ones. Plain state:
 //! what a pane is, is asked of the caller (`exists`).
 
+use crate::files::{read_capped, AGENTS_BYTES};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::PathBuf;
@@ -36,7 +37,11 @@ impl Agents {
     /// Every name and its pane (read afresh: another instance may have
     /// changed them).
     pub fn all(&self) -> BTreeMap<String, PaneRef> {
-        let Some(text) = self.path.as_ref().and_then(|p| fs::read_to_string(p).ok()) else {
+        let Some(text) = self
+            .path
+            .as_ref()
+            .and_then(|p| read_capped(p, AGENTS_BYTES))
+        else {
             return BTreeMap::new();
         };
         text.lines()

@@ -14,7 +14,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fs::{self, File, OpenOptions};
-use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -26,6 +26,9 @@ pub const MAX_BYTES: u64 = 1024 * 1024;
 const SWEEP_AFTER: Duration = Duration::from_secs(30 * 24 * 3600);
 /// Line starts remembered for reads that ask for the latest events.
 const RECENT_LINES: usize = 512;
+/// Longest line read from a log: a message at its cap, escaped, with its
+/// event's fields. A longer line is not one the plugin wrote; it is skipped.
+const MAX_LINE: u64 = 512 * 1024;
 
 #[derive(Debug, Default)]
 pub struct EventLog {
@@ -275,14 +278,34 @@ fn scan_lines(path: &Path, offset: u64, mut each: impl FnMut(&str, u64, bool)) -
     let mut line = Vec::new();
     loop {
         line.clear();
-        match reader.read_until(b'\n', &mut line) {
+        match (&mut reader).take(MAX_LINE).read_until(b'\n', &mut line) {
             Ok(0) | Err(_) => return at,
+            Ok(n) if n as u64 == MAX_LINE && line.last() != Some(&b'\n') => {
+                // Longer than any event: not one of ours, and never kept whole.
+                at += n as u64 + skip_line(&mut reader);
+            }
             Ok(n) => {
                 let complete = line.last() == Some(&b'\n');
                 let text = String::from_utf8_lossy(&line);
                 each(text.trim_end_matches('\n'), at, complete);
                 at += n as u64;
             }
+        }
+    }
+}
+
+/// Skips the rest of a line, a piece at a time; the bytes skipped.
+fn skip_line(reader: &mut impl BufRead) -> u64 {
+    let mut skipped = 0;
+    let mut piece = Vec::new();
+    loop {
+        piece.clear();
+        match reader.take(MAX_LINE).read_until(b'\n', &mut piece) {
+            Ok(0) | Err(_) => return skipped,
+            Ok(n) => skipped += n as u64,
+        }
+        if piece.last() == Some(&b'\n') {
+            return skipped;
         }
     }
 }
@@ -431,5 +454,17 @@ mod tests {
         let seqs = seqs(&all);
         assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
         assert_eq!(seqs.last(), Some(&log.last_seq()));
+    }
+
+    #[test]
+    fn an_overlong_line_is_skipped_a_piece_at_a_time() {
+        let path = temp_log("overlong");
+        let junk = "x".repeat(MAX_LINE as usize * 2 + 5);
+        let first = r#"{"seq":1,"at_ms":1,"event":"rotated"}"#;
+        let last = r#"{"seq":2,"at_ms":2,"event":"rotated"}"#;
+        std::fs::write(&path, format!("{first}\n{junk}\n{last}\n")).unwrap();
+        let mut seen = Vec::new();
+        scan(&path, 0, |_, seq| seen.push(seq));
+        assert_eq!(seen, [1, 2]);
     }
 }

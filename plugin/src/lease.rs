@@ -31,6 +31,7 @@
 //! The zellij pid keys the files per session: `/cache` is shared by every
 //! session that loads the same plugin URL.
 
+use crate::files::{read_capped, RECORD_BYTES};
 use std::collections::VecDeque;
 use std::fs::{self, OpenOptions};
 use std::hash::{DefaultHasher, Hasher};
@@ -309,9 +310,8 @@ impl Lease {
     }
 
     fn clear_abandoned_lock(&self, now_ms: u64) {
-        let taken_at = fs::read_to_string(&self.lock_path)
-            .ok()
-            .and_then(|t| t.trim().parse::<u64>().ok());
+        let taken_at =
+            read_capped(&self.lock_path, RECORD_BYTES).and_then(|t| t.trim().parse::<u64>().ok());
         if let Some(taken_at) = taken_at {
             if now_ms.saturating_sub(taken_at) >= LOCK_STALE_AFTER_MS {
                 let _ = fs::remove_file(&self.lock_path);
@@ -336,8 +336,7 @@ impl Lease {
             .iter()
             .filter(|name| {
                 let session = name.split('.').next().unwrap_or(name);
-                let record = fs::read_to_string(dir.join(session))
-                    .ok()
+                let record = read_capped(&dir.join(session), RECORD_BYTES)
                     .and_then(|text| Record::parse(&text));
                 match record {
                     Some(record) => now_ms.saturating_sub(record.heartbeat_ms) >= SWEEP_AFTER_MS,
@@ -359,7 +358,7 @@ impl Lease {
     }
 
     fn read(&self) -> Option<Record> {
-        Record::parse(&fs::read_to_string(&self.path).ok()?)
+        Record::parse(&read_capped(&self.path, RECORD_BYTES)?)
     }
 
     fn write(&self, now_ms: u64, fed_ms: u64) -> bool {

@@ -22,6 +22,7 @@ mod commands;
 mod entry;
 mod event_log;
 mod events;
+mod files;
 mod handlers;
 mod host;
 mod later;

@@ -6,7 +6,7 @@
 //! read-only, so the list is kept in one place: the tool definitions.
 
 use std::collections::HashSet;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::path::Path;
 use std::sync::Mutex;
@@ -39,9 +39,7 @@ impl Policy {
             .map(|tool| tool.name.to_string())
             .collect();
         let audit = match audit_log {
-            Some(path) => Some(Mutex::new(
-                OpenOptions::new().create(true).append(true).open(path)?,
-            )),
+            Some(path) => Some(Mutex::new(crate::private::append_privately(path)?)),
             None => None,
         };
         Ok(Policy {
