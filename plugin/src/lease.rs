@@ -32,6 +32,7 @@
 //! session that loads the same plugin URL.
 
 use crate::files::{read_capped, RECORD_BYTES};
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::fs::{self, OpenOptions};
 use std::hash::{DefaultHasher, Hasher};
@@ -54,6 +55,10 @@ pub const HANDOVER_GRACE_MS: u64 = STALE_AFTER_MS;
 const TAKEN_KEPT_MS: u64 = 20_000;
 /// Most marks an instance keeps; past it the oldest go early.
 const MOST_TAKEN_KEPT: usize = 4_096;
+/// How long another holder's record, once read, is taken as standing
+/// without reading it again (while it cannot have gone stale or yielded):
+/// with several clients, every instance checks the lease on every message.
+const RESEE_AFTER_MS: u64 = STARVED_AFTER_MS;
 /// A claim lock older than this was left by an instance that died mid-claim.
 const LOCK_STALE_AFTER_MS: u64 = 5_000;
 /// Files of a session whose lease has not been renewed for this long are
@@ -208,6 +213,8 @@ pub struct Lease {
     path: PathBuf,
     lock_path: PathBuf,
     tmp_path: PathBuf,
+    /// The last record read that named another holder, and when.
+    seen: Cell<Option<(Record, u64)>>,
 }
 
 impl Lease {
@@ -219,6 +226,7 @@ impl Lease {
             path: dir.join(&name),
             lock_path: dir.join(format!("{name}.lock")),
             tmp_path: dir.join(format!("{name}.{}-{}.tmp", me.plugin_id, me.client_id)),
+            seen: Cell::new(None),
         }
     }
 
@@ -274,6 +282,15 @@ impl Lease {
     /// event. Renews the lease when held, and claims it when missing, stale,
     /// or held by an instance that gets no events while this one does.
     pub fn check(&self, now_ms: u64, fed_ms: u64) -> bool {
+        // A holder's heartbeat and fed time only grow: a record that stood
+        // moments ago against this instance still does.
+        if let Some((rec, read_ms)) = self.seen.get() {
+            let recent = now_ms.saturating_sub(read_ms) < RESEE_AFTER_MS;
+            if recent && rec.stands(now_ms, fed_ms) {
+                return false;
+            }
+        }
+        self.seen.set(None);
         match self.read() {
             Some(rec) if rec.holder == self.me && !rec.is_stale(now_ms) => {
                 let due = now_ms.saturating_sub(rec.heartbeat_ms) >= RENEW_AFTER_MS;
@@ -282,7 +299,10 @@ impl Lease {
                 }
                 true
             }
-            Some(rec) if rec.stands(now_ms, fed_ms) => false,
+            Some(rec) if rec.stands(now_ms, fed_ms) => {
+                self.seen.set(Some((rec, now_ms)));
+                false
+            }
             _ => self.claim(now_ms, fed_ms),
         }
     }
@@ -452,6 +472,24 @@ mod tests {
             !a.check(STALE_AFTER_MS + 1, 0),
             "the old holder must step down"
         );
+    }
+
+    #[test]
+    fn another_holder_read_moments_ago_stands_without_a_read_until_it_could_lapse() {
+        let dir = shared_dir("seen");
+        let a = Lease::new(&dir, 9, instance(1));
+        let b = Lease::new(&dir, 9, instance(2));
+        assert!(a.check(0, 0));
+        assert!(!b.check(10, 0));
+        // The file goes (a holder that died and was swept): b goes by what
+        // it read for a while, and reads again once that could have lapsed.
+        fs::remove_file(&a.path).unwrap();
+        assert!(!b.check(RESEE_AFTER_MS - 1, 0));
+        assert!(b.check(RESEE_AFTER_MS + 10, 0));
+        // What b read no longer stands once b is fed well after the holder.
+        let c = Lease::new(&dir, 9, instance(3));
+        assert!(!c.check(RESEE_AFTER_MS + 20, 0));
+        assert!(c.check(RESEE_AFTER_MS + 30, RESEE_AFTER_MS + STARVED_AFTER_MS + 30));
     }
 
     #[test]
