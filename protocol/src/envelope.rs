@@ -130,6 +130,8 @@ pub enum ErrorCode {
     ReplyLost,
     /// The server is read-only and the tool would change something.
     ReadOnly,
+    /// The client cancelled the call.
+    Cancelled,
     Internal,
 }
 
@@ -152,6 +154,7 @@ impl ErrorCode {
             ErrorCode::Busy => "busy",
             ErrorCode::ReplyLost => "reply_lost",
             ErrorCode::ReadOnly => "read_only",
+            ErrorCode::Cancelled => "cancelled",
             ErrorCode::Internal => "internal",
         }
     }
@@ -228,6 +231,7 @@ mod tests {
             ErrorCode::Busy,
             ErrorCode::ReplyLost,
             ErrorCode::ReadOnly,
+            ErrorCode::Cancelled,
         ] {
             let name = serde_json::to_value(code).unwrap();
             assert_eq!(name.as_str().unwrap(), code.as_str());

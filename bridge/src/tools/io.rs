@@ -37,7 +37,11 @@ impl ZellijMcp {
         let session = self.client.resolve_session(p.session.as_deref()).await?;
         let pane = p.args.pane_id;
         // Without `since`, one row more than `tail_lines` tells whether lines were cut.
-        let tail = p.args.tail_lines.filter(|_| since.is_none()).map(|n| n + 1);
+        let tail = p
+            .args
+            .tail_lines
+            .filter(|_| since.is_none())
+            .map(|n| n.saturating_add(1));
         let (located, rows) = tokio::join!(
             self.locate(&session, pane),
             self.client.rows(&session, pane, tail)

@@ -300,10 +300,10 @@ impl ZellijMcp {
         let ended = self.client.call::<op::Cancel>(Some(session), &cancel, how);
         let ended = ended.await;
         tracing::debug!(?ended, "cancelled {}", cancel.request_id);
-        ToolFailure(ErrorBody::new(
-            ErrorCode::Timeout,
-            "cancelled by the client",
-        ))
+        ToolFailure(
+            ErrorBody::new(ErrorCode::Cancelled, "cancelled by the client")
+                .with_hint("call the tool again to wait again"),
+        )
     }
 }
 

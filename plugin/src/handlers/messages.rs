@@ -49,7 +49,7 @@ impl<H: Host> McpPlugin<H> {
         }
         let caller_name = asker.caller.and_then(|p| self.agents.by_pane().remove(&p));
         let to = self.recipient(&args.to, caller_name.as_deref())?;
-        self.refuse_own_pane(&to, asker.caller)?;
+        self.refuse_message_to_self(&to, asker.caller)?;
         let from = self.sender(args.from, caller_name, asker.caller)?;
         let text = plain_text(&args.text);
         self.outbox.room(text.len(), asker.client())?;
@@ -186,7 +186,11 @@ impl<H: Host> McpPlugin<H> {
 
     /// A message to the caller's own pane would be typed into the agent
     /// that sends it.
-    fn refuse_own_pane(&self, to: &Recipient, caller: Option<PaneRef>) -> Result<(), ErrorBody> {
+    fn refuse_message_to_self(
+        &self,
+        to: &Recipient,
+        caller: Option<PaneRef>,
+    ) -> Result<(), ErrorBody> {
         let Some(caller) = caller else { return Ok(()) };
         let target = match to {
             Recipient::Pane(pane) => Some(*pane),
