@@ -10,7 +10,7 @@
 mod mcp;
 mod sandbox;
 
-pub use mcp::{text_of, Mcp};
+pub use mcp::{text_of, Mcp, Timed};
 pub use sandbox::{run_with_timeout, AttachedClient, Sandbox, Session, Sibling};
 
 use std::path::{Path, PathBuf};

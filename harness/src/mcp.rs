@@ -266,12 +266,23 @@ impl Mcp {
         calls: Vec<(String, Value)>,
         workers: usize,
     ) -> Vec<Result<CallToolResult, String>> {
+        let timed = self.call_in_parallel_timed(calls, workers);
+        timed.into_iter().map(|call| call.result).collect()
+    }
+
+    /// [`Self::call_in_parallel`], with how long each call took and which
+    /// worker made it.
+    pub fn call_in_parallel_timed(
+        &self,
+        calls: Vec<(String, Value)>,
+        workers: usize,
+    ) -> Vec<Timed> {
         let peer = self.client().peer().clone();
         let total = calls.len();
         let queue = Arc::new(std::sync::Mutex::new(calls.into_iter().enumerate()));
         self.runtime.block_on(async move {
             let tasks: Vec<_> = (0..workers)
-                .map(|_| {
+                .map(|caller| {
                     let (peer, queue) = (peer.clone(), queue.clone());
                     tokio::spawn(async move {
                         let mut done = Vec::new();
@@ -284,13 +295,22 @@ impl Mcp {
                                 panic!("tool arguments must be a JSON object");
                             };
                             let params = CallToolRequestParams::new(tool).with_arguments(args);
+                            let started = std::time::Instant::now();
                             let result = peer.call_tool(params).await.map_err(|e| e.to_string());
-                            done.push((index, result));
+                            let elapsed = started.elapsed();
+                            done.push((
+                                index,
+                                Timed {
+                                    result,
+                                    elapsed,
+                                    caller,
+                                },
+                            ));
                         }
                     })
                 })
                 .collect();
-            let mut results: Vec<Option<Result<CallToolResult, String>>> = vec![None; total];
+            let mut results: Vec<Option<Timed>> = (0..total).map(|_| None).collect();
             for task in tasks {
                 for (index, result) in task.await.expect("task") {
                     results[index] = Some(result);
@@ -335,6 +355,14 @@ impl Drop for Mcp {
             let _ = self.runtime.block_on(client.cancel());
         }
     }
+}
+
+/// One call made by [`Mcp::call_in_parallel_timed`].
+pub struct Timed {
+    pub result: Result<CallToolResult, String>,
+    pub elapsed: std::time::Duration,
+    /// Which of the workers made it.
+    pub caller: usize,
 }
 
 pub fn text_of(result: &CallToolResult) -> String {

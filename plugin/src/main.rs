@@ -2,6 +2,8 @@
 //! bridge's requests on panes **by id**, through the plugin API, without ever
 //! moving focus.
 //!
+//! - [`entry`]: Zellij's calls into the plugin; a pipe message is read piece
+//!   by piece and refused by size before it is decoded.
 //! - [`pipe`]: requests in (parsing, the typed op dispatch table), replies out.
 //! - [`later`]: the life of a request answered later.
 //! - [`handlers`]: one handler per op.
@@ -15,6 +17,7 @@
 //! - [`replay`]: requests under way and recent replies, for pipes that died;
 //! - [`writes`]: per-pane FIFO of writes and timed submit CRs;
 //! - [`shares`]: what the plugin caps, and each client's share of it;
+//! - [`pane_facts`]: panes' cwd and running command, from Zellij's events;
 //! - [`waits`]: event-driven waits on output, idleness and exit.
 
 mod agents;

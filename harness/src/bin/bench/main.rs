@@ -27,15 +27,23 @@ use waits::{dump_poll_latency, wait_latency, MarkPane};
 
 fn main() {
     let (bridge, rounds, session) = program_setup("bench", 200);
-    if std::env::var("BENCH_ONLY").as_deref() == Ok("scale") {
-        let mut table = Table::default();
-        scale_rows(&mut table, &bridge, rounds);
-        table.print();
-        return;
-    }
     // The raw CLI channel's `zellij pipe` children find the session this way.
     for (key, value) in session.sandbox().env() {
         std::env::set_var(key, value);
+    }
+    // One part alone: `scale` (panes and clients) or `callers` (16 callers).
+    if let Ok(part) = std::env::var("BENCH_ONLY") {
+        let mut table = Table::default();
+        match part.as_str() {
+            "scale" => scale_rows(&mut table, &bridge, rounds),
+            _ => {
+                let (_client, _) = session.attach_and_wait();
+                let paths = Paths::open(&session, &bridge);
+                concurrency(&mut table, &paths, rounds.max(2000));
+            }
+        }
+        table.print();
+        return;
     }
     let mut table = Table::default();
     let server = server_pid(&session);
@@ -228,38 +236,68 @@ fn concurrency(table: &mut Table, paths: &Paths, calls: usize) {
     let lists: Vec<(String, Value)> = (0..calls / 10).map(|_| list()).collect();
     let mut rates = Vec::new();
     let mut mismatches = 0;
+    let mut spread: f64 = 0.0;
     for plan in [mixed, reads, lists] {
-        let (rate, wrong) = run_callers(mcp, &panes, plan, CALLERS);
-        rates.push(rate);
-        mismatches += wrong;
+        let run = run_callers(mcp, &panes, plan, CALLERS);
+        rates.push(run.rate);
+        mismatches += run.mismatches;
+        spread = spread.max(run.spread);
     }
     table.figure(
         &format!("{CALLERS} callers at once on one bridge: 7 reads to 3 pane lists"),
         &format!("{:.0} calls/s", rates[0]),
         &format!(
             "reads alone {:.0} calls/s, pane lists alone {:.0}; {mismatches} replies mismatched \
-             (target ≥ 1000 calls/s, 0)",
+             (target ≥ 1000 calls/s, 0); each caller's p99 at most {spread:.1}× its p50 \
+             (target ≤ 5×)",
             rates[1], rates[2]
         ),
     );
 }
 
-/// Runs `plan` from `callers` at once; calls per second, and how many
-/// replies show another pane's marker (or a list missing a pane).
+/// What [`run_callers`] saw.
+struct CallersRun {
+    /// Calls per second, all callers together.
+    rate: f64,
+    /// Replies showing another pane's marker, or a list missing a pane.
+    mismatches: usize,
+    /// The largest p99 / p50 of one caller's calls.
+    spread: f64,
+}
+
+/// Runs `plan` from `callers` at once.
 fn run_callers(
     mcp: &Mcp,
     panes: &[Value],
     plan: Vec<(String, Value)>,
     callers: usize,
-) -> (f64, usize) {
+) -> CallersRun {
     let started = Instant::now();
-    let results = mcp.call_in_parallel(plan.clone(), callers);
+    let timed = mcp.call_in_parallel_timed(plan.clone(), callers);
     let rate = plan.len() as f64 / started.elapsed().as_secs_f64();
+    let spread = (0..callers)
+        .map(|caller| {
+            let mine: Vec<Duration> = timed
+                .iter()
+                .filter(|call| call.caller == caller)
+                .map(|call| call.elapsed)
+                .collect();
+            match mine.is_empty() {
+                true => 0.0,
+                false => {
+                    let stats = table::Stats::of(mine);
+                    stats.p99 / stats.p50
+                }
+            }
+        })
+        .fold(0.0, f64::max);
     let mismatches = plan
         .iter()
-        .zip(&results)
-        .filter(|((tool, args), result)| {
-            let Ok(result) = result else { return true };
+        .zip(&timed)
+        .filter(|((tool, args), call)| {
+            let Ok(result) = &call.result else {
+                return true;
+            };
             let content = result.structured_content.clone().unwrap_or_default();
             if tool == "zellij_list_panes" {
                 let listed = content["panes"].to_string();
@@ -274,7 +312,11 @@ fn run_callers(
                 || (0..4).any(|j| j != k && text.contains(&format!("marker-of-{j}")))
         })
         .count();
-    (rate, mismatches)
+    CallersRun {
+        rate,
+        mismatches,
+        spread,
+    }
 }
 
 /// A submit (the text, then a lone CR after the delay) to a program that
