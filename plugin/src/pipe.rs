@@ -15,7 +15,7 @@
 use serde_json::Value;
 use zellij_mcp_protocol::ops::{op, Op};
 use zellij_mcp_protocol::{
-    encode_ok, ErrorBody, ErrorCode, JsonText, Reply, Request, PIPE_NAME, PROTOCOL_VERSION,
+    encode_ok, ErrorBody, ErrorCode, JsonText, Request, PIPE_NAME, PROTOCOL_VERSION,
 };
 use zellij_mcp_protocol::{frames, limits};
 use zellij_tile::prelude::{PipeMessage, PipeSource};
@@ -204,9 +204,7 @@ impl<H: Host> McpPlugin<H> {
         let id = &asker.request_id;
         let reply = match outcome {
             Ok(result) => JsonText::trusted(&frames::ok_json(id, &result)),
-            Err(error) => JsonText::of(&Reply::err(id, error)).unwrap_or_else(|_| {
-                JsonText::trusted(r#"{"v":1,"ok":false,"error":{"code":"internal","message":""}}"#)
-            }),
+            Err(error) => JsonText::trusted(&frames::err_json(id, error)),
         };
         let lines = frames::encode_json(id, &reply);
         for (replay_pipe, replay_id) in self.send(&asker.pipe_id, id, &lines) {

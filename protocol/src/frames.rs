@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Reply, PROTOCOL_VERSION};
+use crate::{ErrorBody, Reply, PROTOCOL_VERSION};
 
 /// Largest `data` carried by one output message.
 pub const MAX_FRAME_BYTES: usize = 256 * 1024;
@@ -80,6 +80,11 @@ pub fn ok_json(id: &str, result: &JsonText) -> String {
         r#"{{"v":{PROTOCOL_VERSION},"id":{id},"ok":true,"result":{}}}"#,
         result.as_str()
     )
+}
+
+/// An error reply's JSON.
+pub fn err_json(id: &str, error: ErrorBody) -> String {
+    reply_json(&Reply::err(id, error))
 }
 
 fn reply_json(reply: &Reply) -> String {
