@@ -37,6 +37,7 @@ impl Sandbox {
             "s",
             "cache/zellij",
             "cfg",
+            "tmp",
             "work",
             "home/.local/share/zellij-mcp",
         ] {
@@ -94,12 +95,27 @@ impl Sandbox {
             ("ZELLIJ_CONFIG_DIR", root.join("cfg")),
             ("XDG_CACHE_HOME", root.join("cache")),
             ("HOME", root.join("home")),
+            // Zellij's log goes to its temp folder: one log per sandbox.
+            ("TMPDIR", root.join("tmp")),
             ("SHELL", PathBuf::from("/bin/sh")),
             ("EDITOR", crate::workspace_root().join("harness/editor/vim")),
         ]
         .into_iter()
         .map(|(k, v)| (k.into(), v.into_os_string()))
         .collect()
+    }
+
+    /// Zellij's log of this sandbox's sessions (the plugin's stderr lines
+    /// among them); empty before Zellij writes it.
+    pub fn zellij_log(&self) -> String {
+        let Ok(dirs) = std::fs::read_dir(self.root().join("tmp")) else {
+            return String::new();
+        };
+        dirs.flatten()
+            .map(|dir| dir.path().join("zellij-log/zellij.log"))
+            .filter_map(|log| std::fs::read(log).ok())
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+            .collect()
     }
 
     /// Each client's focused pane, as `zellij action list-clients` prints it.

@@ -8,6 +8,7 @@
 //! - [`later`]: the life of a request answered later.
 //! - [`handlers`]: one handler per op.
 //! - [`events`]: one function per Zellij event.
+//! - [`logging`]: the plugin's lines in Zellij's log (`log_level`).
 //!
 //! The state, in plain types tested natively on a fake [`host`]:
 //! - [`lease`]: which of the per-client instances acts (exactly once);
@@ -30,6 +31,7 @@ mod handlers;
 mod host;
 mod later;
 mod lease;
+mod logging;
 mod messages;
 mod pane_facts;
 mod pipe;
@@ -135,6 +137,7 @@ impl ZellijPlugin for McpPlugin<ZellijHost> {
         // Not hide_self(): it does not hide a tiled pane in 0.45.1, and it
         // stops the pane and tab events this plugin lives on.
         set_selectable(false);
+        logging::start(configuration.get("log_level").map(String::as_str));
         self.start(Path::new(SHARED_DIR), configuration);
     }
 

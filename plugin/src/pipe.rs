@@ -90,6 +90,13 @@ impl<H: Host> McpPlugin<H> {
             request_id: request.id.clone(),
             caller: request.caller,
         };
+        log::debug!(
+            "request {} {} from {} ({} bytes)",
+            request.id,
+            request.op,
+            asker.client(),
+            payload.len()
+        );
         self.refresh_view_for(&request.op);
         if let Err(busy) = self.requests.room_for(&request.op, asker.client()) {
             return self.answer(&asker, Err(busy));
@@ -202,6 +209,18 @@ impl<H: Host> McpPlugin<H> {
     /// then releases the pipe.
     pub fn answer(&mut self, asker: &Asker, outcome: Result<JsonText, ErrorBody>) {
         let id = &asker.request_id;
+        if let Err(error) = &outcome {
+            let level = match error.code {
+                ErrorCode::Internal => log::Level::Warn,
+                _ => log::Level::Debug,
+            };
+            log::log!(
+                level,
+                "request {id}: {}: {}",
+                error.code.as_str(),
+                error.message
+            );
+        }
         let reply = match outcome {
             Ok(result) => JsonText::trusted(&frames::ok_json(id, &result)),
             Err(error) => JsonText::trusted(&frames::err_json(id, error)),
