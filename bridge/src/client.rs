@@ -15,7 +15,7 @@ use tracing::Instrument;
 use zellij_mcp_protocol::limits;
 use zellij_mcp_protocol::ops::{op, HelloResult, NoArgs, Op};
 use zellij_mcp_protocol::text::trim_rows;
-use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef, Request};
+use zellij_mcp_protocol::{Error, ErrorBody, PaneRef, Request};
 
 use crate::sessions::{self, SessionDefaults};
 use crate::transport::cli::CliTransport;
@@ -238,11 +238,10 @@ impl PluginClient {
             .map_err(|e| call_error(e, &session, how.timeout))?
             .into_result()?;
         let result = serde_json::from_value(value).map_err(|e| {
-            ErrorBody::new(
-                ErrorCode::Internal,
-                format!("unexpected reply from the plugin: {e}"),
-            )
-            .with_hint("use the bridge and plugin from the same zellij-mcp release")
+            ErrorBody::from(Error::Internal {
+                problem: format!("unexpected reply from the plugin: {e}"),
+                fix: Some("use the bridge and plugin from the same zellij-mcp release".into()),
+            })
         })?;
         Ok((session, result))
     }
@@ -387,57 +386,44 @@ impl PluginClient {
             Ok(reply) => {
                 let value = reply.into_result()?;
                 serde_json::from_value(value).map_err(|e| {
-                    ErrorBody::new(ErrorCode::Internal, format!("unexpected hello from the plugin: {e}"))
-                        .with_hint("use the bridge and plugin from the same zellij-mcp release")
+                    ErrorBody::from(Error::Internal { problem: format!("unexpected hello from the plugin: {e}"), fix: Some("use the bridge and plugin from the same zellij-mcp release".into()) })
                 })
             }
-            Err(CallError::NoReply | CallError::Timeout) => Err(ErrorBody::new(
-                ErrorCode::PluginNotLoaded,
-                format!("the zellij-mcp plugin is not loaded in session '{session}'"),
-            )
-            .with_hint(format!(
+            Err(CallError::NoReply | CallError::Timeout) => Err(ErrorBody::from(Error::PluginNotLoaded { problem: format!("the zellij-mcp plugin is not loaded in session '{session}'"), fix: format!(
                 "start the session with the zellij-mcp layout (`zellij --layout zellij-mcp`), or load {} in it; \
                  grant its permissions if Zellij asks",
                 self.config.plugin_url
-            ))),
+            ) })),
             Err(other) => Err(call_error(other, session, timeout)),
         }
     }
 }
 
 fn not_ready(session: &str) -> ErrorBody {
-    ErrorBody::new(
-        ErrorCode::NotReady,
-        format!("the zellij-mcp plugin in session '{session}' is still starting"),
-    )
-    .with_hint("retry in a moment")
+    ErrorBody::from(Error::NotReady {
+        problem: format!("the zellij-mcp plugin in session '{session}' is still starting"),
+    })
 }
 
 fn call_error(error: CallError, session: &str, timeout: Duration) -> ErrorBody {
     match error {
-        CallError::NoReply => ErrorBody::new(
-            ErrorCode::PluginNotLoaded,
-            format!("no zellij-mcp plugin answered in session '{session}'"),
-        )
-        .with_hint("the plugin pane may have been closed; reload the zellij-mcp layout"),
-        CallError::Timeout => ErrorBody::new(
-            ErrorCode::Timeout,
-            format!(
+        CallError::NoReply => ErrorBody::from(Error::PluginNotLoaded {
+            problem: format!("no zellij-mcp plugin answered in session '{session}'"),
+            fix: "the plugin pane may have been closed; reload the zellij-mcp layout".into(),
+        }),
+        CallError::Timeout => ErrorBody::from(Error::Timeout {
+            problem: format!(
                 "no reply from the plugin in session '{session}' within {} ms",
                 timeout.as_millis()
             ),
-        )
-        .with_hint("retry; if it persists, check the session is responsive"),
-        CallError::Transport(why) => ErrorBody::new(
-            ErrorCode::Transport,
-            format!("lost the connection to session '{session}': {why}"),
-        )
-        .with_hint("check the session is still running (`zellij list-sessions`), then retry"),
-        CallError::Refused(why) => ErrorBody::new(
-            ErrorCode::PaneNotFound,
-            format!("Zellij could not read the pane: {why}"),
-        )
-        .with_hint("call zellij_list_panes for the current pane ids"),
+        }),
+        CallError::Transport(why) => ErrorBody::from(Error::Transport {
+            session: session.to_owned(),
+            why,
+        }),
+        CallError::Refused(why) => ErrorBody::from(Error::PaneNotFound {
+            problem: format!("Zellij could not read the pane: {why}"),
+        }),
     }
 }
 
@@ -450,6 +436,7 @@ mod tests {
     use crate::transport::Carrier;
     use std::sync::atomic::AtomicUsize;
     use zellij_mcp_protocol::testing::hello;
+    use zellij_mcp_protocol::ErrorCode;
     use zellij_mcp_protocol::Reply;
 
     /// A plugin that is still starting for its first `starting` hellos, and

@@ -9,7 +9,7 @@ use std::io::Read;
 
 use serde_json::Value;
 use zellij_mcp_protocol::ops::{SendMessageArgs, SendMessageResult};
-use zellij_mcp_protocol::{ErrorBody, ErrorCode};
+use zellij_mcp_protocol::{Error, ErrorBody};
 
 use crate::tools::ZellijMcp;
 
@@ -47,10 +47,9 @@ pub async fn notify(server: &ZellijMcp, args: NotifyArgs) -> Result<SendMessageR
         wait_ms: args.wait_ms,
     };
     let Ok(Value::Object(arguments)) = serde_json::to_value(&message) else {
-        return Err(ErrorBody::new(
-            ErrorCode::Internal,
+        return Err(ErrorBody::from(Error::internal(
             "the message is not an object",
-        ));
+        )));
     };
     server.notify(arguments).await
 }
@@ -58,11 +57,10 @@ pub async fn notify(server: &ZellijMcp, args: NotifyArgs) -> Result<SendMessageR
 fn read_stdin() -> Result<String, ErrorBody> {
     let mut text = String::new();
     std::io::stdin().read_to_string(&mut text).map_err(|e| {
-        ErrorBody::new(
-            ErrorCode::BadRequest,
-            format!("cannot read the message from stdin: {e}"),
-        )
-        .with_hint("pass the text as an argument")
+        ErrorBody::from(Error::BadRequest {
+            problem: format!("cannot read the message from stdin: {e}"),
+            fix: "pass the text as an argument".into(),
+        })
     })?;
     Ok(text.strip_suffix('\n').unwrap_or(&text).to_owned())
 }

@@ -5,7 +5,7 @@ use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use zellij_mcp_protocol::{ErrorBody, ErrorCode};
+use zellij_mcp_protocol::{Error, ErrorBody};
 
 /// Zellij's folder name for the socket contract the socket transport speaks.
 pub const CONTRACT_DIR: &str = "contract_version_1";
@@ -117,30 +117,27 @@ pub fn resolve(
         .or_else(|| defaults.enclosing.clone());
     match chosen {
         Some(name) if live.contains(&name) => Ok(name),
-        Some(name) => Err(ErrorBody::new(
-            ErrorCode::SessionNotFound,
-            format!(
+        Some(name) => Err(ErrorBody::from(Error::SessionNotFound {
+            problem: format!(
                 "no live Zellij session named '{name}'; live sessions: {}",
                 list(live)
             ),
-        )
-        .with_hint(
-            "pass one of the live sessions as `session`, or start it with `zellij -s NAME`",
-        )),
+            fix: "pass one of the live sessions as `session`, or start it with `zellij -s NAME`"
+                .into(),
+        })),
         None if live.len() == 1 => Ok(live[0].clone()),
-        None if live.is_empty() => Err(ErrorBody::new(
-            ErrorCode::SessionNotFound,
-            "no live Zellij session found",
-        )
-        .with_hint("start one with `zellij --layout zellij-mcp` (the layout loads the plugin)")),
-        None => Err(ErrorBody::new(
-            ErrorCode::SessionNotFound,
-            format!(
+        None if live.is_empty() => Err(ErrorBody::from(Error::SessionNotFound {
+            problem: "no live Zellij session found".into(),
+            fix: ("start one with `zellij --layout zellij-mcp` (the layout loads the plugin)")
+                .into(),
+        })),
+        None => Err(ErrorBody::from(Error::SessionNotFound {
+            problem: format!(
                 "several sessions are live ({}); which one is meant?",
                 list(live)
             ),
-        )
-        .with_hint("pass `session`, or start the bridge with --session NAME")),
+            fix: "pass `session`, or start the bridge with --session NAME".into(),
+        })),
     }
 }
 
@@ -155,6 +152,7 @@ fn list(live: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use zellij_mcp_protocol::ErrorCode;
 
     fn live() -> Vec<String> {
         vec!["a".into(), "b".into()]

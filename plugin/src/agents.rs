@@ -10,7 +10,7 @@ use std::fs;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef};
+use zellij_mcp_protocol::{Error, ErrorBody, PaneRef};
 
 /// Most names kept; more are `busy`.
 const MOST_AGENTS: usize = 256;
@@ -65,11 +65,12 @@ impl Agents {
         exists: impl Fn(PaneRef) -> bool,
     ) -> Result<(), ErrorBody> {
         match self.all().get(name) {
-            Some(holder) if Some(*holder) != pane && exists(*holder) => Err(ErrorBody::new(
-                ErrorCode::BadRequest,
-                format!("agent name '{name}' is {holder}'s"),
-            )
-            .with_hint("pick another name, or close that pane first")),
+            Some(holder) if Some(*holder) != pane && exists(*holder) => {
+                Err(ErrorBody::from(Error::BadRequest {
+                    problem: format!("agent name '{name}' is {holder}'s"),
+                    fix: "pick another name, or close that pane first".into(),
+                }))
+            }
             _ => Ok(()),
         }
     }
@@ -86,11 +87,10 @@ impl Agents {
         let mut names = self.all();
         names.retain(|n, p| *p != pane && n != name && exists(*p));
         if names.len() >= MOST_AGENTS {
-            return Err(ErrorBody::new(
-                ErrorCode::Busy,
-                format!("{MOST_AGENTS} agent names are taken already"),
-            )
-            .with_hint("close panes whose agents are done"));
+            return Err(ErrorBody::from(Error::Busy {
+                problem: format!("{MOST_AGENTS} agent names are taken already"),
+                fix: "close panes whose agents are done".into(),
+            }));
         }
         names.insert(name.to_owned(), pane);
         self.save(&names)?;
@@ -139,8 +139,10 @@ impl Agents {
         fs::write(&tmp, text)
             .and_then(|()| fs::rename(&tmp, path))
             .map_err(|e| {
-                ErrorBody::new(ErrorCode::Internal, format!("cannot keep agent names: {e}"))
-                    .with_hint("check the plugin's cache folder is writable")
+                ErrorBody::from(Error::Internal {
+                    problem: format!("cannot keep agent names: {e}"),
+                    fix: Some("check the plugin's cache folder is writable".into()),
+                })
             })
     }
 }

@@ -15,7 +15,7 @@
 use serde_json::Value;
 use zellij_mcp_protocol::ops::{op, Op};
 use zellij_mcp_protocol::{
-    encode_ok, ErrorBody, ErrorCode, JsonText, Request, PIPE_NAME, PROTOCOL_VERSION,
+    encode_ok, Error, ErrorBody, ErrorCode, JsonText, Request, PIPE_NAME, PROTOCOL_VERSION,
 };
 use zellij_mcp_protocol::{frames, limits};
 use zellij_tile::prelude::{PipeMessage, PipeSource};
@@ -176,9 +176,8 @@ impl<H: Host> McpPlugin<H> {
             op::Replay::NAME => self.now::<op::Replay>(args, asker, Self::replay),
             op::Status::NAME => self.now::<op::Status>(args, asker, Self::status),
             other => {
-                let error = ErrorBody::new(ErrorCode::UnknownOp, format!("unknown op '{other}'"))
-                    .with_hint("update the zellij-mcp plugin to the bridge's version");
-                self.answer(&asker, Err(error));
+                let op = other.to_owned();
+                self.answer(&asker, Err(Error::UnknownOp { op }.into()));
             }
         }
     }
@@ -248,7 +247,11 @@ fn parse_request(payload: &str) -> Result<Request, (String, ErrorBody)> {
     let value: Value = serde_json::from_str(payload).map_err(|e| {
         (
             String::new(),
-            ErrorBody::new(ErrorCode::BadRequest, format!("payload is not JSON: {e}")),
+            Error::bad_request(
+                format!("payload is not JSON: {e}"),
+                "send one JSON request per pipe message",
+            )
+            .into(),
         )
     })?;
     let id = value
@@ -259,23 +262,15 @@ fn parse_request(payload: &str) -> Result<Request, (String, ErrorBody)> {
     let request: Request = serde_json::from_value(value).map_err(|e| {
         (
             id.clone(),
-            ErrorBody::new(ErrorCode::BadRequest, format!("not a request: {e}"))
-                .with_hint("send {\"v\":1,\"id\":\"..\",\"op\":\"..\",\"args\":{..}}"),
+            ErrorBody::from(Error::BadRequest {
+                problem: format!("not a request: {e}"),
+                fix: "send {\"v\":1,\"id\":\"..\",\"op\":\"..\",\"args\":{..}}".into(),
+            }),
         )
     })?;
     limits::check_fields(&request.args).map_err(|e| (id.clone(), e))?;
     if request.v != PROTOCOL_VERSION {
-        return Err((
-            id,
-            ErrorBody::new(
-                ErrorCode::UnsupportedVersion,
-                format!(
-                    "protocol v{} is not supported; this plugin speaks v{PROTOCOL_VERSION}",
-                    request.v
-                ),
-            )
-            .with_hint("use the bridge and plugin from the same zellij-mcp release"),
-        ));
+        return Err((id, Error::UnsupportedVersion { version: request.v }.into()));
     }
     Ok(request)
 }
@@ -286,6 +281,11 @@ fn parse_args<T: serde::de::DeserializeOwned>(args: &Value) -> Result<T, ErrorBo
     } else {
         args.clone()
     };
-    serde_json::from_value(args)
-        .map_err(|e| ErrorBody::new(ErrorCode::BadRequest, format!("invalid arguments: {e}")))
+    serde_json::from_value(args).map_err(|e| {
+        Error::bad_request(
+            format!("invalid arguments: {e}"),
+            "check the arguments against the op's argument type",
+        )
+        .into()
+    })
 }

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::time::Instant;
 
 use zellij_mcp_protocol::ops::{Geometry, PaneEntry, TabEntry};
-use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef, TabRef};
+use zellij_mcp_protocol::{Error, ErrorBody, PaneRef, TabRef};
 use zellij_tile::prelude::{ClientInfo, PaneInfo, PaneManifest, TabInfo};
 
 #[derive(Debug, Default)]
@@ -73,8 +73,10 @@ impl SessionView {
                 .join(", ")
         };
         let not_found = || {
-            ErrorBody::new(ErrorCode::TabNotFound, format!("there is no {tab}"))
-                .with_hint(format!("use one of: {}", names()))
+            ErrorBody::from(Error::TabNotFound {
+                tab: tab.to_string(),
+                tabs: names(),
+            })
         };
         match tab {
             TabRef::Id(id) => self.tab_by_id(*id).ok_or_else(not_found),
@@ -87,17 +89,16 @@ impl SessionView {
                         .ok()
                         .and_then(|id| self.tab_by_id(id))
                         .ok_or_else(not_found),
-                    many => Err(ErrorBody::new(
-                        ErrorCode::BadRequest,
-                        format!("{} tabs are named '{name}'", many.len()),
-                    )
-                    .with_hint(format!(
-                        "pass the tab_id instead: {}",
-                        many.iter()
-                            .map(|t| t.tab_id.to_string())
-                            .collect::<Vec<_>>()
-                            .join(" or ")
-                    ))),
+                    many => Err(ErrorBody::from(Error::BadRequest {
+                        problem: format!("{} tabs are named '{name}'", many.len()),
+                        fix: format!(
+                            "pass the tab_id instead: {}",
+                            many.iter()
+                                .map(|t| t.tab_id.to_string())
+                                .collect::<Vec<_>>()
+                                .join(" or ")
+                        ),
+                    })),
                 }
             }
         }
@@ -221,6 +222,7 @@ pub fn pane_ref(p: &PaneInfo) -> PaneRef {
 mod tests {
     use super::*;
     use std::collections::HashMap;
+    use zellij_mcp_protocol::ErrorCode;
 
     fn view() -> SessionView {
         let tab = |position: usize, tab_id: usize, name: &str| TabInfo {

@@ -3,7 +3,7 @@
 //! most its share of a cap, so one client at its cap (a looping agent, say)
 //! leaves the others room. The totals bound the plugin's memory.
 
-use zellij_mcp_protocol::{ErrorBody, ErrorCode};
+use zellij_mcp_protocol::{Error, ErrorBody};
 
 /// A cap on something the plugin holds, in all and per client.
 #[derive(Debug, Clone, Copy)]
@@ -59,17 +59,17 @@ impl Cap {
         } else {
             return Ok(());
         };
-        Err(ErrorBody::new(
-            ErrorCode::Busy,
-            format!("{whose} {held} {} already, of at most {cap}", self.what),
-        )
-        .with_hint(self.hint))
+        Err(ErrorBody::from(Error::Busy {
+            problem: format!("{whose} {held} {} already, of at most {cap}", self.what),
+            fix: self.hint.into(),
+        }))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use zellij_mcp_protocol::ErrorCode;
 
     #[test]
     fn a_client_at_its_share_is_busy_while_others_have_room() {

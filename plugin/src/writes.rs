@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
 
-use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef};
+use zellij_mcp_protocol::{Error, ErrorBody, PaneRef};
 
 use crate::later::{Asker, TIMER_SLACK};
 
@@ -129,11 +129,10 @@ impl WriteQueue {
         if queued < MOST_QUEUED_WRITES {
             return Ok(());
         }
-        Err(ErrorBody::new(
-            ErrorCode::Busy,
-            format!("{MOST_QUEUED_WRITES} writes to {pane} are queued already"),
-        )
-        .with_hint("wait for them to be typed (each submit takes its delay), then retry"))
+        Err(ErrorBody::from(Error::Busy {
+            problem: format!("{MOST_QUEUED_WRITES} writes to {pane} are queued already"),
+            fix: "wait for them to be typed (each submit takes its delay), then retry".into(),
+        }))
     }
 
     /// Starts queued writes until one needs a timer or the queue is empty.

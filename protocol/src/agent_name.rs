@@ -1,7 +1,7 @@
 //! Agent names: dotted paths such as `main.feature.auth`, each part letters,
 //! digits, `_` or `-`. The parent of `main.feature.auth` is `main.feature`.
 
-use crate::{ErrorBody, ErrorCode};
+use crate::{Error, ErrorBody};
 
 /// Longest name, in bytes.
 pub const MAX_AGENT_NAME: usize = 128;
@@ -33,11 +33,10 @@ pub fn check_agent_name(name: &str) -> Result<(), ErrorBody> {
     };
     match why {
         None => Ok(()),
-        Some(why) => Err(ErrorBody::new(
-            ErrorCode::BadRequest,
-            format!("agent name '{name}' {why}"),
-        )
-        .with_hint("pass a dotted name such as main.feature.auth")),
+        Some(why) => Err(ErrorBody::from(Error::BadRequest {
+            problem: format!("agent name '{name}' {why}"),
+            fix: "pass a dotted name such as main.feature.auth".into(),
+        })),
     }
 }
 
@@ -49,6 +48,7 @@ pub fn parent_of(name: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ErrorCode;
 
     #[test]
     fn dotted_names_are_valid_and_have_parents() {

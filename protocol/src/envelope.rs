@@ -1,8 +1,9 @@
-//! Request and reply envelopes, and the typed error codes.
+//! Request and reply envelopes.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::errors::{Error, ErrorBody};
 use crate::ops::Op;
 use crate::{PaneRef, PROTOCOL_VERSION};
 
@@ -33,8 +34,9 @@ impl Request {
 
     /// A request for `O` with typed arguments.
     pub fn of<O: Op>(id: impl Into<String>, args: &O::Args) -> Result<Self, ErrorBody> {
-        let args = serde_json::to_value(args)
-            .map_err(|e| ErrorBody::new(ErrorCode::BadRequest, e.to_string()))?;
+        let args = serde_json::to_value(args).map_err(|e| {
+            Error::bad_request(e.to_string(), "pass arguments the op's type can hold")
+        })?;
         Ok(Request::new(id, O::NAME, args))
     }
 
@@ -91,112 +93,17 @@ impl Reply {
         match (self.ok, self.error) {
             (true, _) => Ok(self.result.unwrap_or(Value::Null)),
             (false, Some(e)) => Err(e),
-            (false, None) => Err(ErrorBody::new(
-                ErrorCode::Internal,
-                "the plugin replied ok:false without an error",
-            )),
+            (false, None) => {
+                Err(Error::internal("the plugin replied ok:false without an error").into())
+            }
         }
-    }
-}
-
-/// Why a request failed. Serialized in snake_case, e.g. `pane_not_found`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorCode {
-    /// The plugin is loaded but has not received the session state yet.
-    NotReady,
-    /// The request or its arguments are malformed.
-    BadRequest,
-    /// The plugin does not know this op (it may be older than the bridge).
-    UnknownOp,
-    /// The protocol version `v` is not one the plugin speaks.
-    UnsupportedVersion,
-    PaneNotFound,
-    TabNotFound,
-    /// The pane exists but cannot take this operation (e.g. a plugin pane).
-    WrongPaneKind,
-    PermissionDenied,
-    Unsupported,
-    /// The bridge found no plugin answering in the session.
-    PluginNotLoaded,
-    SessionNotFound,
-    /// The request got no reply in time.
-    Timeout,
-    /// The transport to Zellij failed.
-    Transport,
-    /// Too much is under way (e.g. waits); retry once some of it ends.
-    Busy,
-    /// The request ran, but its reply is no longer kept (`replay`).
-    ReplyLost,
-    /// The server is read-only and the tool would change something.
-    ReadOnly,
-    /// The client cancelled the call.
-    Cancelled,
-    Internal,
-}
-
-impl ErrorCode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::NotReady => "not_ready",
-            ErrorCode::BadRequest => "bad_request",
-            ErrorCode::UnknownOp => "unknown_op",
-            ErrorCode::UnsupportedVersion => "unsupported_version",
-            ErrorCode::PaneNotFound => "pane_not_found",
-            ErrorCode::TabNotFound => "tab_not_found",
-            ErrorCode::WrongPaneKind => "wrong_pane_kind",
-            ErrorCode::PermissionDenied => "permission_denied",
-            ErrorCode::Unsupported => "unsupported",
-            ErrorCode::PluginNotLoaded => "plugin_not_loaded",
-            ErrorCode::SessionNotFound => "session_not_found",
-            ErrorCode::Timeout => "timeout",
-            ErrorCode::Transport => "transport",
-            ErrorCode::Busy => "busy",
-            ErrorCode::ReplyLost => "reply_lost",
-            ErrorCode::ReadOnly => "read_only",
-            ErrorCode::Cancelled => "cancelled",
-            ErrorCode::Internal => "internal",
-        }
-    }
-}
-
-/// A failed request: a code to branch on, a message, and how to fix it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ErrorBody {
-    pub code: ErrorCode,
-    pub message: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hint: Option<String>,
-}
-
-impl ErrorBody {
-    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        ErrorBody {
-            code,
-            message: message.into(),
-            hint: None,
-        }
-    }
-
-    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
-        self.hint = Some(hint.into());
-        self
-    }
-}
-
-impl std::fmt::Display for ErrorBody {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.code.as_str(), self.message)?;
-        if let Some(hint) = &self.hint {
-            write!(f, " Fix: {hint}")?;
-        }
-        Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::errors::ErrorCode;
     use serde_json::json;
 
     #[test]
@@ -206,10 +113,7 @@ mod tests {
             serde_json::to_value(&ok).unwrap(),
             json!({"v": 1, "id": "7", "ok": true, "result": {"a": 1}})
         );
-        let err = Reply::err(
-            "8",
-            ErrorBody::new(ErrorCode::PaneNotFound, "no pane terminal_9").with_hint("list panes"),
-        );
+        let err = Reply::err("8", Error::no_pane("terminal_9").into());
         let v = serde_json::to_value(&err).unwrap();
         assert_eq!(v["error"]["code"], "pane_not_found");
         assert_eq!(v["ok"], false);
@@ -217,33 +121,6 @@ mod tests {
         assert_eq!(
             back.into_result().unwrap_err().code,
             ErrorCode::PaneNotFound
-        );
-    }
-
-    #[test]
-    fn error_code_names_are_snake_case() {
-        for code in [
-            ErrorCode::NotReady,
-            ErrorCode::BadRequest,
-            ErrorCode::UnknownOp,
-            ErrorCode::PluginNotLoaded,
-            ErrorCode::WrongPaneKind,
-            ErrorCode::Busy,
-            ErrorCode::ReplyLost,
-            ErrorCode::ReadOnly,
-            ErrorCode::Cancelled,
-        ] {
-            let name = serde_json::to_value(code).unwrap();
-            assert_eq!(name.as_str().unwrap(), code.as_str());
-        }
-    }
-
-    #[test]
-    fn display_names_the_code_and_the_fix() {
-        let e = ErrorBody::new(ErrorCode::BadRequest, "missing pane_id").with_hint("pass pane_id");
-        assert_eq!(
-            e.to_string(),
-            "bad_request: missing pane_id Fix: pass pane_id"
         );
     }
 }

@@ -24,7 +24,7 @@
 //! The plugin answers every request exactly once, on the pipe's output:
 //! `{"v":1, "id", "ok":true, "result"}` with the op's result type
 //! ([`ops::Op::Result`]), or `{"v":1, "id", "ok":false, "error":{"code",
-//! "message", "hint"}}` ([`ErrorBody`]); then it releases the pipe. A reply
+//! "message", "hint"}}` ([`ErrorBody`], made from an [`Error`]); then it releases the pipe. A reply
 //! is one newline-terminated line, or, when larger than [`MAX_FRAME_BYTES`],
 //! a sequence of [`Frame::Part`]s that [`Assembler`] joins back together.
 //! Every line names the request id, so a reader can drop lines that belong
@@ -34,6 +34,7 @@
 pub mod agent_name;
 pub mod cursor;
 pub mod envelope;
+pub mod errors;
 pub mod frames;
 pub mod fresh;
 pub mod keys;
@@ -50,7 +51,8 @@ mod properties;
 pub mod testing;
 
 pub use cursor::Cursor;
-pub use envelope::{ErrorBody, ErrorCode, Reply, Request};
+pub use envelope::{Reply, Request};
+pub use errors::{Error, ErrorBody, ErrorCode};
 pub use frames::{encode_ok, encode_reply, Assembler, Frame, JsonText, MAX_FRAME_BYTES};
 pub use pane_id::{PaneKind, PaneRef};
 pub use tab_ref::TabRef;

@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use crate::ops::{MAX_WAIT_PATTERNS, MAX_WRITE_BYTES};
-use crate::{ErrorBody, ErrorCode, Request};
+use crate::{Error, ErrorBody, Request};
 
 /// A whole request, as the JSON the plugin receives.
 pub const MAX_REQUEST_BYTES: usize = 1024 * 1024;
@@ -42,11 +42,12 @@ pub fn check_request_size(bytes: usize) -> Result<(), ErrorBody> {
     if bytes <= MAX_REQUEST_BYTES {
         return Ok(());
     }
-    Err(ErrorBody::new(
-        ErrorCode::BadRequest,
-        format!("the request is {bytes} bytes; a request takes at most {MAX_REQUEST_BYTES}"),
-    )
-    .with_hint("send less in one call (split long text over several writes)"))
+    Err(ErrorBody::from(Error::BadRequest {
+        problem: format!(
+            "the request is {bytes} bytes; a request takes at most {MAX_REQUEST_BYTES}"
+        ),
+        fix: "send less in one call (split long text over several writes)".into(),
+    }))
 }
 
 /// The whole request and each of its fields, as the bridge checks them
@@ -92,18 +93,16 @@ fn cap_of(caps: &[(&str, usize)], field: &str, default: usize) -> usize {
 }
 
 fn over(field: &str, size: String, cap: usize, unit: &str) -> ErrorBody {
-    ErrorBody::new(
-        ErrorCode::BadRequest,
-        format!("`{field}` is {size}; it takes at most {cap} {unit}"),
-    )
-    .with_hint(format!(
-        "shorten `{field}` (the README's limits table lists every cap)"
-    ))
+    ErrorBody::from(Error::BadRequest {
+        problem: format!("`{field}` is {size}; it takes at most {cap} {unit}"),
+        fix: format!("shorten `{field}` (the README's limits table lists every cap)"),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ErrorCode;
     use serde_json::json;
 
     #[test]

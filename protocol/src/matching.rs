@@ -17,7 +17,7 @@ use regex_automata::Input;
 
 use crate::limits::MAX_PATTERN_BYTES;
 use crate::ops::{WaitForArgs, WaitOutcome, MAX_WAIT_PATTERNS};
-use crate::{ErrorBody, ErrorCode};
+use crate::{Error, ErrorBody};
 
 /// Largest automaton (each direction) one pattern may compile to.
 const DFA_BYTES: usize = 64 * 1024;
@@ -45,7 +45,10 @@ pub struct Found {
 }
 
 fn bad(message: impl Into<String>, hint: &str) -> ErrorBody {
-    ErrorBody::new(ErrorCode::BadRequest, message).with_hint(hint)
+    ErrorBody::from(Error::BadRequest {
+        problem: message.into(),
+        fix: hint.into(),
+    })
 }
 
 impl Patterns {
@@ -178,6 +181,7 @@ fn char_ceil(text: &str, mut at: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ErrorCode;
 
     fn args(pattern: Option<&str>, stop: &[&str], literal: bool) -> WaitForArgs {
         WaitForArgs {

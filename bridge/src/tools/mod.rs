@@ -36,7 +36,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use zellij_mcp_protocol::ops::{op, CancelArgs, Op, ReplayArgs, RequestState, SendMessageResult};
-use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef};
+use zellij_mcp_protocol::{Error, ErrorBody, ErrorCode, PaneRef};
 
 use crate::client::{Sending, SharedClient};
 use crate::own_pane::{OwnPane, Whereabouts};
@@ -115,15 +115,18 @@ fn in_session<R>((session, result): (String, R)) -> Json<FromSession<R>> {
 /// a tool error the agent can read and fix, not a protocol error.
 fn parse<T: DeserializeOwned>(args: JsonObject) -> Result<T, ToolFailure> {
     serde_json::from_value(serde_json::Value::Object(args)).map_err(|e| {
-        ToolFailure(
-            ErrorBody::new(ErrorCode::BadRequest, format!("invalid arguments: {e}"))
-                .with_hint("check the arguments against the tool's input schema"),
-        )
+        ToolFailure(ErrorBody::from(Error::BadRequest {
+            problem: format!("invalid arguments: {e}"),
+            fix: "check the arguments against the tool's input schema".into(),
+        }))
     })
 }
 
 fn bad_request(message: impl Into<String>, hint: impl Into<String>) -> ToolFailure {
-    ToolFailure(ErrorBody::new(ErrorCode::BadRequest, message).with_hint(hint))
+    ToolFailure(ErrorBody::from(Error::BadRequest {
+        problem: message.into(),
+        fix: hint.into(),
+    }))
 }
 
 #[derive(Clone)]
@@ -184,16 +187,10 @@ impl ZellijMcp {
             return Ok(());
         }
         Err(ToolFailure(
-            ErrorBody::new(
-                ErrorCode::PermissionDenied,
-                format!(
+            ErrorBody::from(Error::PermissionDenied { problem: format!(
                     "this server runs in session '{session}' but cannot tell which pane is its own, \
                      so it cannot keep from acting on itself"
-                ),
-            )
-            .with_hint(
-                "start the server from the agent's pane with ZELLIJ_PANE_ID set, or pass force: true",
-            ),
+                ), fix: "start the server from the agent's pane with ZELLIJ_PANE_ID set, or pass force: true".into() }),
         ))
     }
 
@@ -280,10 +277,7 @@ impl ZellijMcp {
                     // A few times over: a check can overtake its request, and
                     // the lease can take a moment to pass to another instance.
                     if missing >= CHECKS_BEFORE_GIVING_UP {
-                        return Err(ToolFailure(ErrorBody::new(
-                            ErrorCode::ReplyLost,
-                            format!("the zellij-mcp plugin no longer has this {op} (it was reloaded, or stopped answering)"),
-                        ).with_hint("call the tool again; if the plugin does not answer, reload the zellij-mcp layout")));
+                        return Err(ToolFailure(ErrorBody::from(Error::ReplyLost { problem: format!("the zellij-mcp plugin no longer has this {op} (it was reloaded, or stopped answering)"), fix: "call the tool again; if the plugin does not answer, reload the zellij-mcp layout".into() })));
                     }
                 }
                 _ = context.ct.cancelled() => return Err(self.cancel_in_plugin(session, on).await),
@@ -300,10 +294,7 @@ impl ZellijMcp {
         let ended = self.client.call::<op::Cancel>(Some(session), &cancel, how);
         let ended = ended.await;
         tracing::debug!(?ended, "cancelled {}", cancel.request_id);
-        ToolFailure(
-            ErrorBody::new(ErrorCode::Cancelled, "cancelled by the client")
-                .with_hint("call the tool again to wait again"),
-        )
+        ToolFailure(Error::Cancelled.into())
     }
 }
 

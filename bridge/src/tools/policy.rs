@@ -15,7 +15,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use rmcp::model::{CallToolRequestParams, CallToolResponse, JsonObject, Tool};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
-use zellij_mcp_protocol::{ErrorBody, ErrorCode};
+use zellij_mcp_protocol::{Error, ErrorBody};
 
 /// Arguments whose text is kept out of the log.
 const TYPED_TEXT: &[&str] = &["text"];
@@ -60,13 +60,9 @@ impl Policy {
     /// The refusal of a call, when the policy refuses it.
     pub fn refusal(&self, tool: &str) -> Option<ErrorBody> {
         (self.read_only && self.mutating.contains(tool)).then(|| {
-            ErrorBody::new(
-                ErrorCode::ReadOnly,
-                format!("{tool} changes the session, and this server is read-only"),
-            )
-            .with_hint(
-                "use the read-only tools (list, read, wait_for), or restart the server without --read-only",
-            )
+            ErrorBody::from(Error::ReadOnly {
+                tool: tool.to_owned(),
+            })
         })
     }
 

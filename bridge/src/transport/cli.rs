@@ -362,7 +362,7 @@ mod tests {
     use super::*;
     use serde_json::{json, Value};
     use zellij_mcp_protocol::ops::Op;
-    use zellij_mcp_protocol::{ErrorBody, ErrorCode};
+    use zellij_mcp_protocol::{Error, ErrorBody, ErrorCode};
 
     /// Children whose first one exits mid-request; a replay gets `replayed`.
     struct FirstChildDies {
@@ -425,7 +425,10 @@ mod tests {
 
     #[tokio::test]
     async fn a_reply_no_longer_kept_is_the_requests_error() {
-        let lost = ErrorBody::new(ErrorCode::ReplyLost, "gone");
+        let lost = ErrorBody::from(Error::ReplyLost {
+            problem: "gone".into(),
+            fix: "look at the state it left".into(),
+        });
         let (reply, sent) = send_after_a_dead_child(Err(lost)).await;
         assert_eq!(reply.unwrap_err().code, ErrorCode::ReplyLost);
         assert_eq!(sent, ["new_tab", "replay"]);

@@ -5,7 +5,7 @@ use zellij_mcp_protocol::ops::{
     ListTabsResult, NoArgs, PaneEntry, PaneOfProcessArgs, PaneOfProcessResult, PluginMemory,
     SessionInfoResult,
 };
-use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneKind, PaneRef, PROTOCOL_VERSION};
+use zellij_mcp_protocol::{Error, ErrorBody, PaneKind, PaneRef, PROTOCOL_VERSION};
 
 use super::{now, to_json};
 use crate::host::{pane_ref, Host};
@@ -169,11 +169,12 @@ impl<H: Host> McpPlugin<H> {
                 None => Err(e),
             })
             .map_err(|e| {
-                ErrorBody::new(
-                    ErrorCode::Internal,
-                    format!("Zellij could not dump the layout: {e}"),
-                )
-                .with_hint("retry; if it persists, dump the whole session without `tab`")
+                ErrorBody::from(Error::Internal {
+                    problem: format!("Zellij could not dump the layout: {e}"),
+                    fix: Some(
+                        ("retry; if it persists, dump the whole session without `tab`").into(),
+                    ),
+                })
             })?;
         now(DumpLayoutResult { tab_id, layout })
     }

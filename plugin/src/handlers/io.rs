@@ -8,7 +8,7 @@ use zellij_mcp_protocol::ops::{
     MAX_SUBMIT_DELAY_MS, MAX_WRITE_BYTES,
 };
 use zellij_mcp_protocol::text::{shape_read, trim_rows};
-use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef};
+use zellij_mcp_protocol::{Error, ErrorBody, PaneRef};
 
 use super::{bad_request, now, refuse_own_pane};
 use crate::host::Host;
@@ -24,11 +24,10 @@ impl<H: Host> McpPlugin<H> {
     pub fn read(&mut self, args: ReadArgs, _: &Asker) -> HandlerResult {
         let (max_bytes, _) = args.checked()?;
         if args.needs_scrollback() {
-            return Err(ErrorBody::new(
-                ErrorCode::Unsupported,
-                "the plugin reads only the screen; the bridge reads scrollbacks",
-            )
-            .with_hint("use the zellij-mcp bridge of the plugin's release"));
+            return Err(ErrorBody::from(Error::Unsupported {
+                problem: "the plugin reads only the screen; the bridge reads scrollbacks".into(),
+                fix: "use the zellij-mcp bridge of the plugin's release".into(),
+            }));
         }
         self.require_ready()?;
         // One query of Zellij; whether the pane exists is asked only when it fails.
@@ -52,8 +51,10 @@ impl<H: Host> McpPlugin<H> {
     /// The pane's screen.
     pub fn screen_of(&self, pane: PaneRef) -> Result<ScreenText, ErrorBody> {
         let rows = self.host.screen(pane).map_err(|e| {
-            ErrorBody::new(ErrorCode::Internal, format!("reading {pane} failed: {e}"))
-                .with_hint("check the pane still exists with zellij_list_panes")
+            ErrorBody::from(Error::Internal {
+                problem: format!("reading {pane} failed: {e}"),
+                fix: Some("check the pane still exists with zellij_list_panes".into()),
+            })
         })?;
         Ok(ScreenText::new(rows))
     }

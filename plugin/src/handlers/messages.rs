@@ -10,7 +10,7 @@ use zellij_mcp_protocol::ops::{
     MAX_EVENTS_BYTES, MAX_MESSAGE_BYTES, MAX_MESSAGE_TTL_S,
 };
 use zellij_mcp_protocol::text::plain_text;
-use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneKind, PaneRef};
+use zellij_mcp_protocol::{Error, ErrorBody, PaneKind, PaneRef};
 
 use super::{bad_request, now, to_json};
 use crate::host::Host;
@@ -97,8 +97,10 @@ impl<H: Host> McpPlugin<H> {
                 client: client.to_owned(),
             })
             .map_err(|e| {
-                ErrorBody::new(ErrorCode::Internal, format!("cannot log the message: {e}"))
-                    .with_hint("check that the plugin's cache folder is writable")
+                ErrorBody::from(Error::Internal {
+                    problem: format!("cannot log the message: {e}"),
+                    fix: Some("check that the plugin's cache folder is writable".into()),
+                })
             })?;
         Ok(Message::new(seq, to, from, text, ttl).sent_by(client))
     }

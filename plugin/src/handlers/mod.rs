@@ -14,7 +14,7 @@ pub use io::{write_result, ScreenText};
 pub use waiting::Purpose;
 
 use serde::Serialize;
-use zellij_mcp_protocol::{ErrorBody, ErrorCode, JsonText, PaneKind, PaneRef};
+use zellij_mcp_protocol::{Error, ErrorBody, JsonText, PaneKind, PaneRef};
 use zellij_tile::prelude::PaneInfo;
 
 use crate::host::Host;
@@ -24,7 +24,7 @@ use crate::McpPlugin;
 
 /// The result as JSON, serialized once from its typed value.
 pub fn to_json<T: Serialize>(value: T) -> Result<JsonText, ErrorBody> {
-    JsonText::of(&value).map_err(|e| ErrorBody::new(ErrorCode::Internal, e.to_string()))
+    JsonText::of(&value).map_err(|e| ErrorBody::from(Error::internal(e.to_string())))
 }
 
 fn now<T: Serialize>(value: T) -> HandlerResult {
@@ -32,7 +32,10 @@ fn now<T: Serialize>(value: T) -> HandlerResult {
 }
 
 fn bad_request(message: impl Into<String>, hint: impl Into<String>) -> ErrorBody {
-    ErrorBody::new(ErrorCode::BadRequest, message).with_hint(hint)
+    ErrorBody::from(Error::BadRequest {
+        problem: message.into(),
+        fix: hint.into(),
+    })
 }
 
 /// Refuses the caller's own pane unless `force`: `what` would reach the
@@ -63,11 +66,10 @@ impl<H: Host> McpPlugin<H> {
         if self.view.is_ready() {
             Ok(())
         } else {
-            Err(ErrorBody::new(
-                ErrorCode::NotReady,
-                "the plugin has not received the session's pane list yet",
-            )
-            .with_hint("retry in a moment"))
+            Err(Error::NotReady {
+                problem: "the plugin has not received the session's pane list yet".into(),
+            }
+            .into())
         }
     }
 
@@ -81,23 +83,15 @@ impl<H: Host> McpPlugin<H> {
     /// The pane as Zellij has it now, or `pane_not_found`.
     fn require_pane(&self, pane: PaneRef) -> Result<PaneInfo, ErrorBody> {
         self.require_ready()?;
-        self.pane_now(pane).ok_or_else(|| {
-            ErrorBody::new(
-                ErrorCode::PaneNotFound,
-                format!("there is no pane {pane} in this session"),
-            )
-            .with_hint("call zellij_list_panes for the current pane ids")
-        })
+        self.pane_now(pane)
+            .ok_or_else(|| Error::no_pane(pane).into())
     }
 
     /// Like [`Self::require_pane`], for ops that need a terminal pane.
     fn require_terminal(&self, pane: PaneRef) -> Result<PaneInfo, ErrorBody> {
         if pane.kind != PaneKind::Terminal {
-            return Err(ErrorBody::new(
-                ErrorCode::WrongPaneKind,
-                format!("{pane} is a plugin pane; this needs a terminal pane"),
-            )
-            .with_hint("pass a terminal_N pane id from zellij_list_panes"));
+            let pane = pane.to_string();
+            return Err(Error::WrongPaneKind { pane }.into());
         }
         self.require_pane(pane)
     }

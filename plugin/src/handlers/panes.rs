@@ -6,7 +6,7 @@ use zellij_mcp_protocol::ops::{
     NewTabArgs, NewTabResult, OpenFileArgs, PaneResult, Placement, RenameArgs, Target,
     TargetResult,
 };
-use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef, TabRef};
+use zellij_mcp_protocol::{Error, ErrorBody, PaneRef, TabRef};
 use zellij_tile::prelude::{PaneInfo, TabInfo};
 
 use super::{bad_request, once_pane_shows, refuse_own_pane, to_json};
@@ -235,8 +235,10 @@ impl<H: Host> McpPlugin<H> {
                     Content::Editor { .. } => "the editor ($EDITOR, else vi) could not start",
                     _ => "the command could not start",
                 };
-                ErrorBody::new(ErrorCode::BadRequest, what)
-                    .with_hint("check the command is installed and on PATH")
+                ErrorBody::from(Error::BadRequest {
+                    problem: what.into(),
+                    fix: "check the command is installed and on PATH".into(),
+                })
             }),
         }
     }
@@ -275,11 +277,11 @@ impl<H: Host> McpPlugin<H> {
         let tab_of = |pane: Option<PaneRef>| pane.and_then(|p| self.view.tab_id_of(p));
         let refusal = match target {
             Resolved::Pane(pane) if *pane == own_plugin => {
-                return Err(ErrorBody::new(
-                    ErrorCode::BadRequest,
-                    format!("{pane} is the zellij-mcp plugin itself"),
-                )
-                .with_hint("close other panes; closing this one ends zellij-mcp for the session"))
+                return Err(ErrorBody::from(Error::BadRequest {
+                    problem: format!("{pane} is the zellij-mcp plugin itself"),
+                    fix: ("close other panes; closing this one ends zellij-mcp for the session")
+                        .into(),
+                }))
             }
             _ if force => return Ok(()),
             Resolved::Pane(pane) if Some(*pane) == caller => {
@@ -301,8 +303,10 @@ impl<H: Host> McpPlugin<H> {
             ),
             Resolved::Tab(_) => return Ok(()),
         };
-        Err(ErrorBody::new(ErrorCode::BadRequest, refusal)
-            .with_hint("pass force: true if you really mean it"))
+        Err(ErrorBody::from(Error::BadRequest {
+            problem: refusal,
+            fix: "pass force: true if you really mean it".into(),
+        }))
     }
 
     pub fn rename(&mut self, args: RenameArgs, _: &Asker) -> HandlerResult {
@@ -416,16 +420,14 @@ impl<H: Host> McpPlugin<H> {
         let tab = self.view.resolve_tab(tab)?;
         // Zellij 0.45.1 mixes up tab ids and positions when moving panes.
         if tab.tab_id != tab.position {
-            return Err(ErrorBody::new(
-                ErrorCode::Unsupported,
-                format!(
+            return Err(ErrorBody::from(Error::Unsupported {
+                problem: format!(
                     "Zellij 0.45.1 cannot move panes to '{}' (tab_id {} at position {})",
                     tab.name, tab.tab_id, tab.position
                 ),
-            )
-            .with_hint(
-                "move it to a tab whose tab_id equals its position, or open a new pane there",
-            ));
+                fix: "move it to a tab whose tab_id equals its position, or open a new pane there"
+                    .into(),
+            }));
         }
         Ok(tab.tab_id)
     }
@@ -570,6 +572,8 @@ pub fn check_argv(argv: Vec<String>) -> Result<Vec<String>, ErrorBody> {
 }
 
 fn internal(message: impl Into<String>) -> ErrorBody {
-    ErrorBody::new(ErrorCode::Internal, message)
-        .with_hint("retry; if it persists, check Zellij's log")
+    ErrorBody::from(Error::Internal {
+        problem: message.into(),
+        fix: Some("retry; if it persists, check Zellij's log".into()),
+    })
 }

@@ -2,7 +2,7 @@
 //! wait, is with the waits).
 
 use zellij_mcp_protocol::ops::{ReplayArgs, RequestState, StatusResult};
-use zellij_mcp_protocol::{ErrorBody, ErrorCode, JsonText};
+use zellij_mcp_protocol::{Error, ErrorBody, JsonText};
 
 use super::{bad_request, now};
 use crate::host::Host;
@@ -26,19 +26,18 @@ impl<H: Host> McpPlugin<H> {
             Known::InFlight => {
                 let replies = &mut self.requests.replies;
                 if !replies.also_send_to(id, &asker.pipe_id, &asker.request_id) {
-                    return Err(ErrorBody::new(
-                        ErrorCode::Busy,
-                        format!("request {id} is already being replayed"),
-                    )
-                    .with_hint("wait for one of the replays to answer"));
+                    return Err(ErrorBody::from(Error::Busy {
+                        problem: format!("request {id} is already being replayed"),
+                        fix: "wait for one of the replays to answer".into(),
+                    }));
                 }
                 Ok(Handled::WithEarlier)
             }
-            Known::Lost => Err(ErrorBody::new(
-                ErrorCode::ReplyLost,
-                format!("request {id} ran, but its reply is no longer kept"),
-            )
-            .with_hint("look at the state it left (list or read) instead of sending it again")),
+            Known::Lost => Err(ErrorBody::from(Error::ReplyLost {
+                problem: format!("request {id} ran, but its reply is no longer kept"),
+                fix: ("look at the state it left (list or read) instead of sending it again")
+                    .into(),
+            })),
             Known::Unknown => Ok(Handled::Now(JsonText::trusted("null"))),
         }
     }

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::fresh::Baseline;
 use crate::text::Shaped;
-use crate::{Cursor, ErrorBody, ErrorCode, PaneRef, TabRef};
+use crate::{Cursor, Error, ErrorBody, PaneRef, TabRef};
 
 use super::{Placement, DEFAULT_READ_MAX_BYTES, MAX_READ_MAX_BYTES};
 
@@ -37,11 +37,10 @@ impl ReadArgs {
         let max_bytes = check_max_bytes(self.max_bytes)?;
         let since = match &self.since {
             Some(token) => Some(Cursor::decode(token).ok_or_else(|| {
-                ErrorBody::new(
-                    ErrorCode::BadRequest,
-                    format!("'{token}' is not a read cursor"),
-                )
-                .with_hint("pass the `cursor` of an earlier zellij_read, or omit `since`")
+                ErrorBody::from(Error::BadRequest {
+                    problem: format!("'{token}' is not a read cursor"),
+                    fix: "pass the `cursor` of an earlier zellij_read, or omit `since`".into(),
+                })
             })?),
             None => None,
         };
@@ -53,11 +52,10 @@ impl ReadArgs {
 pub fn check_max_bytes(max_bytes: Option<usize>) -> Result<usize, ErrorBody> {
     let max_bytes = max_bytes.unwrap_or(DEFAULT_READ_MAX_BYTES);
     if max_bytes == 0 || max_bytes > MAX_READ_MAX_BYTES {
-        return Err(ErrorBody::new(
-            ErrorCode::BadRequest,
-            format!("max_bytes {max_bytes} is out of range"),
-        )
-        .with_hint(format!("pass max_bytes between 1 and {MAX_READ_MAX_BYTES}")));
+        return Err(ErrorBody::from(Error::BadRequest {
+            problem: format!("max_bytes {max_bytes} is out of range"),
+            fix: format!("pass max_bytes between 1 and {MAX_READ_MAX_BYTES}"),
+        }));
     }
     Ok(max_bytes)
 }
