@@ -82,6 +82,7 @@ impl Agents {
         name: &str,
         pane: PaneRef,
         exists: impl Fn(PaneRef) -> bool,
+        now: Instant,
     ) -> Result<(), ErrorBody> {
         self.check_free(name, Some(pane), &exists)?;
         let mut names = self.all();
@@ -94,7 +95,6 @@ impl Agents {
         }
         names.insert(name.to_owned(), pane);
         self.save(&names)?;
-        let now = Instant::now();
         self.forget_old(now);
         self.named_lately.insert(pane, now);
         Ok(())
@@ -103,8 +103,12 @@ impl Agents {
     /// Releases the names of panes that no longer exist (but not of panes
     /// named lately, which Zellij may not list yet).
     /// Returns the names released.
-    pub fn release_gone(&mut self, exists: impl Fn(PaneRef) -> bool) -> Vec<(String, PaneRef)> {
-        self.forget_old(Instant::now());
+    pub fn release_gone(
+        &mut self,
+        exists: impl Fn(PaneRef) -> bool,
+        now: Instant,
+    ) -> Vec<(String, PaneRef)> {
+        self.forget_old(now);
         let (kept, gone): (BTreeMap<_, _>, BTreeMap<_, _>) = self
             .all()
             .into_iter()
@@ -116,11 +120,11 @@ impl Agents {
     }
 
     /// Releases the names of `closed` panes, named lately or not.
-    pub fn release_closed(&mut self, closed: &[PaneRef]) -> Vec<(String, PaneRef)> {
+    pub fn release_closed(&mut self, closed: &[PaneRef], now: Instant) -> Vec<(String, PaneRef)> {
         for pane in closed {
             self.named_lately.remove(pane);
         }
-        self.release_gone(|p| !closed.contains(&p))
+        self.release_gone(|p| !closed.contains(&p), now)
     }
 
     /// Panes named before the grace are Zellij's to list by now.
@@ -160,17 +164,21 @@ mod tests {
     fn a_pane_has_one_name_and_a_name_one_live_pane() {
         let mut a = agents("agents-one");
         let (one, two) = (PaneRef::terminal(1), PaneRef::terminal(2));
-        a.assign("main", one, |_| true).unwrap();
-        a.assign("main.tests", one, |_| true).unwrap();
+        a.assign("main", one, |_| true, Instant::now()).unwrap();
+        a.assign("main.tests", one, |_| true, Instant::now())
+            .unwrap();
         assert_eq!(
             a.by_pane().get(&one).map(String::as_str),
             Some("main.tests")
         );
         assert_eq!(a.all().len(), 1, "the old name is released");
-        let taken = a.assign("main.tests", two, |_| true).unwrap_err();
+        let taken = a
+            .assign("main.tests", two, |_| true, Instant::now())
+            .unwrap_err();
         assert!(taken.message.contains("terminal_1"), "{}", taken.message);
         // A name whose pane is gone can be taken.
-        a.assign("main.tests", two, |p| p == two).unwrap();
+        a.assign("main.tests", two, |p| p == two, Instant::now())
+            .unwrap();
         assert_eq!(
             a.by_pane().get(&two).map(String::as_str),
             Some("main.tests")
@@ -180,15 +188,17 @@ mod tests {
     #[test]
     fn names_of_closed_panes_are_released_and_every_reader_sees_the_file() {
         let mut a = agents("agents-gone");
-        a.assign("a", PaneRef::terminal(1), |_| true).unwrap();
-        a.assign("b", PaneRef::terminal(2), |_| true).unwrap();
+        a.assign("a", PaneRef::terminal(1), |_| true, Instant::now())
+            .unwrap();
+        a.assign("b", PaneRef::terminal(2), |_| true, Instant::now())
+            .unwrap();
         assert!(
-            a.release_gone(|_| false).is_empty(),
+            a.release_gone(|_| false, Instant::now()).is_empty(),
             "Zellij may not list new panes yet"
         );
         a.named_lately.clear();
         assert_eq!(
-            a.release_gone(|p| p == PaneRef::terminal(2)),
+            a.release_gone(|p| p == PaneRef::terminal(2), Instant::now()),
             [("a".to_owned(), PaneRef::terminal(1))]
         );
         let other_instance = Agents::new(a.path.clone().unwrap());

@@ -39,7 +39,7 @@ impl<H: Host> McpPlugin<H> {
     /// This instance gets session events: it may take the lease over from
     /// one that does not (see [`crate::lease`]).
     fn fed(&mut self) {
-        self.view.fed_ms = crate::unix_ms();
+        self.view.fed_ms = self.host.unix_ms();
         self.is_acting();
         self.after_view_change();
     }
@@ -87,7 +87,7 @@ impl<H: Host> McpPlugin<H> {
 
     pub fn on_timer(&mut self) {
         self.run_due_tasks();
-        let now = Instant::now();
+        let now = self.host.now();
         let steps = self.input.on_timer(now);
         self.run_steps(steps);
         self.requests.later.timer_fired(now);
@@ -108,7 +108,7 @@ impl<H: Host> McpPlugin<H> {
     /// plugin's tab; without them, the view comes from the session metadata.
     pub fn refresh_if_starved(&mut self) {
         let starved =
-            crate::unix_ms().saturating_sub(self.view.fed_ms) > STARVED_AFTER.as_millis() as u64;
+            self.host.unix_ms().saturating_sub(self.view.fed_ms) > STARVED_AFTER.as_millis() as u64;
         let recent = self
             .view
             .snapshot_at
@@ -117,7 +117,7 @@ impl<H: Host> McpPlugin<H> {
             if let Some((tabs, panes)) = self.host.session_snapshot() {
                 self.view.tabs = tabs;
                 self.take_panes(panes);
-                self.view.snapshot_at = Some(Instant::now());
+                self.view.snapshot_at = Some(self.host.now());
             }
         }
     }

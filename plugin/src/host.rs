@@ -2,7 +2,7 @@
 //! handling is unit-tested natively with a recording fake.
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use zellij_mcp_protocol::ops::{Direction as Edge, Signal};
 use zellij_mcp_protocol::{PaneKind, PaneRef};
@@ -48,6 +48,11 @@ pub enum Landing {
 
 pub trait Host {
     fn ids(&self) -> Ids;
+    /// The clock, for deadlines; tests move their own.
+    fn now(&self) -> Instant;
+    /// Wall-clock milliseconds since the Unix epoch, for what other
+    /// instances read (the lease, the event log).
+    fn unix_ms(&self) -> u64;
     /// The plugin's linear memory now, in bytes.
     fn heap_bytes(&self) -> usize;
     fn zellij_version(&self) -> String;
@@ -142,6 +147,17 @@ impl Host for ZellijHost {
             client_id: ids.client_id,
             zellij_pid: ids.zellij_pid,
         }
+    }
+
+    fn now(&self) -> Instant {
+        Instant::now()
+    }
+
+    fn unix_ms(&self) -> u64 {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or_default()
     }
 
     fn heap_bytes(&self) -> usize {

@@ -209,7 +209,7 @@ impl<H: Host> McpPlugin<H> {
             Ok(handled) => handled,
         };
         self.host.block(&asker.pipe_id);
-        let now = Instant::now();
+        let now = self.host.now();
         match handled {
             Handled::WhenShown(settle) => {
                 let deadline = now + SETTLE_TIME;
@@ -252,7 +252,7 @@ impl<H: Host> McpPlugin<H> {
 
     /// Answers the requests whose change the session now shows.
     pub fn settle_shown(&mut self) {
-        let now = Instant::now();
+        let now = self.host.now();
         let view = &self.view;
         for (asker, outcome) in self.requests.later.settle(view, &self.host, now) {
             self.answer(&asker, outcome);

@@ -43,7 +43,7 @@ mod writes;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use zellij_mcp_protocol::ops::{DEFAULT_SUBMIT_DELAY_MS, MAX_SUBMIT_DELAY_MS};
 use zellij_mcp_protocol::PERMISSIONS;
@@ -170,25 +170,26 @@ impl<H: Host> McpPlugin<H> {
             plugin_id: ids.plugin_id,
             client_id: ids.client_id,
         };
-        Lease::sweep(shared_dir, unix_ms());
+        Lease::sweep(shared_dir, self.host.unix_ms());
         EventLog::sweep(shared_dir);
         let lease = Lease::new(shared_dir, ids.zellij_pid, me);
         lease.announce();
         self.agents = Agents::new(lease.file_beside("agents"));
         self.log = EventLog::open(shared_dir.join(log_file_name(ids.zellij_pid)));
         self.acting.lease = Some(lease);
-        self.heartbeat(Instant::now());
+        self.heartbeat(self.host.now());
     }
 
     /// Whether this instance acts now (renewing or claiming the lease).
     fn is_acting(&mut self) -> bool {
-        self.acting.check(unix_ms(), self.view.fed_ms)
+        self.acting.check(self.host.unix_ms(), self.view.fed_ms)
     }
 
     /// Whether this instance, and no other, carries out the message or
     /// event `key` (see [`lease`]).
     fn takes(&mut self, key: &[&[u8]]) -> bool {
-        self.acting.takes(key, unix_ms(), self.view.fed_ms)
+        self.acting
+            .takes(key, self.host.unix_ms(), self.view.fed_ms)
     }
 }
 
@@ -215,13 +216,6 @@ fn permissions() -> Vec<PermissionType> {
         .iter()
         .filter_map(|name| name.parse().ok())
         .collect()
-}
-
-pub(crate) fn unix_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

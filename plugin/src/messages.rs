@@ -71,8 +71,15 @@ pub struct Message {
 }
 
 impl Message {
-    pub fn new(seq: u64, to: Recipient, from: &str, text: &str, ttl: Duration) -> Self {
-        let now = Instant::now();
+    /// A message queued at `now`, to expire `ttl` later.
+    pub fn new(
+        seq: u64,
+        to: Recipient,
+        from: &str,
+        text: &str,
+        ttl: Duration,
+        now: Instant,
+    ) -> Self {
         Message {
             seq,
             to,
@@ -90,7 +97,7 @@ impl Message {
     }
 
     /// A message the log has as pending, with the time left of its TTL.
-    pub fn from_log(event: &LoggedEvent, now_ms: u64) -> Option<Self> {
+    pub fn from_log(event: &LoggedEvent, now_ms: u64, now: Instant) -> Option<Self> {
         let Happened::Queued {
             to,
             from,
@@ -103,7 +110,8 @@ impl Message {
             return None;
         };
         let ttl = Duration::from_millis(expires_at_ms.saturating_sub(now_ms));
-        Some(Message::new(event.seq, Recipient::from_label(to), from, text, ttl).sent_by(client))
+        let message = Message::new(event.seq, Recipient::from_label(to), from, text, ttl, now);
+        Some(message.sent_by(client))
     }
 
     /// The message came from `client`.
@@ -394,7 +402,14 @@ mod tests {
         let mut outbox = Outbox::default();
         let ttl = Duration::from_secs(60);
         for (seq, target) in [(3, "a"), (1, "a"), (2, "b")] {
-            outbox.push(Message::new(seq, to(target), "me", "hi", ttl));
+            outbox.push(Message::new(
+                seq,
+                to(target),
+                "me",
+                "hi",
+                ttl,
+                Instant::now(),
+            ));
         }
         let now = Instant::now();
         assert_eq!(outbox.due(now), [(1, to("a")), (2, to("b"))]);
@@ -419,8 +434,15 @@ mod tests {
     fn a_missing_target_is_retried_with_backoff_and_expires_failed() {
         let mut outbox = Outbox::default();
         let t0 = Instant::now();
-        let message = Message::new(1, to("late"), "me", "hi", Duration::from_secs(2))
-            .awaited_by(asker("w"), t0 + Duration::from_secs(60));
+        let message = Message::new(
+            1,
+            to("late"),
+            "me",
+            "hi",
+            Duration::from_secs(2),
+            Instant::now(),
+        )
+        .awaited_by(asker("w"), t0 + Duration::from_secs(60));
         outbox.push(message);
         outbox.retry_later(1, t0);
         assert!(outbox.due(t0).is_empty());
@@ -444,6 +466,7 @@ mod tests {
             "me",
             "hi",
             Duration::from_secs(60),
+            Instant::now(),
         ));
         outbox.sending(1, PaneRef::terminal(3));
         outbox.submitted(1, t0);
@@ -465,17 +488,23 @@ mod tests {
         let mut outbox = Outbox::default();
         let ttl = Duration::from_secs(60);
         let t0 = Instant::now();
-        outbox.push(Message::new(1, to("a"), "me", "x", ttl).awaited_by(asker("w"), t0 + ttl));
-        outbox.push(Message::new(2, to("b"), "me", "y", ttl));
+        outbox.push(
+            Message::new(1, to("a"), "me", "x", ttl, Instant::now())
+                .awaited_by(asker("w"), t0 + ttl),
+        );
+        outbox.push(Message::new(2, to("b"), "me", "y", ttl, Instant::now()));
         let answers = outbox.follow(vec![
-            Message::new(2, to("b"), "me", "y", ttl),
-            Message::new(5, to("a"), "other", "z", ttl),
+            Message::new(2, to("b"), "me", "y", ttl, Instant::now()),
+            Message::new(5, to("a"), "other", "z", ttl, Instant::now()),
         ]);
         assert_eq!(answers.len(), 1, "#1's waiter is answered");
         assert_eq!(answers[0].1.status, DeliveryStatus::Queued);
         assert_eq!(outbox.due(Instant::now()), [(2, to("b")), (5, to("a"))]);
         assert!(outbox.delivering);
-        outbox.push(Message::new(6, to("c"), "me", "x", ttl).awaited_by(asker("v"), t0 + ttl));
+        outbox.push(
+            Message::new(6, to("c"), "me", "x", ttl, Instant::now())
+                .awaited_by(asker("v"), t0 + ttl),
+        );
         assert_eq!(outbox.hand_over().len(), 1, "its waiter gets queued");
         assert_eq!((outbox.len(), outbox.delivering), (0, false));
     }
@@ -484,8 +513,15 @@ mod tests {
     fn a_waiter_gets_queued_once_its_wait_is_over_and_the_message_stays() {
         let mut outbox = Outbox::default();
         let t0 = Instant::now();
-        let message = Message::new(7, to("x"), "me", "line 1\nline 2", Duration::from_secs(60))
-            .awaited_by(asker("w"), t0 + Duration::from_millis(100));
+        let message = Message::new(
+            7,
+            to("x"),
+            "me",
+            "line 1\nline 2",
+            Duration::from_secs(60),
+            Instant::now(),
+        )
+        .awaited_by(asker("w"), t0 + Duration::from_millis(100));
         assert_eq!(message.typed, "[#7 from me] line 1\nline 2");
         outbox.push(message);
         let (answers, _) = outbox.answers_due(t0 + Duration::from_millis(150));

@@ -554,7 +554,7 @@ fn a_run_opens_a_hidden_command_pane_and_answers_with_its_exit_code() {
     assert!(done[0].ends_with("-> terminal_101"), "{done:?}");
     assert!(replies_on(&p, "1", "1").is_empty(), "waits for the exit");
     p.on_command_exited(101, Some(2));
-    std::thread::sleep(EXIT_SETTLE);
+    p.host.advance(EXIT_SETTLE);
     p.on_timer();
     let run = result_of::<op::Run>(only_reply(&p, "1", "1"));
     assert_eq!((run.pane_id, run.tab_id), (PaneRef::terminal(101), Some(3)));
@@ -776,7 +776,7 @@ fn a_message_is_typed_with_its_header_then_submitted_and_answered_delivered() {
     let header = "[#2 from ci] tests pass\nall 12".to_owned();
     assert_eq!(typed(&p), [(PaneRef::terminal(1), header)]);
     assert!(replies_on(&p, "2", "2").is_empty(), "answered after the CR");
-    std::thread::sleep(Duration::from_millis(160));
+    p.host.advance(Duration::from_millis(160));
     p.on_timer();
     let sent = result_of::<op::SendMessage>(only_reply(&p, "2", "2"));
     assert_eq!(
@@ -809,7 +809,7 @@ fn a_message_to_the_parent_waits_queued_until_the_parent_has_a_pane() {
     assert!(typed(&p).is_empty(), "main has no pane yet");
     ask(&mut p, "3", "new_pane", json!({"agent_name": "main"}));
     let parent = p.host.opened_panes()[0];
-    std::thread::sleep(Duration::from_millis(300));
+    p.host.advance(Duration::from_millis(300));
     p.on_timer();
     assert_eq!(typed(&p)[0], (parent, "[#2 from main.kid] done".to_owned()));
 }

@@ -1,11 +1,11 @@
 //! Request handling against a recording fake host: every request gets exactly
 //! one reply and one release of its pipe, whatever the input.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use zellij_mcp_protocol::ops::{op, Direction as Edge, Op, Signal, WaitOutcome};
@@ -29,9 +29,37 @@ enum Call {
 /// Tabs and panes, as Zellij's session metadata has them.
 type Snapshot = (Vec<TabInfo>, PaneManifest);
 
+/// A clock that moves only when a test moves it.
+#[derive(Clone)]
+pub struct FakeClock {
+    start: Instant,
+    moved: Rc<Cell<Duration>>,
+}
+
+impl Default for FakeClock {
+    fn default() -> Self {
+        FakeClock {
+            start: Instant::now(),
+            moved: Rc::default(),
+        }
+    }
+}
+
+impl FakeClock {
+    pub fn now(&self) -> Instant {
+        self.start + self.moved.get()
+    }
+
+    /// Milliseconds since the epoch, from a fixed start.
+    pub fn unix_ms(&self) -> u64 {
+        1_800_000_000_000 + self.moved.get().as_millis() as u64
+    }
+}
+
 #[derive(Default, Clone)]
 pub struct FakeHost {
     client_id: u16,
+    pub clock: FakeClock,
     calls: Rc<RefCell<Vec<Call>>>,
     /// What every pane shows.
     screen: Rc<RefCell<Vec<String>>>,
@@ -49,6 +77,11 @@ pub struct FakeHost {
 }
 
 impl FakeHost {
+    /// Moves the clock on by `by`, as if that much time passed.
+    pub fn advance(&self, by: Duration) {
+        self.clock.moved.set(self.clock.moved.get() + by);
+    }
+
     fn did(&self, what: String) {
         self.calls.borrow_mut().push(Call::Do(what));
     }
@@ -84,6 +117,12 @@ impl Host for FakeHost {
             client_id: self.client_id,
             zellij_pid: 4242,
         }
+    }
+    fn now(&self) -> Instant {
+        self.clock.now()
+    }
+    fn unix_ms(&self) -> u64 {
+        self.clock.unix_ms()
     }
     fn heap_bytes(&self) -> usize {
         1 << 20
@@ -557,7 +596,7 @@ fn a_submit_writes_text_then_a_lone_cr_and_answers_after_it() {
         );
         assert_eq!(calls[2], Call::Timeout(Duration::from_millis(150)));
     }
-    std::thread::sleep(Duration::from_millis(150));
+    p.host.advance(Duration::from_millis(150));
     p.on_timer();
     let reply = result_of::<op::Write>(only_reply(&p, "p", "1"));
     assert!(reply.submitted);

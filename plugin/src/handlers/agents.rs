@@ -24,8 +24,8 @@ impl<H: Host> McpPlugin<H> {
         };
         self.require_terminal(pane)?;
         let (host, view) = (&self.host, &self.view);
-        self.agents
-            .assign(&args.name, pane, |p| pane_now(host, view, p).is_some())?;
+        let exists = |p| pane_now(host, view, p).is_some();
+        self.agents.assign(&args.name, pane, exists, host.now())?;
         self.log_event(Happened::Registered {
             name: args.name.clone(),
             pane_id: pane,
@@ -49,9 +49,8 @@ impl<H: Host> McpPlugin<H> {
     pub fn name_new_agent(&mut self, name: Option<&str>, pane: PaneRef) -> Result<(), ErrorBody> {
         let Some(name) = name else { return Ok(()) };
         let (host, view) = (&self.host, &self.view);
-        self.agents.assign(name, pane, |p| {
-            p == pane || pane_now(host, view, p).is_some()
-        })?;
+        let exists = |p| p == pane || pane_now(host, view, p).is_some();
+        self.agents.assign(name, pane, exists, host.now())?;
         self.log_event(Happened::Registered {
             name: name.to_owned(),
             pane_id: pane,
@@ -65,14 +64,14 @@ impl<H: Host> McpPlugin<H> {
         let (host, view) = (&self.host, &self.view);
         let gone = self
             .agents
-            .release_gone(|p| pane_now(host, view, p).is_some());
+            .release_gone(|p| pane_now(host, view, p).is_some(), host.now());
         self.tell_released(gone);
     }
 
     /// The names of panes this plugin has just closed are free at once:
     /// Zellij may list the panes a moment longer.
     pub fn release_closed_agents(&mut self, closed: &[PaneRef]) {
-        let gone = self.agents.release_closed(closed);
+        let gone = self.agents.release_closed(closed, self.host.now());
         self.tell_released(gone);
     }
 

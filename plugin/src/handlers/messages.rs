@@ -17,7 +17,7 @@ use crate::host::Host;
 use crate::later::{Asker, Handled, HandlerResult};
 use crate::messages::{Answer, Message, Recipient};
 use crate::writes::{PendingWrite, WriteDone};
-use crate::{unix_ms, McpPlugin};
+use crate::McpPlugin;
 
 impl<H: Host> McpPlugin<H> {
     pub fn send_message(&mut self, args: SendMessageArgs, asker: &Asker) -> HandlerResult {
@@ -55,7 +55,7 @@ impl<H: Host> McpPlugin<H> {
         self.outbox.room(text.len(), asker.client())?;
         let message = self
             .queue_message(to, &from, &text, ttl, asker.client())?
-            .awaited_by(asker.clone(), Instant::now() + Duration::from_millis(wait));
+            .awaited_by(asker.clone(), self.host.now() + Duration::from_millis(wait));
         Ok(Handled::Message(Box::new(message)))
     }
 
@@ -85,7 +85,7 @@ impl<H: Host> McpPlugin<H> {
         ttl: Duration,
         client: &str,
     ) -> Result<Message, ErrorBody> {
-        let at_ms = unix_ms();
+        let at_ms = self.host.unix_ms();
         let seq = self
             .log
             .append(at_ms, |seq| Happened::Queued {
@@ -102,7 +102,8 @@ impl<H: Host> McpPlugin<H> {
                     fix: Some("check that the plugin's cache folder is writable".into()),
                 })
             })?;
-        Ok(Message::new(seq, to, from, text, ttl).sent_by(client))
+        let message = Message::new(seq, to, from, text, ttl, self.host.now());
+        Ok(message.sent_by(client))
     }
 
     /// `read_events`: the log after `since_seq`.
@@ -120,7 +121,7 @@ impl<H: Host> McpPlugin<H> {
     /// Appends to the event log. The log is a record: an event that cannot
     /// be written is dropped, and the work it records goes on.
     pub fn log_event(&mut self, what: Happened) {
-        if let Err(e) = self.log.append(unix_ms(), |_| what) {
+        if let Err(e) = self.log.append(self.host.unix_ms(), |_| what) {
             eprintln!("zellij-mcp: cannot write the event log: {e}");
         }
     }
@@ -210,7 +211,7 @@ impl<H: Host> McpPlugin<H> {
     /// Types the messages whose target can take them now; answers requests
     /// whose wait or message's TTL is over.
     pub fn pump_messages(&mut self) {
-        let now = Instant::now();
+        let now = self.host.now();
         if !self.follow_log() {
             return;
         }
@@ -239,11 +240,11 @@ impl<H: Host> McpPlugin<H> {
             return false;
         }
         if self.log.catch_up() || !self.outbox.delivering {
-            let now_ms = unix_ms();
+            let (now_ms, now) = (self.host.unix_ms(), self.host.now());
             let pending = self
                 .log
                 .pending()
-                .filter_map(|event| Message::from_log(event, now_ms))
+                .filter_map(|event| Message::from_log(event, now_ms, now))
                 .collect();
             let answers = self.outbox.follow(pending);
             self.answer_all(answers);
@@ -281,7 +282,7 @@ impl<H: Host> McpPlugin<H> {
 
     /// A message was typed and submitted.
     pub fn submitted(&mut self, seq: u64) {
-        self.outbox.submitted(seq, Instant::now());
+        self.outbox.submitted(seq, self.host.now());
         self.pump_messages();
     }
 

@@ -69,7 +69,7 @@ impl<H: Host> McpPlugin<H> {
             ));
         }
         self.require_terminal(args.pane_id)?;
-        let at = Instant::now();
+        let at = self.host.now();
         let waited = Duration::from_millis(args.resume.as_ref().map_or(0, |r| r.elapsed_ms));
         let conditions = Conditions {
             patterns,
@@ -119,7 +119,7 @@ impl<H: Host> McpPlugin<H> {
             );
             return Ok(Handled::WhenShown(settle));
         }
-        let at = Instant::now();
+        let at = self.host.now();
         let conditions = Conditions {
             patterns: Patterns::default(),
             idle: None,
@@ -165,7 +165,7 @@ impl<H: Host> McpPlugin<H> {
         which: impl Fn(&Wait<Purpose>) -> bool,
         screen: Option<Screen<'_>>,
     ) {
-        let now = Instant::now();
+        let now = self.host.now();
         let mut index = 0;
         while index < self.waits.len() {
             if which(self.waits.get(index)) {
