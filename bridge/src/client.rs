@@ -20,7 +20,7 @@ use zellij_mcp_protocol::{Error, ErrorBody, PaneRef, Request};
 use crate::sessions::{self, SessionDefaults};
 use crate::transport::cli::CliTransport;
 use crate::transport::socket::SocketTransport;
-use crate::transport::{CallError, Target, Transport};
+use crate::transport::{CallError, Destination, Transport};
 
 /// How long to wait for the plugin to say hello before calling it not loaded.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(3);
@@ -75,7 +75,7 @@ impl Sending {
 /// A session's transport and the plugin target learned from its hello.
 struct Link {
     transport: Box<dyn Transport>,
-    target: Target,
+    target: Destination,
     /// The session's Zellij server process.
     server_pid: u32,
 }
@@ -343,7 +343,7 @@ impl PluginClient {
         crate::private::keep_plugin_folder_private(&url);
         Ok(Arc::new(Link {
             transport,
-            target: Target::Plugin {
+            target: Destination::Plugin {
                 url,
                 configuration: hello.configuration,
             },
@@ -382,7 +382,7 @@ impl PluginClient {
         timeout: Duration,
     ) -> Result<HelloResult, ErrorBody> {
         let request = Request::of::<op::Hello>(self.new_id(), &NoArgs {})?;
-        match transport.call(&request, &Target::Broadcast, timeout).await {
+        match transport.call(&request, &Destination::Broadcast, timeout).await {
             Ok(reply) => {
                 let value = reply.into_result()?;
                 serde_json::from_value(value).map_err(|e| {
@@ -453,7 +453,7 @@ mod tests {
         async fn send(
             &self,
             request: &Request,
-            _: &Target,
+            _: &Destination,
             _: Duration,
         ) -> Result<Reply, CallError> {
             tokio::time::sleep(self.delay).await;
@@ -509,7 +509,7 @@ mod tests {
         let plugin = starting(2, 0);
         let client = client(HashMap::from([("s", plugin.clone())]));
         let link = client.link("s").await.unwrap();
-        let Target::Plugin { url, .. } = &link.target else {
+        let Destination::Plugin { url, .. } = &link.target else {
             panic!("no plugin target");
         };
         assert_eq!(url, "file:/reported.wasm");

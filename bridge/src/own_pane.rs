@@ -103,7 +103,7 @@ pub enum Whereabouts {
 /// This process and its ancestors, from `/proc` (only itself where there is none).
 fn ancestors() -> Vec<u32> {
     let mut chain = vec![std::process::id()];
-    while let Some(parent) = chain.last().and_then(|pid| parent_of(*pid)) {
+    while let Some(parent) = chain.last().and_then(|pid| parent_pid(*pid)) {
         if parent <= 1 || chain.contains(&parent) {
             break;
         }
@@ -112,7 +112,7 @@ fn ancestors() -> Vec<u32> {
     chain
 }
 
-fn parent_of(pid: u32) -> Option<u32> {
+fn parent_pid(pid: u32) -> Option<u32> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name is in parentheses and may hold spaces.
     let after_name = stat.get(stat.rfind(')')? + 2..)?;
@@ -127,6 +127,6 @@ mod tests {
     fn the_ancestors_start_with_this_process_and_climb() {
         let chain = ancestors();
         assert_eq!(chain[0], std::process::id());
-        assert_eq!(chain.get(1).copied(), parent_of(std::process::id()));
+        assert_eq!(chain.get(1).copied(), parent_pid(std::process::id()));
     }
 }

@@ -16,7 +16,7 @@ use zellij_mcp::client::{ClientConfig, PluginClient, Reach, SessionsFuture, Tran
 use zellij_mcp::own_pane::OwnPane;
 use zellij_mcp::sessions::SessionDefaults;
 use zellij_mcp::tools::{Options, ZellijMcp};
-use zellij_mcp::transport::{CallError, Carrier, Target, Transport};
+use zellij_mcp::transport::{CallError, Carrier, Destination, Transport};
 use zellij_mcp_harness::Mcp;
 use zellij_mcp_protocol::ops::{
     op, CancelResult, ListTabsResult, Op, PaneResult, RequestState, StatusResult,
@@ -66,7 +66,7 @@ impl Carrier for Link {
     async fn send(
         &self,
         request: &Request,
-        _: &Target,
+        _: &Destination,
         timeout: Duration,
     ) -> Result<Reply, CallError> {
         let plugin = &self.0;

@@ -9,14 +9,14 @@ use std::time::{Duration, Instant};
 use zellij_tile::prelude::{ClientInfo, PaneContents, PaneId, PaneManifest, TabInfo};
 
 use crate::handlers::ScreenText;
-use crate::host::{pane_ref, Host};
+use crate::host::{ref_of_id, Host};
 use crate::waits::Screen;
 use crate::{McpPlugin, HEARTBEAT};
 
 /// Without pane or tab events for this long, the view is refreshed from
 /// Zellij's session metadata before each request. (Never from `load` or a
 /// timer: before the permissions apply, that call would kill the plugin.)
-const STARVED_AFTER: Duration = Duration::from_secs(2);
+const VIEW_STARVED_AFTER: Duration = Duration::from_secs(2);
 /// A refresh this recent serves requests that change nothing: taking one
 /// costs Zellij a scan of every session's metadata (about 1.5 ms), which
 /// many callers listing at once would otherwise each pay for.
@@ -54,7 +54,7 @@ impl<H: Host> McpPlugin<H> {
     /// at once, at the screen the event brought.
     pub fn on_render(&mut self, rendered: HashMap<PaneId, PaneContents>) {
         for (pane, contents) in rendered {
-            let pane = pane_ref(pane);
+            let pane = ref_of_id(pane);
             if !self.waits.on_pane(pane) {
                 continue;
             }
@@ -78,11 +78,11 @@ impl<H: Host> McpPlugin<H> {
 
     pub fn on_cwd_changed(&mut self, pane: PaneId, cwd: PathBuf) {
         let cwd = cwd.display().to_string();
-        self.pane_facts.cwd_changed(pane_ref(pane), cwd);
+        self.pane_facts.cwd_changed(ref_of_id(pane), cwd);
     }
 
     pub fn on_command_changed(&mut self, pane: PaneId, argv: Vec<String>) {
-        self.pane_facts.command_changed(pane_ref(pane), argv);
+        self.pane_facts.command_changed(ref_of_id(pane), argv);
     }
 
     pub fn on_timer(&mut self) {
@@ -107,12 +107,12 @@ impl<H: Host> McpPlugin<H> {
     /// Zellij sends pane and tab events only while a client views the
     /// plugin's tab; without them, the view comes from the session metadata.
     pub fn refresh_if_starved(&mut self) {
-        let starved =
-            self.host.unix_ms().saturating_sub(self.view.fed_ms) > STARVED_AFTER.as_millis() as u64;
+        let starved = self.host.unix_ms().saturating_sub(self.view.fed_ms)
+            > VIEW_STARVED_AFTER.as_millis() as u64;
         let recent = self
             .view
             .snapshot_at
-            .is_some_and(|at| at.elapsed() < SNAPSHOT_REUSED_FOR);
+            .is_some_and(|at| self.host.now().saturating_duration_since(at) < SNAPSHOT_REUSED_FOR);
         if !self.view.is_ready() || (starved && !recent) {
             if let Some((tabs, panes)) = self.host.session_snapshot() {
                 self.view.tabs = tabs;

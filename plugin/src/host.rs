@@ -132,7 +132,7 @@ fn command_to_run(argv: &[String], cwd: &Option<String>) -> Option<CommandToRun>
     })
 }
 
-pub fn pane_ref(pane: PaneId) -> PaneRef {
+pub fn ref_of_id(pane: PaneId) -> PaneRef {
     match pane {
         PaneId::Terminal(id) => PaneRef::terminal(id),
         PaneId::Plugin(id) => PaneRef::plugin(id),
@@ -264,7 +264,7 @@ impl Host for ZellijHost {
 
     fn new_pane_in_tab(&self, tab_id: usize) -> Option<PaneRef> {
         // Despite its parameter name, Zellij 0.45.1 reads this as a tab id.
-        new_tiled_pane_in_tab(tab_id).map(pane_ref)
+        new_tiled_pane_in_tab(tab_id).map(ref_of_id)
     }
 
     fn open_command(&self, content: &Content, landing: Landing) -> Option<PaneRef> {
@@ -280,7 +280,7 @@ impl Host for ZellijHost {
                 open_command_pane_floating_near_plugin(command, None, context)
             }
         };
-        pane.map(pane_ref)
+        pane.map(ref_of_id)
     }
 
     fn replace(&self, pane: PaneRef, content: &Content) -> Option<PaneRef> {
@@ -306,7 +306,7 @@ impl Host for ZellijHost {
                 open_edit_pane_in_place_of_pane_id(pane_id(pane), file, true, context)
             }
         };
-        new.map(pane_ref)
+        new.map(ref_of_id)
     }
 
     fn toggle_floating(&self, pane: PaneRef) {

@@ -15,7 +15,7 @@
 //! - Zellij sends pane and tab events only to the instances of clients whose
 //!   active tab holds the plugin. The lease records when its holder last got
 //!   one (`fed`); an instance that gets events while the holder has not for
-//!   [`STARVED_AFTER_MS`] takes the lease over, so the acting instance sees
+//!   [`LEASE_STARVED_AFTER_MS`] takes the lease over, so the acting instance sees
 //!   the session as it is.
 //!
 //! - The lease alone cannot give exactly once: each instance reads it when
@@ -46,7 +46,7 @@ pub const STALE_AFTER_MS: u64 = 3_000;
 pub const RENEW_AFTER_MS: u64 = 500;
 /// A holder that got no session events for this long, while another
 /// instance did, hands over the lease.
-pub const STARVED_AFTER_MS: u64 = 1_000;
+pub const LEASE_STARVED_AFTER_MS: u64 = 1_000;
 /// An instance that lost the lease this recently still takes messages that
 /// no instance took: the new holder may have passed them before it claimed.
 pub const HANDOVER_GRACE_MS: u64 = STALE_AFTER_MS;
@@ -58,7 +58,7 @@ const MOST_TAKEN_KEPT: usize = 4_096;
 /// How long another holder's record, once read, is taken as standing
 /// without reading it again (while it cannot have gone stale or yielded):
 /// with several clients, every instance checks the lease on every message.
-const RESEE_AFTER_MS: u64 = STARVED_AFTER_MS;
+const RESEE_AFTER_MS: u64 = LEASE_STARVED_AFTER_MS;
 /// A claim lock older than this was left by an instance that died mid-claim.
 const LOCK_STALE_AFTER_MS: u64 = 5_000;
 /// Files of a session whose lease has not been renewed for this long are
@@ -117,7 +117,7 @@ impl Record {
 
     /// Whether an instance fed at `fed_ms` should replace this holder.
     fn yields_to(&self, fed_ms: u64) -> bool {
-        fed_ms > self.fed_ms + STARVED_AFTER_MS
+        fed_ms > self.fed_ms + LEASE_STARVED_AFTER_MS
     }
 
     /// Whether this record still stands against a claimant fed at `fed_ms`.
@@ -489,7 +489,10 @@ mod tests {
         // What b read no longer stands once b is fed well after the holder.
         let c = Lease::new(&dir, 9, instance(3));
         assert!(!c.check(RESEE_AFTER_MS + 20, 0));
-        assert!(c.check(RESEE_AFTER_MS + 30, RESEE_AFTER_MS + STARVED_AFTER_MS + 30));
+        assert!(c.check(
+            RESEE_AFTER_MS + 30,
+            RESEE_AFTER_MS + LEASE_STARVED_AFTER_MS + 30
+        ));
     }
 
     #[test]

@@ -154,12 +154,12 @@ impl SessionView {
 
     /// Every pane's id.
     pub fn pane_refs(&self) -> HashSet<PaneRef> {
-        self.all().map(|(_, p)| pane_ref(p)).collect()
+        self.all().map(|(_, p)| ref_of_info(p)).collect()
     }
 
     /// The pane with this id, and the position of its tab.
     pub fn find(&self, pane: PaneRef) -> Option<(usize, &PaneInfo)> {
-        self.all().find(|(_, p)| pane_ref(p) == pane)
+        self.all().find(|(_, p)| ref_of_info(p) == pane)
     }
 
     /// The stable id of the tab a pane is in.
@@ -181,7 +181,7 @@ impl SessionView {
     fn entry(&self, position: usize, p: &PaneInfo) -> PaneEntry {
         let tab = self.tab_at(position);
         PaneEntry {
-            pane_id: pane_ref(p),
+            pane_id: ref_of_info(p),
             tab_id: tab.map(|t| t.tab_id),
             tab_position: position,
             tab_name: tab.map(|t| t.name.clone()).unwrap_or_default(),
@@ -210,7 +210,7 @@ impl SessionView {
     }
 }
 
-pub fn pane_ref(p: &PaneInfo) -> PaneRef {
+pub fn ref_of_info(p: &PaneInfo) -> PaneRef {
     if p.is_plugin {
         PaneRef::plugin(p.id)
     } else {

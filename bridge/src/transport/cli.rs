@@ -28,7 +28,7 @@ use tokio::time::Instant;
 use zellij_mcp_protocol::ops::{op, ReplayArgs};
 use zellij_mcp_protocol::{PaneRef, Reply, Request, PIPE_NAME};
 
-use super::{CallError, Carrier, ReplyReader, Target};
+use super::{CallError, Carrier, Destination, ReplyReader};
 
 /// Idle children kept per target.
 const MAX_IDLE: usize = 4;
@@ -42,7 +42,7 @@ struct PipeChild {
 pub struct CliTransport {
     zellij: PathBuf,
     session: String,
-    idle: Mutex<HashMap<Target, Vec<PipeChild>>>,
+    idle: Mutex<HashMap<Destination, Vec<PipeChild>>>,
 }
 
 impl CliTransport {
@@ -54,14 +54,14 @@ impl CliTransport {
         }
     }
 
-    fn spawn(&self, target: &Target) -> Result<PipeChild, CallError> {
+    fn spawn(&self, target: &Destination) -> Result<PipeChild, CallError> {
         let mut cmd = self.command();
         cmd.arg("--session")
             .arg(&self.session)
             .arg("pipe")
             .arg("--name")
             .arg(PIPE_NAME);
-        if let Target::Plugin { url, configuration } = target {
+        if let Destination::Plugin { url, configuration } = target {
             cmd.arg("--plugin").arg(url);
             if !configuration.is_empty() {
                 let config = cli_configuration(configuration).map_err(CallError::Transport)?;
@@ -140,7 +140,7 @@ impl CliTransport {
         cmd
     }
 
-    fn take_idle(&self, target: &Target) -> Option<PipeChild> {
+    fn take_idle(&self, target: &Destination) -> Option<PipeChild> {
         let mut idle = self.idle.lock().unwrap();
         let pool = idle.get_mut(target)?;
         while let Some(mut child) = pool.pop() {
@@ -151,7 +151,7 @@ impl CliTransport {
         None
     }
 
-    fn put_idle(&self, target: &Target, child: PipeChild) {
+    fn put_idle(&self, target: &Destination, child: PipeChild) {
         let mut idle = self.idle.lock().unwrap();
         let pool = idle.entry(target.clone()).or_default();
         if pool.len() < MAX_IDLE {
@@ -166,7 +166,7 @@ impl Exchanger for CliTransport {
     async fn exchange(
         &self,
         request: &Request,
-        target: &Target,
+        target: &Destination,
         timeout: Duration,
     ) -> Result<Reply, Exchange> {
         let mut child = match self.take_idle(target) {
@@ -239,7 +239,7 @@ trait Exchanger: Sync {
     fn exchange(
         &self,
         request: &Request,
-        target: &Target,
+        target: &Destination,
         timeout: Duration,
     ) -> impl Future<Output = Result<Reply, Exchange>> + Send;
 }
@@ -250,7 +250,7 @@ trait Exchanger: Sync {
 async fn send_once<E: Exchanger>(
     exchanger: &E,
     request: &Request,
-    target: &Target,
+    target: &Destination,
     timeout: Duration,
 ) -> Result<Reply, CallError> {
     let deadline = Instant::now() + timeout;
@@ -289,7 +289,7 @@ impl Carrier for CliTransport {
     async fn send(
         &self,
         request: &Request,
-        target: &Target,
+        target: &Destination,
         timeout: Duration,
     ) -> Result<Reply, CallError> {
         send_once(self, request, target, timeout).await
@@ -374,7 +374,7 @@ mod tests {
         async fn exchange(
             &self,
             request: &Request,
-            _: &Target,
+            _: &Destination,
             _: Duration,
         ) -> Result<Reply, Exchange> {
             let first = {
@@ -402,7 +402,7 @@ mod tests {
         };
         let request = Request::new("r1", "new_tab", json!({}));
         let timeout = Duration::from_secs(1);
-        let reply = send_once(&children, &request, &Target::Broadcast, timeout).await;
+        let reply = send_once(&children, &request, &Destination::Broadcast, timeout).await;
         let reply = reply.expect("a reply");
         assert_eq!(reply.id, "r1");
         (reply.into_result(), children.sent.into_inner().unwrap())

@@ -24,7 +24,7 @@ use zellij_mcp_protocol::{Assembler, PaneRef, Reply, Request};
 
 /// Where a pipe message goes.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum Target {
+pub enum Destination {
     /// Every plugin in the session (only ours answers to the pipe name).
     /// Never launches a plugin, so it is how the bridge finds out whether
     /// the plugin is loaded.
@@ -69,7 +69,7 @@ pub trait Carrier: Send + Sync {
     fn send(
         &self,
         request: &Request,
-        target: &Target,
+        target: &Destination,
         timeout: Duration,
     ) -> impl Future<Output = Result<Reply, CallError>> + Send;
 
@@ -86,7 +86,7 @@ impl<C: Carrier> Transport for C {
     fn call<'a>(
         &'a self,
         request: &'a Request,
-        target: &'a Target,
+        target: &'a Destination,
         timeout: Duration,
     ) -> CallFuture<'a> {
         Box::pin(self.send(request, target, timeout))
@@ -107,7 +107,7 @@ pub trait Transport: Send + Sync {
     fn call<'a>(
         &'a self,
         request: &'a Request,
-        target: &'a Target,
+        target: &'a Destination,
         timeout: Duration,
     ) -> CallFuture<'a>;
 

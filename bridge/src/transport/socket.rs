@@ -25,7 +25,7 @@ use zellij_mcp_protocol::Request;
 use zellij_mcp_protocol::PaneRef;
 
 use super::wire::{self, server_to_client::Message as ServerMsg, ServerToClientMsg};
-use super::{CallError, Carrier, ReplyReader, Target};
+use super::{CallError, Carrier, Destination, ReplyReader};
 
 /// Larger frames from the server are treated as a broken stream.
 const MAX_SERVER_FRAME: usize = 64 * 1024 * 1024;
@@ -103,7 +103,7 @@ impl Carrier for SocketTransport {
     async fn send(
         &self,
         request: &Request,
-        target: &Target,
+        target: &Destination,
         timeout: Duration,
     ) -> Result<zellij_mcp_protocol::Reply, CallError> {
         let conn = self.connection().await?;
@@ -115,8 +115,8 @@ impl Carrier for SocketTransport {
         let payload =
             serde_json::to_string(request).map_err(|e| CallError::Transport(e.to_string()))?;
         let plugin = match target {
-            Target::Broadcast => None,
-            Target::Plugin { url, configuration } => Some((
+            Destination::Broadcast => None,
+            Destination::Plugin { url, configuration } => Some((
                 url.clone(),
                 configuration
                     .iter()

@@ -8,7 +8,7 @@ use zellij_mcp_protocol::ops::{
 use zellij_mcp_protocol::{Error, ErrorBody, PaneKind, PaneRef, PROTOCOL_VERSION};
 
 use super::{now, to_json};
-use crate::host::{pane_ref, Host};
+use crate::host::{ref_of_id, Host};
 use crate::later::{Asker, Handled, HandlerResult, Live};
 use crate::pane_facts::Facts;
 use crate::session::SessionView;
@@ -195,7 +195,7 @@ fn client_entries(view: &SessionView) -> Vec<ClientEntry> {
     view.clients
         .iter()
         .map(|c| {
-            let pane = pane_ref(c.pane_id);
+            let pane = ref_of_id(c.pane_id);
             ClientEntry {
                 client_id: c.client_id,
                 pane_id: pane,

@@ -12,7 +12,7 @@ use zellij_tile::prelude::{PaneInfo, TabInfo};
 use super::{bad_request, once_pane_shows, refuse_own_pane, to_json};
 use crate::host::{Content, Host, Landing};
 use crate::later::{Asker, Handled, HandlerResult, Live, Settle};
-use crate::session::{pane_ref, SessionView};
+use crate::session::{ref_of_info, SessionView};
 use crate::McpPlugin;
 
 /// Most resize steps one call takes.
@@ -63,7 +63,7 @@ impl<H: Host> McpPlugin<H> {
                     )))
                 });
             };
-            let panes: Vec<PaneRef> = view.panes_in(tab.position).map(pane_ref).collect();
+            let panes: Vec<PaneRef> = view.panes_in(tab.position).map(ref_of_info).collect();
             let named = want_name.as_ref().is_none_or(|n| &tab.name == n);
             ((!panes.is_empty() && named) || overdue).then(|| {
                 to_json(NewTabResult {
@@ -555,7 +555,7 @@ fn tab_settle(tab_id: usize, ready: impl Fn(&TabInfo) -> bool + 'static) -> Sett
 
 fn closed_pane(info: &PaneInfo) -> ClosedPane {
     ClosedPane {
-        pane_id: pane_ref(info),
+        pane_id: ref_of_info(info),
         title: info.title.clone(),
         command: info.terminal_command.clone(),
     }

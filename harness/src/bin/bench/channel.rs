@@ -9,14 +9,14 @@ use serde_json::{json, Value};
 use zellij_mcp::sessions::CONTRACT_DIR;
 use zellij_mcp::transport::cli::CliTransport;
 use zellij_mcp::transport::socket::SocketTransport;
-use zellij_mcp::transport::{Target, Transport};
+use zellij_mcp::transport::{Destination, Transport};
 use zellij_mcp_harness::Session;
 use zellij_mcp_protocol::Request;
 
 pub struct Channel {
     runtime: tokio::runtime::Runtime,
     transport: Box<dyn Transport>,
-    target: Target,
+    target: Destination,
     sent: AtomicU64,
 }
 
@@ -45,11 +45,11 @@ impl Channel {
         let mut channel = Channel {
             runtime,
             transport,
-            target: Target::Broadcast,
+            target: Destination::Broadcast,
             sent: AtomicU64::new(0),
         };
         let hello = channel.call("hello", json!({}));
-        channel.target = Target::Plugin {
+        channel.target = Destination::Plugin {
             url: hello["plugin_url"].as_str().expect("plugin url").to_owned(),
             configuration: serde_json::from_value(hello["configuration"].clone())
                 .expect("configuration"),
