@@ -26,12 +26,39 @@ use crate::McpPlugin;
 /// and room for the pipe id, name and arguments around it.
 pub const MAX_PIPE_BYTES: usize = MAX_REQUEST_BYTES + 64 * 1024;
 
+/// Registers the plugin's functions with Zellij; the plugin's binary
+/// calls it once, at its top level.
+#[macro_export]
+macro_rules! export_to_zellij {
+    () => {
+        #[no_mangle]
+        fn load() {
+            $crate::entry::load();
+        }
+        #[no_mangle]
+        pub fn update() -> bool {
+            $crate::entry::update()
+        }
+        #[no_mangle]
+        pub fn pipe() -> bool {
+            $crate::entry::pipe()
+        }
+        #[no_mangle]
+        pub fn render(rows: i32, cols: i32) {
+            $crate::entry::render(rows, cols)
+        }
+        #[no_mangle]
+        pub fn plugin_version() {
+            $crate::entry::plugin_version()
+        }
+    };
+}
+
 thread_local! {
     static STATE: RefCell<McpPlugin<ZellijHost>> = RefCell::new(Default::default());
 }
 
-#[no_mangle]
-fn load() {
+pub fn load() {
     STATE.with(|state| {
         let bytes: Vec<u8> = zellij_tile::shim::object_from_stdin().unwrap_or_default();
         let configuration = ProtobufPluginConfiguration::decode(bytes.as_slice())
@@ -42,7 +69,6 @@ fn load() {
     });
 }
 
-#[no_mangle]
 pub fn update() -> bool {
     let bytes = read_line_bytes(usize::MAX).bytes;
     let event = ProtobufEvent::decode(bytes.as_slice())
@@ -55,7 +81,6 @@ pub fn update() -> bool {
     }
 }
 
-#[no_mangle]
 pub fn pipe() -> bool {
     let line = read_line_bytes(MAX_PIPE_BYTES);
     STATE.with(|state| {
@@ -77,12 +102,10 @@ pub fn pipe() -> bool {
     })
 }
 
-#[no_mangle]
 pub fn render(rows: i32, cols: i32) {
     STATE.with(|state| state.borrow_mut().render(rows as usize, cols as usize));
 }
 
-#[no_mangle]
 pub fn plugin_version() {
     println!("{}", zellij_tile::prelude::VERSION);
 }

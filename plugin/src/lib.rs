@@ -1,0 +1,222 @@
+//! The zellij-mcp plugin: runs inside a Zellij session and carries out the
+//! bridge's requests on panes **by id**, through the plugin API, without ever
+//! moving focus. The plugin's binary (`main.rs`) only registers [`entry`]'s
+//! functions with Zellij; everything else is this library, tested natively.
+//!
+//! - [`entry`]: Zellij's calls into the plugin; a pipe message is read piece
+//!   by piece and refused by size before it is decoded.
+//! - [`pipe`]: requests in (parsing, the typed op dispatch table), replies out.
+//! - [`later`]: the life of a request answered later.
+//! - [`handlers`]: one handler per op.
+//! - [`events`]: one function per Zellij event.
+//! - [`logging`]: the plugin's lines in Zellij's log (`log_level`).
+//!
+//! The state, in plain types tested natively on a fake [`host`]:
+//! - [`lease`]: which of the per-client instances acts (exactly once);
+//! - [`agents`]: the agent names of panes;
+//! - [`messages`]: messages waiting for delivery, in order;
+//! - [`session`]: tabs, panes and clients as the last events described them;
+//! - [`replay`]: requests under way and recent replies, for pipes that died;
+//! - [`writes`]: per-pane FIFO of writes and timed submit CRs;
+//! - [`shares`]: what the plugin caps, and each client's share of it;
+//! - [`pane_facts`]: panes' cwd and running command, from Zellij's events;
+//! - [`waits`]: event-driven waits on output, idleness and exit.
+
+mod agents;
+mod commands;
+pub mod entry;
+mod event_log;
+mod events;
+mod files;
+mod handlers;
+mod host;
+mod later;
+mod lease;
+mod logging;
+mod messages;
+mod pane_facts;
+mod pipe;
+mod replay;
+mod session;
+mod shares;
+mod waits;
+mod writes;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use zellij_mcp_protocol::ops::{DEFAULT_SUBMIT_DELAY_MS, MAX_SUBMIT_DELAY_MS};
+use zellij_mcp_protocol::PERMISSIONS;
+use zellij_tile::prelude::*;
+
+use agents::Agents;
+use event_log::EventLog;
+use handlers::Purpose;
+use host::{Host, ZellijHost};
+use lease::{Acting, Instance, Lease};
+use messages::Outbox;
+use pane_facts::PaneFacts;
+use pipe::Requests;
+use session::SessionView;
+use waits::Waits;
+use writes::WriteQueue;
+
+/// How often each instance renews or checks the lease.
+const HEARTBEAT: Duration = Duration::from_secs(1);
+/// The plugin's shared folder (across instances of this plugin URL).
+const SHARED_DIR: &str = "/cache";
+
+/// The plugin: its state in parts, each touched by the handlers that need it.
+#[derive(Default)]
+pub struct McpPlugin<H: Host + 'static> {
+    host: H,
+    settings: Settings,
+    /// Whether this instance is the one that acts.
+    acting: Acting,
+    /// The session as the last events described it.
+    view: SessionView,
+    /// Requests under way: replies kept for replay, and replies that come later.
+    requests: Requests<H>,
+    /// Writes waiting for their turn, per pane.
+    input: WriteQueue,
+    waits: Waits<Purpose>,
+    /// Terminal panes' cwd and running command, as Zellij's events tell them.
+    pane_facts: PaneFacts,
+    agents: Agents,
+    /// Messages waiting for delivery.
+    outbox: Outbox,
+    /// The session's event log: messages and agents.
+    log: EventLog,
+}
+
+/// The plugin's configuration from the layout, and what it sets.
+#[derive(Debug, Default)]
+pub struct Settings {
+    configuration: BTreeMap<String, String>,
+    submit_delay_ms: u64,
+    /// Tell an agent's parent when it exits or closes (`child_events false`
+    /// in the layout turns it off).
+    child_events: bool,
+}
+
+impl Settings {
+    fn new(configuration: BTreeMap<String, String>) -> Self {
+        let submit_delay_ms = configuration
+            .get("submit_delay_ms")
+            .and_then(|v| v.parse::<u64>().ok())
+            .map_or(DEFAULT_SUBMIT_DELAY_MS, |ms| ms.min(MAX_SUBMIT_DELAY_MS));
+        let child_events = configuration.get("child_events").map(String::as_str) != Some("false");
+        Settings {
+            configuration,
+            submit_delay_ms,
+            child_events,
+        }
+    }
+}
+
+impl ZellijPlugin for McpPlugin<ZellijHost> {
+    fn load(&mut self, configuration: BTreeMap<String, String>) {
+        // Grants are pre-seeded or answered by the user; never wait for the
+        // PermissionRequestResult event (it does not come when pre-seeded).
+        request_permission(&permissions());
+        subscribe(&[
+            EventType::PaneUpdate,
+            EventType::TabUpdate,
+            EventType::Timer,
+            EventType::ListClients,
+            EventType::PaneRenderReport,
+            EventType::CommandPaneExited,
+            EventType::CwdChanged,
+            EventType::CommandChanged,
+        ]);
+        // Not hide_self(): it does not hide a tiled pane in 0.45.1, and it
+        // stops the pane and tab events this plugin lives on.
+        set_selectable(false);
+        logging::start(configuration.get("log_level").map(String::as_str));
+        self.start(Path::new(SHARED_DIR), configuration);
+    }
+
+    fn update(&mut self, event: Event) -> bool {
+        match event {
+            Event::PaneUpdate(manifest) => self.on_pane_update(manifest),
+            Event::TabUpdate(tabs) => self.on_tab_update(tabs),
+            Event::ListClients(clients) => self.on_clients(clients),
+            Event::PaneRenderReport(rendered) => self.on_render(rendered),
+            Event::CommandPaneExited(pane, code, _) => self.on_command_exited(pane, code),
+            Event::CwdChanged(pane, cwd, _) => self.on_cwd_changed(pane, cwd),
+            Event::CommandChanged(pane, argv, _, _) => self.on_command_changed(pane, argv),
+            Event::Timer(_) => self.on_timer(),
+            _ => {}
+        }
+        false
+    }
+
+    fn pipe(&mut self, message: PipeMessage) -> bool {
+        self.on_pipe(message);
+        false
+    }
+}
+
+impl<H: Host> McpPlugin<H> {
+    fn start(&mut self, shared_dir: &Path, configuration: BTreeMap<String, String>) {
+        self.settings = Settings::new(configuration);
+        let ids = self.host.ids();
+        let me = Instance {
+            plugin_id: ids.plugin_id,
+            client_id: ids.client_id,
+        };
+        Lease::sweep(shared_dir, self.host.unix_ms());
+        EventLog::sweep(shared_dir);
+        let lease = Lease::new(shared_dir, ids.zellij_pid, me);
+        lease.announce();
+        self.agents = Agents::new(lease.file_beside("agents"));
+        self.log = EventLog::open(shared_dir.join(log_file_name(ids.zellij_pid)));
+        self.acting.lease = Some(lease);
+        self.heartbeat(self.host.now());
+    }
+
+    /// Whether this instance acts now (renewing or claiming the lease).
+    fn is_acting(&mut self) -> bool {
+        self.acting.check(self.host.unix_ms(), self.view.fed_ms)
+    }
+
+    /// Whether this instance, and no other, carries out the message or
+    /// event `key` (see [`lease`]).
+    fn takes(&mut self, key: &[&[u8]]) -> bool {
+        self.acting
+            .takes(key, self.host.unix_ms(), self.view.fed_ms)
+    }
+}
+
+/// `events-<session>.jsonl`: named for the session (which a resurrected
+/// session keeps), else for the Zellij server.
+fn log_file_name(zellij_pid: u32) -> String {
+    let session = std::env::var("ZELLIJ_SESSION_NAME")
+        .ok()
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| format!("pid-{zellij_pid}"));
+    let safe: String = session
+        .chars()
+        .map(|c| match c.is_ascii_alphanumeric() || "-_.".contains(c) {
+            true => c,
+            false => '_',
+        })
+        .collect();
+    format!("events-{safe}.jsonl")
+}
+
+/// The permissions the plugin asks for, as the protocol lists them.
+fn permissions() -> Vec<PermissionType> {
+    PERMISSIONS
+        .iter()
+        .filter_map(|name| name.parse().ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod op_tests;
+#[cfg(test)]
+mod properties;
+#[cfg(test)]
+mod tests;
