@@ -234,3 +234,67 @@ fn last_lines_beyond_the_screen_come_from_the_scrollback() {
     assert_eq!(lines.last(), Some(&"end-10"));
     assert_eq!(lines[0], "202");
 }
+
+/// The number in the last `line N` of a screen.
+fn last_line_number(screen: &str) -> Option<u64> {
+    screen
+        .lines()
+        .rev()
+        .find_map(|l| l.trim().strip_prefix("line ")?.parse().ok())
+}
+
+#[test]
+fn a_pane_the_user_scrolled_up_keeps_its_view_and_a_wait_on_it_ends_cleanly() {
+    let (s, mut client) = attached_session("scrolled");
+    let mcp = mcp(&s, "socket");
+    let script = "i=0; while :; do i=$((i+1)); echo \"line $i\"; sleep 0.1; done";
+    let pane = mcp.ok(
+        "zellij_new_pane",
+        json!({"command": ["sh", "-c", script], "placement": "tiled"}),
+    );
+    let pane = pane["pane_id"].as_str().unwrap().to_owned();
+    mcp.ok("zellij_focus", json!({"pane_id": pane}));
+    wait_for(
+        "the client to focus the pane",
+        Duration::from_secs(20),
+        || {
+            let focus = s.client_focus();
+            focus.split_whitespace().any(|w| w == pane).then_some(())
+        },
+    );
+    wait_for("60 lines printed", Duration::from_secs(30), || {
+        (last_line_number(&screen(&mcp, &pane))? >= 60).then_some(())
+    });
+
+    // The user enters scroll mode (Ctrl-s) and pages up until the view moves.
+    client.type_keys(b"\x13");
+    let latest = last_line_number(&screen(&mcp, &pane)).unwrap();
+    let held = wait_for("the view to scroll up", Duration::from_secs(20), || {
+        client.type_keys(b"\x1b[5~");
+        let view = screen(&mcp, &pane);
+        (last_line_number(&view)? + 20 < latest).then_some(view)
+    });
+
+    // Zellij holds the pane's output while it is scrolled: a wait for a
+    // line printed since times out (it is not a lost reply), and neither
+    // the wait nor the reads moved the user's view.
+    let later = format!("line {}", latest + 30);
+    let waited = mcp.ok(
+        "zellij_wait_for",
+        json!({"pane_id": pane, "pattern": later, "timeout_ms": 2000}),
+    );
+    assert_eq!(waited["outcome"], "timeout", "{waited}");
+    assert_eq!(
+        screen(&mcp, &pane),
+        held,
+        "the user's view stayed where it was"
+    );
+
+    // Back at the bottom (Ctrl-c leaves scroll mode), the held output shows.
+    client.type_keys(b"\x03");
+    let matched = mcp.ok(
+        "zellij_wait_for",
+        json!({"pane_id": pane, "pattern": later, "timeout_ms": 20000}),
+    );
+    assert_eq!(matched["outcome"], "matched", "{matched}");
+}

@@ -482,8 +482,10 @@ impl Session {
             let mut buf = [0u8; 8192];
             while matches!(reader.read(&mut buf), Ok(n) if n > 0) {}
         });
+        let keys = pty.master.take_writer().expect("pty writer");
         AttachedClient {
             child,
+            keys,
             _master: pty.master,
         }
     }
@@ -516,12 +518,20 @@ impl Drop for Sibling<'_> {
 /// A `zellij attach` client running on a pseudo-terminal; killed on drop.
 pub struct AttachedClient {
     child: Box<dyn portable_pty::Child + Send + Sync>,
+    /// What the user types.
+    keys: Box<dyn std::io::Write + Send>,
     _master: Box<dyn portable_pty::MasterPty + Send>,
 }
 
 impl AttachedClient {
     pub fn is_running(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// Types `bytes` on the client's terminal, as its user would.
+    pub fn type_keys(&mut self, bytes: &[u8]) {
+        self.keys.write_all(bytes).expect("type into the client");
+        self.keys.flush().expect("type into the client");
     }
 }
 
