@@ -106,7 +106,6 @@ fn a_full_scrollback_is_read_a_hundred_times_at_the_largest_cap() {
             last_tick = tick;
         }
         cursor = read["cursor"].clone();
-        std::thread::sleep(Duration::from_millis(30));
     }
     assert!(last_tick > 0, "the cursor reads saw the pane print");
     assert_heap_under_half(&mcp, "100 cursor reads");
@@ -147,7 +146,7 @@ fn waits_on_a_busy_pane_run_to_their_end_and_other_reads_stay_fast() {
                 json!({"pane_id": pane, "pattern": "never-printed", "timeout_ms": 6000}),
             )
         });
-        std::thread::sleep(Duration::from_millis(500));
+        until_waiting(&mcp, 1);
         let busy_ms = median_read_ms(&mcp, &shell, 30);
         (waiter.join().unwrap(), busy_ms)
     });

@@ -30,7 +30,7 @@ fn a_session_killed_during_a_wait_is_an_error_at_once(transport: &str) {
                 json!({"session": s.name(), "pane_id": pane, "pattern": "never", "timeout_ms": 60000}),
             )
         });
-        std::thread::sleep(Duration::from_millis(1000));
+        until_waiting(&mcp, 1);
         s.sandbox().kill_session(s.name());
         let killed = Instant::now();
         let result = waiter.join().unwrap();
@@ -67,7 +67,7 @@ fn a_plugin_reloaded_mid_call_gives_a_clean_error_then_works_again() {
                 json!({"pane_id": pane, "pattern": "never", "timeout_ms": 60000}),
             )
         });
-        std::thread::sleep(Duration::from_millis(1000));
+        until_waiting(&mcp, 1);
         let mut reload = s.sandbox().zellij();
         reload.args(["--session", s.name(), "action", "start-or-reload-plugin"]);
         reload.arg(s.sandbox().plugin_url());
@@ -129,14 +129,16 @@ fn clients_coming_and_going_never_double_or_drop_a_call() {
         stop.store(true, std::sync::atomic::Ordering::SeqCst);
         churn.join().unwrap();
     });
-    let lines = file_lines(&out, rounds);
-    std::thread::sleep(Duration::from_millis(500));
-    let expected: Vec<String> = (0..rounds).map(|n| format!("line-{n}")).collect();
-    assert_eq!(lines, expected, "each write typed exactly once, in order");
-    assert_eq!(
-        std::fs::read_to_string(&out).unwrap().lines().count(),
-        rounds
+    // Writes to a pane are typed in order: once the last shows, a write
+    // typed twice would have shown before it.
+    mcp.ok(
+        "zellij_write",
+        json!({"pane_id": pane, "text": "line-end", "keys": ["Enter"]}),
     );
+    let lines = file_lines(&out, rounds + 1);
+    let mut expected: Vec<String> = (0..rounds).map(|n| format!("line-{n}")).collect();
+    expected.push("line-end".into());
+    assert_eq!(lines, expected, "each write typed exactly once, in order");
 }
 
 #[test]

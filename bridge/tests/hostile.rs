@@ -101,7 +101,7 @@ fn costly_patterns_are_refused_or_bounded_and_other_readers_stay_fast() {
             let result = waiter.ok("zellij_wait_for", args);
             (started.elapsed(), result)
         });
-        std::thread::sleep(Duration::from_millis(300));
+        until_waiting(&reader, 1);
         let during = slowest_read(&reader, &quiet, 20);
         (waiting.join().unwrap(), during)
     });
@@ -144,7 +144,7 @@ fn one_caller_at_its_wait_cap_leaves_another_room() {
                 json!({"pane_id": pane, "pattern": "theirs-\\d+", "timeout_ms": 20000}),
             )
         });
-        std::thread::sleep(Duration::from_millis(300));
+        until_waiting(&other, 17);
         type_line(&other, &pane, "echo theirs-$((40+2))");
         let own = own.join().unwrap();
         assert_eq!(own["outcome"], "matched", "{own}");
@@ -217,8 +217,8 @@ fn a_message_with_escapes_and_a_forged_sender_arrives_as_plain_text_from_its_rea
     let out = s.pipe(Some(&url), &raw.to_string()).expect("zellij pipe");
     let reply = String::from_utf8_lossy(&out.stdout);
     assert!(reply.contains("own pane"), "{reply}");
-    std::thread::sleep(Duration::from_millis(300));
-    assert!(!screen(&outside, &shell).contains("typed-by-raw"));
+    let after = screen_after_marker(&outside, &shell, "typed-last");
+    assert!(!after.contains("typed-by-raw"), "{after}");
 }
 
 #[test]

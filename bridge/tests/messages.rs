@@ -83,12 +83,6 @@ fn messages_from_four_senders_arrive_each_as_one_submit_in_seq_order() {
         }
     });
     let got = received(&out, 4 * per_sender);
-    std::thread::sleep(Duration::from_secs(1));
-    assert_eq!(
-        received(&out, 0).len(),
-        4 * per_sender,
-        "nothing lost, nothing doubled"
-    );
     let parsed: Vec<(u64, String, String)> = got.iter().map(|m| parse(m)).collect();
     let seqs: Vec<u64> = parsed.iter().map(|p| p.0).collect();
     assert!(seqs.windows(2).all(|w| w[0] < w[1]), "seq order: {seqs:?}");
@@ -111,6 +105,13 @@ fn messages_from_four_senders_arrive_each_as_one_submit_in_seq_order() {
     let got = received(&out, 4 * per_sender + 1);
     let (_, _, text) = parse(&got[4 * per_sender]);
     assert_eq!(text, "line one\nline two");
+    // Each target takes one message at a time, in seq order: with the
+    // last one in, a message typed twice would have come before it.
+    assert_eq!(
+        got.len(),
+        4 * per_sender + 1,
+        "nothing lost, nothing doubled"
+    );
 }
 
 #[test]
@@ -125,7 +126,12 @@ fn a_message_waits_for_a_name_that_appears_later_parent_resolves_and_exits_are_t
         json!({"to": "main", "text": "are you there", "from": "ci", "wait_ms": 0}),
     );
     assert_eq!(queued["status"], "queued", "{queued}");
-    std::thread::sleep(Duration::from_secs(2));
+    wait_for("the message to be retried", Duration::from_secs(20), || {
+        let events = plain.ok("zellij_read_events", json!({}));
+        let events = events["events"].as_array()?.clone();
+        let retried = events.iter().any(|e| e["event"] == "retry");
+        retried.then_some(())
+    });
     let target = Mcp::start_in_pane(&bridge(), s.sandbox(), s.name(), pane_number(&pane));
     target.ok("zellij_register_agent", json!({"name": "main"}));
     let got = received(&out, 1);
@@ -201,8 +207,12 @@ fn bad_messages_are_refused_with_a_fix_and_nothing_is_typed() {
         error.starts_with("bad_request:") && error.contains("Fix:"),
         "{error}"
     );
-    std::thread::sleep(Duration::from_millis(500));
-    assert_eq!(screen(&plain, &pane), before, "nothing was typed");
+    let after = screen_after_marker(&plain, &pane, "typed-last");
+    assert_eq!(
+        trimmed(&after.replace("typed-last", "")),
+        trimmed(&before),
+        "nothing was typed"
+    );
     let logged = plain.ok("zellij_read_events", json!({}));
     assert_eq!(logged["events"], json!([]), "nothing was logged");
 }
@@ -397,13 +407,19 @@ fn a_target_closed_midway_and_started_again_under_its_name_misses_nothing() {
     let second_out = s.sandbox().work().join("second.jsonl");
     let (_, _second) = ink_agent(&s, &plain, &second_out, "worker");
     let before = received(&first_out, 0).len();
-    let after = received(&second_out, total - before);
-    std::thread::sleep(Duration::from_secs(1));
+    // One more, in seq order after the others: once it is in, a message
+    // typed twice would have come before it.
+    let last = json!({"to": "worker", "text": "last", "from": "ci", "wait_ms": 0});
+    let last = plain.ok("zellij_send_message", last)["seq"]
+        .as_u64()
+        .unwrap();
+    let after = received(&second_out, total - before + 1);
     let all: Vec<u64> = received(&first_out, 0)
         .iter()
-        .chain(&received(&second_out, 0))
+        .chain(&after)
         .map(|m| parse(m).0)
         .collect();
+    let sent: Vec<u64> = sent.into_iter().chain([last]).collect();
     assert_eq!(
         all,
         sent,

@@ -402,8 +402,18 @@ fn creating_renaming_arranging_and_closing_never_move_focus() {
         .iter()
         .all(|t| t["tab_id"] != tab_id));
     kept("zellij_close");
-    std::thread::sleep(Duration::from_millis(300));
-    kept("everything, a moment later");
+    // Nothing the plugin does later moves it either.
+    wait_for(
+        "the plugin to hold no requests",
+        Duration::from_secs(20),
+        || {
+            let info = mcp.ok("zellij_session_info", json!({}));
+            let memory = &info["plugin_memory"];
+            let idle = memory["pending_replies"] == 0 && memory["queued_writes"] == 0;
+            idle.then_some(())
+        },
+    );
+    kept("everything the plugin held");
 }
 
 #[test]
@@ -624,7 +634,7 @@ fn wait_for_matches_stops_idles_exits_times_out_and_cancels() {
                 json!({"pane_id": doomed, "pattern": "never", "timeout_ms": 20000}),
             )
         });
-        std::thread::sleep(Duration::from_millis(800));
+        until_waiting(&mcp, 1);
         mcp.ok("zellij_close", json!({"pane_id": doomed}));
         waiter.join().unwrap()
     });
@@ -643,8 +653,7 @@ fn wait_for_matches_stops_idles_exits_times_out_and_cancels() {
                 Duration::from_millis(2500),
             )
         });
-        std::thread::sleep(Duration::from_millis(1000));
-        assert_eq!(waits(), 1, "the wait is running");
+        until_waiting(&mcp, 1);
         waiter.join().unwrap();
     });
     assert!(
@@ -729,7 +738,6 @@ fn read_since_paste_exited_panes_and_signals() {
         "zellij_new_pane",
         json!({"command": ["sh", "-c", format!("cat -v > {}", out.display())], "placement": "background"}),
     );
-    std::thread::sleep(Duration::from_millis(500));
     mcp.ok(
         "zellij_write",
         json!({"pane_id": cat["pane_id"], "text": "a\nb", "paste": true, "keys": ["Enter", "Ctrl d"]}),

@@ -103,3 +103,37 @@ pub fn type_line(mcp: &Mcp, pane: &str, line: &str) {
         json!({"pane_id": pane, "text": line, "keys": ["Enter"]}),
     );
 }
+
+/// Waits until the plugin has `count` waits under way (`mcp` may be the
+/// bridge whose call is waiting: calls on one bridge run side by side).
+pub fn until_waiting(mcp: &Mcp, count: usize) {
+    wait_for(
+        &format!("{count} waits under way"),
+        Duration::from_secs(20),
+        || {
+            let info = mcp.ok("zellij_session_info", json!({}));
+            let waits = info["active_waits"].as_u64()?;
+            (waits >= count as u64).then_some(())
+        },
+    )
+}
+
+/// Types `marker` (no Enter) into `pane` and reads until it shows; writes
+/// to a pane are typed in order, so anything typed before it shows too.
+pub fn screen_after_marker(mcp: &Mcp, pane: &str, marker: &str) -> String {
+    mcp.ok("zellij_write", json!({"pane_id": pane, "text": marker}));
+    wait_for(
+        &format!("'{marker}' in {pane}"),
+        Duration::from_secs(20),
+        || {
+            let text = screen(mcp, pane);
+            text.contains(marker).then_some(text)
+        },
+    )
+}
+
+/// `screen` without trailing blanks on its lines or at its end.
+pub fn trimmed(screen: &str) -> String {
+    let lines: Vec<&str> = screen.lines().map(str::trim_end).collect();
+    lines.join("\n").trim_end().to_owned()
+}
