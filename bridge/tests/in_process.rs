@@ -1,28 +1,27 @@
-//! The bridge without Zellij: the MCP server runs in this process on a fake
-//! plugin (a `Carrier` that answers as the plugin does), and a real MCP
-//! client talks to it over a pipe. Cancellation, progress, a dropped link and
-//! the caller's pane in the request envelope are checked here; and
-//! `tools/list` against its snapshot, so every change to a description,
-//! schema or annotation shows in a diff.
+//! The bridge without Zellij: the MCP server runs in this process on the
+//! real plugin logic (the plugin crate's `FakeSession`, on a fake host), and
+//! a real MCP client talks to it over a pipe. Cancellation, progress, a
+//! dropped link and the caller's pane in the request envelope are checked
+//! here; and `tools/list` against its snapshot, so every change to a
+//! description, schema or annotation shows in a diff.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rmcp::ServiceExt;
-use serde::Serialize;
 use serde_json::json;
+use tokio::sync::oneshot;
 use zellij_mcp::client::{ClientConfig, PluginClient, Reach, SessionsFuture, TransportChoice};
 use zellij_mcp::own_pane::OwnPane;
 use zellij_mcp::sessions::SessionDefaults;
 use zellij_mcp::tools::{Options, ZellijMcp};
 use zellij_mcp::transport::{CallError, Carrier, Destination, Transport};
 use zellij_mcp_harness::Mcp;
-use zellij_mcp_protocol::ops::{
-    op, CancelResult, ListTabsResult, Op, PaneResult, RequestState, StatusResult,
-};
-use zellij_mcp_protocol::testing::hello;
-use zellij_mcp_protocol::{PaneRef, Reply, Request};
+use zellij_mcp_plugin::fake::{shared_dir, FakeSession};
+use zellij_mcp_protocol::ops::{op, Op};
+use zellij_mcp_protocol::{Assembler, PaneRef, Reply, Request};
 
 const SESSION: &str = "fake";
 const SNAPSHOT: &str = concat!(
@@ -30,9 +29,13 @@ const SNAPSHOT: &str = concat!(
     "/tests/snapshots/tools-list.json"
 );
 
-/// Answers as the plugin would; a wait never ends by itself.
-#[derive(Default)]
-struct FakePlugin {
+/// A request for the plugin's thread, and where its reply's lines go.
+type Piped = (String, String, oneshot::Sender<Vec<String>>);
+
+/// The real plugin logic on its own thread (its fake host is not `Send`),
+/// with its clock following this one; and what the bridge sent it.
+struct Plugin {
+    requests: Mutex<mpsc::Sender<Piped>>,
     seen: Mutex<Vec<Request>>,
     /// Links made to it (one hello each).
     links: AtomicUsize,
@@ -40,25 +43,59 @@ struct FakePlugin {
     drop_next: AtomicBool,
 }
 
-impl FakePlugin {
+impl Plugin {
+    fn start(test: &str) -> Arc<Plugin> {
+        let dir = shared_dir(&format!("in-process-{test}"));
+        let (requests, incoming) = mpsc::channel::<Piped>();
+        std::thread::spawn(move || run_plugin(&dir, incoming));
+        Arc::new(Plugin {
+            requests: Mutex::new(requests),
+            seen: Mutex::default(),
+            links: AtomicUsize::default(),
+            drop_next: AtomicBool::default(),
+        })
+    }
+
     fn seen(&self, name: &str) -> Vec<Request> {
         let seen = self.seen.lock().unwrap();
         seen.iter().filter(|r| r.op == name).cloned().collect()
     }
 }
 
-fn answer<O: Op>(request: &Request, result: O::Result) -> Result<Reply, CallError>
-where
-    O::Result: Serialize,
-{
-    Ok(Reply::ok(
-        &request.id,
-        serde_json::to_value(result).unwrap(),
-    ))
+/// Hands each request to the plugin as a pipe message, fires its timers as
+/// the clock passes them, and sends each pipe's lines once it is released.
+fn run_plugin(dir: &std::path::Path, incoming: mpsc::Receiver<Piped>) {
+    let mut session = FakeSession::start(dir);
+    let mut waiting: Vec<(String, oneshot::Sender<Vec<String>>)> = Vec::new();
+    let mut last = Instant::now();
+    loop {
+        let until_timer = session.next_timer().unwrap_or(Duration::from_millis(50));
+        let message = incoming.recv_timeout(until_timer.min(Duration::from_millis(50)));
+        session.advance(last.elapsed());
+        last = Instant::now();
+        match message {
+            Ok((pipe_id, payload, reply)) => {
+                session.pipe(&pipe_id, &payload);
+                waiting.push((pipe_id, reply));
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => return,
+        }
+        waiting = waiting
+            .into_iter()
+            .filter_map(|(pipe_id, reply)| match session.released(&pipe_id) {
+                Some(lines) => {
+                    let _ = reply.send(lines);
+                    None
+                }
+                None => Some((pipe_id, reply)),
+            })
+            .collect();
+    }
 }
 
-/// A link to the fake plugin.
-struct Link(Arc<FakePlugin>);
+/// A link to the plugin.
+struct Link(Arc<Plugin>);
 
 impl Carrier for Link {
     const KIND: &'static str = "fake";
@@ -71,35 +108,26 @@ impl Carrier for Link {
     ) -> Result<Reply, CallError> {
         let plugin = &self.0;
         plugin.seen.lock().unwrap().push(request.clone());
-        match request.op.as_str() {
-            op::Hello::NAME => {
-                answer::<op::Hello>(request, hello(Some("file:/fake/zellij-mcp.wasm")))
-            }
-            op::WaitFor::NAME => {
-                tokio::time::sleep(timeout).await;
-                Err(CallError::Timeout)
-            }
-            op::Cancel::NAME => answer::<op::Cancel>(request, CancelResult { cancelled: true }),
-            op::Status::NAME => {
-                let state = RequestState::InFlight;
-                answer::<op::Status>(request, StatusResult { state })
-            }
-            op::ListTabs::NAME if plugin.drop_next.swap(false, Ordering::SeqCst) => {
-                Err(CallError::Transport("the session's socket closed".into()))
-            }
-            op::ListTabs::NAME => answer::<op::ListTabs>(request, ListTabsResult { tabs: vec![] }),
-            op::NewPane::NAME => {
-                let pane_id = PaneRef::terminal(9);
-                answer::<op::NewPane>(
-                    request,
-                    PaneResult {
-                        pane_id,
-                        tab_id: Some(0),
-                    },
-                )
-            }
-            _ => Err(CallError::NoReply),
+        if request.op == op::ListTabs::NAME && plugin.drop_next.swap(false, Ordering::SeqCst) {
+            return Err(CallError::Transport("the session's socket closed".into()));
         }
+        let payload = serde_json::to_string(request).unwrap();
+        let (reply, lines) = oneshot::channel();
+        let pipe_id = format!("pipe-{}", request.id);
+        let sent = plugin
+            .requests
+            .lock()
+            .unwrap()
+            .send((pipe_id, payload, reply));
+        sent.map_err(|_| CallError::Transport("the plugin's thread ended".into()))?;
+        let lines = match tokio::time::timeout(timeout, lines).await {
+            Ok(Ok(lines)) => lines,
+            Ok(Err(_)) => return Err(CallError::NoReply),
+            Err(_) => return Err(CallError::Timeout),
+        };
+        let mut assembler = Assembler::new(&request.id);
+        let reply = lines.iter().find_map(|line| assembler.push_line(line));
+        reply.ok_or(CallError::NoReply)
     }
 
     async fn read_rows(
@@ -112,7 +140,7 @@ impl Carrier for Link {
     }
 }
 
-struct OneSession(Arc<FakePlugin>);
+struct OneSession(Arc<Plugin>);
 
 impl Reach for OneSession {
     fn live<'a>(&'a self, _: &'a ClientConfig) -> SessionsFuture<'a> {
@@ -127,7 +155,7 @@ impl Reach for OneSession {
 
 /// The server in this process, on `plugin`, as if run from pane `terminal_7`
 /// of the session; and an MCP client talking to it.
-fn connect(plugin: &Arc<FakePlugin>) -> Mcp {
+fn connect(plugin: &Arc<Plugin>) -> Mcp {
     let config = ClientConfig {
         transport: TransportChoice::Auto,
         zellij: "zellij".into(),
@@ -160,7 +188,7 @@ fn wait_until(what: &str, done: impl Fn() -> bool) {
 
 #[test]
 fn a_cancelled_wait_sends_progress_then_ends_the_request_in_the_plugin() {
-    let plugin = Arc::new(FakePlugin::default());
+    let plugin = Plugin::start("cancel");
     let mcp = connect(&plugin);
     let args = json!({"pane_id": "terminal_1", "pattern": "never"});
     mcp.call_and_cancel("zellij_wait_for", args, Duration::from_millis(2_500));
@@ -185,7 +213,7 @@ fn a_cancelled_wait_sends_progress_then_ends_the_request_in_the_plugin() {
 
 #[test]
 fn a_dropped_link_is_an_error_and_the_next_call_links_again() {
-    let plugin = Arc::new(FakePlugin::default());
+    let plugin = Plugin::start("dropped");
     let mcp = connect(&plugin);
     mcp.ok("zellij_list_tabs", json!({}));
     assert_eq!(plugin.links.load(Ordering::SeqCst), 1);
@@ -200,10 +228,10 @@ fn a_dropped_link_is_an_error_and_the_next_call_links_again() {
 
 #[test]
 fn requests_carry_the_callers_pane_in_the_envelope_not_in_the_args() {
-    let plugin = Arc::new(FakePlugin::default());
+    let plugin = Plugin::start("caller");
     let mcp = connect(&plugin);
     let opened = mcp.ok("zellij_new_pane", json!({}));
-    assert_eq!(opened["pane_id"], "terminal_9");
+    assert_eq!(opened["pane_id"], "terminal_101", "{opened}");
     assert_eq!(opened["session"], SESSION);
     let sent = plugin.seen(op::NewPane::NAME);
     assert_eq!(sent[0].caller, Some(PaneRef::terminal(7)));
@@ -212,7 +240,7 @@ fn requests_carry_the_callers_pane_in_the_envelope_not_in_the_args() {
 
 #[test]
 fn tools_list_matches_its_snapshot() {
-    let mcp = connect(&Arc::new(FakePlugin::default()));
+    let mcp = connect(&Plugin::start("tools"));
     let mut tools = mcp.list_tools();
     tools.sort_by(|a, b| a.name.cmp(&b.name));
     let tools = serde_json::to_value(tools).unwrap();

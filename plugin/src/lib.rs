@@ -27,6 +27,8 @@ mod commands;
 pub mod entry;
 mod event_log;
 mod events;
+#[cfg(any(test, feature = "fake-host"))]
+pub mod fake;
 mod files;
 mod handlers;
 mod host;
