@@ -6,12 +6,15 @@
 //! - [`entry`]: Zellij's calls into the plugin; a pipe message is read piece
 //!   by piece and refused by size before it is decoded.
 //! - [`pipe`]: requests in (parsing, the typed op dispatch table), replies out.
-//! - [`later`]: the life of a request answered later.
-//! - [`handlers`]: one handler per op.
+//! - [`handlers`]: one handler per op; each says what its answer waits for
+//!   ([`handled`]).
+//! - [`lifecycle`]: the life of a request answered later, to its one answer.
 //! - [`events`]: one function per Zellij event.
 //! - [`logging`]: the plugin's lines in Zellij's log (`log_level`).
 //!
-//! The state, in plain types tested natively on a fake [`host`]:
+//! The state, in plain types tested natively on a fake [`host`] (and with
+//! the `fake-host` feature, by other crates too: [`fake`]):
+//! - [`later`]: requests held for the next timer or for a change to show;
 //! - [`lease`]: which of the per-client instances acts (exactly once);
 //! - [`agents`]: the agent names of panes;
 //! - [`messages`]: messages waiting for delivery, in order;
@@ -21,6 +24,10 @@
 //! - [`shares`]: what the plugin caps, and each client's share of it;
 //! - [`pane_facts`]: panes' cwd and running command, from Zellij's events;
 //! - [`waits`]: event-driven waits on output, idleness and exit.
+//!
+//! Modules depend one way (`tests/layers.rs` checks it): the state above
+//! knows nothing of [`McpPlugin`]; the plugin holds the state; the
+//! handlers, the lifecycle, the events and the pipe act on the plugin.
 
 mod agents;
 mod commands;
@@ -30,10 +37,12 @@ mod events;
 #[cfg(any(test, feature = "fake-host"))]
 pub mod fake;
 mod files;
+mod handled;
 mod handlers;
 mod host;
 mod later;
 mod lease;
+mod lifecycle;
 mod logging;
 mod messages;
 mod pane_facts;
@@ -54,14 +63,15 @@ use zellij_tile::prelude::*;
 
 use agents::Agents;
 use event_log::EventLog;
-use handlers::Purpose;
+use handled::HandlerResult;
 use host::{Host, ZellijHost};
+use later::Later;
 use lease::{Acting, Instance, Lease};
 use messages::Outbox;
 use pane_facts::PaneFacts;
-use pipe::Requests;
+use replay::Replies;
 use session::SessionView;
-use waits::Waits;
+use waits::{Purpose, Waits};
 use writes::WriteQueue;
 
 /// How often each instance renews or checks the lease.
@@ -91,6 +101,18 @@ pub struct McpPlugin<H: Host + 'static> {
     /// The session's event log: messages and agents.
     log: EventLog,
 }
+
+/// The request and reply bookkeeping.
+#[derive(Default)]
+pub struct Requests<H: Host + 'static> {
+    /// Requests under way and recent replies.
+    pub replies: Replies,
+    /// Requests whose reply comes later.
+    pub later: Later<Task<H>>,
+}
+
+/// Work for the next timer, outside `pipe()`.
+pub type Task<H> = Box<dyn FnOnce(&mut McpPlugin<H>) -> HandlerResult>;
 
 /// The plugin's configuration from the layout, and what it sets.
 #[derive(Debug, Default)]

@@ -20,20 +20,11 @@ use zellij_mcp_protocol::{
 use zellij_mcp_protocol::{frames, limits};
 use zellij_tile::prelude::{PipeMessage, PipeSource};
 
+use crate::handlers::HandlerResult;
 use crate::host::Host;
-use crate::later::{Asker, HandlerResult, Later, Task};
-use crate::replay::Replies;
+use crate::later::Asker;
 use crate::shares;
-use crate::McpPlugin;
-
-/// The request and reply bookkeeping.
-#[derive(Default)]
-pub struct Requests<H: Host + 'static> {
-    /// Requests under way and recent replies.
-    pub replies: Replies,
-    /// Requests whose reply comes later.
-    pub later: Later<Task<H>>,
-}
+use crate::{McpPlugin, Requests, Task};
 
 impl<H: Host> Requests<H> {
     /// `busy` when the client has its share of [`shares::REQUESTS`] under

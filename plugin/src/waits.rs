@@ -24,6 +24,20 @@ use zellij_mcp_protocol::{ErrorBody, PaneRef};
 use crate::later::Asker;
 use crate::shares;
 
+/// What a wait does once it is over: answer a `wait_for`, or a `run`.
+#[derive(Debug)]
+pub enum Purpose {
+    WaitFor { last_lines: usize },
+    Run(RunPlan),
+}
+
+#[derive(Debug)]
+pub struct RunPlan {
+    /// The tab the pane was opened in, until the view lists it.
+    pub tab_id: usize,
+    pub kill_on_timeout: bool,
+}
+
 /// Waits look at least this often at a pane that renders: its changes come
 /// as render events.
 pub const RECHECK: Duration = Duration::from_millis(250);

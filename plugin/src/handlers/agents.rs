@@ -6,9 +6,10 @@ use zellij_mcp_protocol::agent_name::{check_agent_name, parent_of, SERVER_NAME};
 use zellij_mcp_protocol::ops::{Happened, RegisterAgentArgs, TargetResult, DEFAULT_MESSAGE_TTL_S};
 use zellij_mcp_protocol::{ErrorBody, PaneRef};
 
+use super::HandlerResult;
 use super::{bad_request, now, pane_now};
 use crate::host::Host;
-use crate::later::{Asker, HandlerResult};
+use crate::later::Asker;
 use crate::messages::Recipient;
 use crate::McpPlugin;
 

@@ -8,8 +8,9 @@ use zellij_mcp_protocol::ops::{
 use zellij_mcp_protocol::{Error, ErrorBody, PaneKind, PaneRef, PROTOCOL_VERSION};
 
 use super::{now, to_json};
+use super::{Handled, HandlerResult};
 use crate::host::{ref_of_id, Host};
-use crate::later::{Asker, Handled, HandlerResult, Live};
+use crate::later::{Asker, Live};
 use crate::pane_facts::Facts;
 use crate::session::SessionView;
 use crate::McpPlugin;

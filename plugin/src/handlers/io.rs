@@ -11,8 +11,9 @@ use zellij_mcp_protocol::text::{shape_read, trim_rows};
 use zellij_mcp_protocol::{Error, ErrorBody, PaneRef};
 
 use super::{bad_request, now, refuse_own_pane};
+use super::{Handled, HandlerResult};
 use crate::host::Host;
-use crate::later::{Asker, Handled, HandlerResult};
+use crate::later::Asker;
 use crate::writes::{PendingWrite, WriteDone};
 use crate::McpPlugin;
 

@@ -13,8 +13,9 @@ use zellij_mcp_protocol::text::plain_text;
 use zellij_mcp_protocol::{Error, ErrorBody, PaneKind, PaneRef};
 
 use super::{bad_request, now, to_json};
+use super::{Handled, HandlerResult};
 use crate::host::Host;
-use crate::later::{Asker, Handled, HandlerResult};
+use crate::later::Asker;
 use crate::messages::{Answer, Message, Recipient};
 use crate::writes::{PendingWrite, WriteDone};
 use crate::McpPlugin;

@@ -11,14 +11,14 @@ mod requests;
 mod waiting;
 
 pub use io::{write_result, ScreenText};
-pub use waiting::Purpose;
 
 use serde::Serialize;
 use zellij_mcp_protocol::{Error, ErrorBody, JsonText, PaneKind, PaneRef};
 use zellij_tile::prelude::PaneInfo;
 
+pub use crate::handled::{Handled, HandlerResult};
 use crate::host::Host;
-use crate::later::{Handled, HandlerResult, Live, Settle};
+use crate::later::{Live, Settle};
 use crate::session::SessionView;
 use crate::McpPlugin;
 

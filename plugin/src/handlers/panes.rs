@@ -10,8 +10,9 @@ use zellij_mcp_protocol::{Error, ErrorBody, PaneRef, TabRef};
 use zellij_tile::prelude::{PaneInfo, TabInfo};
 
 use super::{bad_request, once_pane_shows, refuse_own_pane, to_json};
+use super::{Handled, HandlerResult};
 use crate::host::{Content, Host, Landing};
-use crate::later::{Asker, Handled, HandlerResult, Live, Settle};
+use crate::later::{Asker, Live, Settle};
 use crate::session::{ref_of_info, SessionView};
 use crate::McpPlugin;
 

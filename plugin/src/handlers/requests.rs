@@ -5,8 +5,9 @@ use zellij_mcp_protocol::ops::{ReplayArgs, RequestState, StatusResult};
 use zellij_mcp_protocol::{Error, ErrorBody, JsonText};
 
 use super::{bad_request, now};
+use super::{Handled, HandlerResult};
 use crate::host::Host;
-use crate::later::{Asker, Handled, HandlerResult};
+use crate::later::Asker;
 use crate::replay::Known;
 use crate::McpPlugin;
 

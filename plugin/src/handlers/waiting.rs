@@ -17,24 +17,11 @@ use zellij_tile::prelude::PaneInfo;
 
 use super::panes::check_argv;
 use super::{bad_request, now, to_json};
+use super::{Handled, HandlerResult};
 use crate::host::{Content, Host};
-use crate::later::{Asker, Handled, HandlerResult, TIMER_SLACK};
-use crate::waits::{Conditions, Finished, PaneState, Screen, Start, Wait};
+use crate::later::{Asker, TIMER_SLACK};
+use crate::waits::{Conditions, Finished, PaneState, Purpose, RunPlan, Screen, Start, Wait};
 use crate::McpPlugin;
-
-/// What a wait does once it is over.
-#[derive(Debug)]
-pub enum Purpose {
-    WaitFor { last_lines: usize },
-    Run(RunPlan),
-}
-
-#[derive(Debug)]
-pub struct RunPlan {
-    /// The tab the pane was opened in, until the view lists it.
-    tab_id: usize,
-    kill_on_timeout: bool,
-}
 
 fn timeout(ms: Option<u64>) -> Result<Duration, ErrorBody> {
     match ms.unwrap_or(DEFAULT_WAIT_MS) {

@@ -1,0 +1,27 @@
+//! What a handler did with its request: answered it, or what the answer
+//! waits for (see [`crate::lifecycle`] for what happens then).
+
+use zellij_mcp_protocol::{ErrorBody, JsonText};
+
+use crate::later::Settle;
+use crate::messages::Message;
+use crate::waits::{Purpose, Wait};
+use crate::writes::PendingWrite;
+
+/// What a handler did with its request.
+pub enum Handled {
+    /// Answer now with this result.
+    Now(JsonText),
+    /// Answer once the session shows the change (see [`Settle`]).
+    WhenShown(Settle),
+    /// Answer when this wait ends.
+    Wait(Box<Wait<Purpose>>),
+    /// Answer once this write (and any submit) is typed.
+    Write(PendingWrite),
+    /// Answer once this message is delivered, or its wait or TTL is over.
+    Message(Box<Message>),
+    /// Another request's answer answers this one too (a `replay`).
+    WithEarlier,
+}
+
+pub type HandlerResult = Result<Handled, ErrorBody>;
