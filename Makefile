@@ -22,7 +22,8 @@ wasm-target:
 plugin: wasm-target
 	cargo build --release -p zellij-mcp-plugin --target $(WASM_TARGET)
 
-bridge:
+# The bridge carries the plugin it was built with, so the plugin comes first.
+bridge: plugin
 	cargo build --release -p zellij-mcp -p zellij-mcp-harness
 
 # The pinned Zellij, built only when `zellij --version` differs. LTO off

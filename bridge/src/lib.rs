@@ -9,15 +9,18 @@
 //! - [`own_pane`]: which pane this server runs in.
 //! - [`notify`]: the `notify` command, a message from a shell.
 //! - [`private`]: what the server writes stays the user's own.
+//! - [`embedded`]: the plugin this binary carries.
 //!
 //! The binary (`main.rs`) only parses options and serves [`tools::ZellijMcp`]
 //! on stdio (or runs `notify`); tests build the same server around a fake transport.
 //! stdout carries MCP; logs go to stderr.
 
 pub mod client;
+pub mod embedded;
 pub mod notify;
 pub mod own_pane;
 pub mod private;
 pub mod sessions;
+pub mod setup;
 pub mod tools;
 pub mod transport;

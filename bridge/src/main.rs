@@ -12,6 +12,8 @@ use zellij_mcp::client::{ClientConfig, PluginClient, TransportChoice};
 use zellij_mcp::notify::{notify, NotifyArgs};
 use zellij_mcp::own_pane::OwnPane;
 use zellij_mcp::sessions::SessionDefaults;
+use zellij_mcp::setup::places::installed_plugin_url;
+use zellij_mcp::setup::{self, SetupArgs};
 use zellij_mcp::tools;
 use zellij_mcp_protocol::ops::DeliveryStatus;
 
@@ -77,12 +79,9 @@ enum Command {
     /// status (delivered, queued or failed). Exit code 0 when delivered or
     /// queued, 1 when it failed, 2 on an error.
     Notify(NotifyArgs),
-}
-
-/// Where `make install` puts the plugin.
-fn default_plugin_url() -> String {
-    let home = std::env::var("HOME").unwrap_or_default();
-    format!("file:{home}/.local/share/zellij-mcp/zellij-mcp.wasm")
+    /// Install the plugin this binary carries, load it in every Zellij
+    /// session, grant its permissions, and print the MCP client config.
+    Setup(SetupArgs),
 }
 
 fn non_empty_env(name: &str) -> Option<String> {
@@ -100,6 +99,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
         .init();
     let cli = Cli::parse();
+    if let Some(Command::Setup(args)) = cli.command {
+        std::process::exit(setup::run(args));
+    }
 
     let enclosing = non_empty_env("ZELLIJ_SESSION_NAME");
     let pane = non_empty_env("ZELLIJ_PANE_ID")
@@ -109,7 +111,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let client = PluginClient::new(ClientConfig {
         transport: cli.transport,
         zellij: cli.zellij,
-        plugin_url: cli.plugin_url.unwrap_or_else(default_plugin_url),
+        plugin_url: cli.plugin_url.unwrap_or_else(installed_plugin_url),
         timeout: Duration::from_millis(cli.timeout_ms),
         sessions: SessionDefaults {
             configured: cli.session,

@@ -24,6 +24,26 @@ impl Default for Sandbox {
 impl Sandbox {
     /// A fresh sandbox with the built plugin installed and its permissions granted.
     pub fn new() -> Self {
+        let sandbox = Self::without_plugin();
+        std::fs::copy(built_plugin(), sandbox.installed_plugin()).expect("install plugin");
+        let grants: String = zellij_mcp_protocol::PERMISSIONS
+            .iter()
+            .map(|p| format!("    {p}\n"))
+            .collect();
+        std::fs::write(
+            sandbox.root().join("cache/zellij/permissions.kdl"),
+            format!(
+                "\"{}\" {{\n{grants}}}\n",
+                sandbox.installed_plugin().display()
+            ),
+        )
+        .expect("permissions.kdl");
+        sandbox
+    }
+
+    /// A fresh sandbox as a new user has it: Zellij's folders and a config
+    /// without first-run screens, no plugin and no permissions.
+    pub fn without_plugin() -> Self {
         // A short root keeps the socket path under the 108-byte limit.
         let dir = tempfile::Builder::new()
             .prefix("zm")
@@ -44,24 +64,16 @@ impl Sandbox {
             std::fs::create_dir_all(sandbox.root().join(sub)).expect("sandbox dirs");
         }
         std::fs::write(
-            sandbox.root().join("cfg/config.kdl"),
+            sandbox.config_file(),
             "show_startup_tips false\nshow_release_notes false\nsession_serialization false\n",
         )
         .expect("config.kdl");
-        std::fs::copy(built_plugin(), sandbox.installed_plugin()).expect("install plugin");
-        let grants: String = zellij_mcp_protocol::PERMISSIONS
-            .iter()
-            .map(|p| format!("    {p}\n"))
-            .collect();
-        std::fs::write(
-            sandbox.root().join("cache/zellij/permissions.kdl"),
-            format!(
-                "\"{}\" {{\n{grants}}}\n",
-                sandbox.installed_plugin().display()
-            ),
-        )
-        .expect("permissions.kdl");
         sandbox
+    }
+
+    /// Zellij's `config.kdl` here.
+    pub fn config_file(&self) -> PathBuf {
+        self.root().join("cfg/config.kdl")
     }
 
     pub fn root(&self) -> &Path {
@@ -154,7 +166,18 @@ impl Sandbox {
     /// Starts a headless session with `layout`; with `wait_for_plugin`, returns
     /// once the plugin answers.
     pub fn start_session(self, name: &str, layout: &Path, wait_for_plugin: bool) -> Session {
-        self.launch(name, layout, wait_for_plugin);
+        self.launch(name, Some(layout), wait_for_plugin);
+        Session {
+            sandbox: self,
+            name: name.to_owned(),
+        }
+    }
+
+    /// Starts a headless session as a plain `zellij` does, with Zellij's
+    /// default layout and whatever the config loads; with `wait_for_plugin`,
+    /// returns once the plugin answers.
+    pub fn start_plain_session(self, name: &str, wait_for_plugin: bool) -> Session {
+        self.launch(name, None, wait_for_plugin);
         Session {
             sandbox: self,
             name: name.to_owned(),
@@ -164,13 +187,14 @@ impl Sandbox {
     /// Starts the session and waits until it answers. Zellij 0.45.1 now and
     /// then panics while a background session starts (it removes a client
     /// before the session exists); the session is then started again.
-    fn launch(&self, name: &str, layout: &Path, wait_for_plugin: bool) {
+    fn launch(&self, name: &str, layout: Option<&Path>, wait_for_plugin: bool) {
         const ATTEMPTS: usize = 3;
         for attempt in 1..=ATTEMPTS {
-            let status = self
-                .zellij()
-                .arg("--new-session-with-layout")
-                .arg(layout)
+            let mut zellij = self.zellij();
+            if let Some(layout) = layout {
+                zellij.arg("--new-session-with-layout").arg(layout);
+            }
+            let status = zellij
                 .args(["attach", "--create-background", name])
                 .stdout(Stdio::null())
                 .status()
@@ -354,7 +378,7 @@ impl Session {
     /// Another session of the same sandbox (so one bridge sees both), with
     /// the repo's layout; killed on drop.
     pub fn sibling(&self, name: &str) -> Sibling<'_> {
-        self.sandbox.launch(name, &crate::repo_layout(), true);
+        self.sandbox.launch(name, Some(&crate::repo_layout()), true);
         Sibling {
             sandbox: &self.sandbox,
             name: name.to_owned(),

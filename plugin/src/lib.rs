@@ -74,6 +74,15 @@ use session::SessionView;
 use waits::{Purpose, Waits};
 use writes::WriteQueue;
 
+/// The build id (see `build.rs`) behind a marker, so that the bridge's
+/// build can find it in the wasm.
+const BUILD_MARK: &str = concat!("zellij-mcp-build-id:", env!("ZELLIJ_MCP_BUILD_ID"));
+
+/// Which build of the plugin this is: a hash of its sources.
+pub fn build_id() -> &'static str {
+    BUILD_MARK.trim_start_matches("zellij-mcp-build-id:")
+}
+
 /// How often each instance renews or checks the lease.
 const HEARTBEAT: Duration = Duration::from_secs(1);
 /// The plugin's shared folder (across instances of this plugin URL).

@@ -31,5 +31,6 @@ pub fn hello(plugin_url: Option<&str>) -> HelloResult {
         configuration: Default::default(),
         ready: plugin_url.is_some(),
         instances: vec![1],
+        build_id: "0123456789abcdef".into(),
     }
 }

@@ -33,6 +33,7 @@ impl<H: Host> McpPlugin<H> {
             configuration: self.settings.configuration.clone(),
             ready: self.view.is_ready(),
             instances: self.acting.instances(),
+            build_id: crate::build_id().to_owned(),
         })
     }
 

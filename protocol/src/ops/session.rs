@@ -26,6 +26,10 @@ pub struct HelloResult {
     /// per client that has attached).
     #[serde(default)]
     pub instances: Vec<u16>,
+    /// Which build of the plugin this is (a hash of its sources); a bridge
+    /// carries the plugin of one build.
+    #[serde(default)]
+    pub build_id: String,
 }
 
 /// A client attached to the session.
