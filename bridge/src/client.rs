@@ -169,6 +169,10 @@ impl PluginClient {
     }
 
     /// A request to send: a new id, the default timeout, no caller.
+    pub fn config(&self) -> &ClientConfig {
+        &self.config
+    }
+
     pub fn sending(&self) -> Sending {
         Sending {
             id: self.new_id(),

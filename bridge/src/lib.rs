@@ -8,6 +8,9 @@
 //! - [`sessions`]: finding sessions and choosing one.
 //! - [`own_pane`]: which pane this server runs in.
 //! - [`notify`]: the `notify` command, a message from a shell.
+//! - [`call`]: the `call` and `tools` commands, any tool from a shell.
+//! - [`setup`]: the `setup` command, from nothing to a working setup.
+//! - [`doctor`]: the `doctor` command, what is wrong and how to fix it.
 //! - [`private`]: what the server writes stays the user's own.
 //! - [`embedded`]: the plugin this binary carries.
 //!
@@ -15,7 +18,9 @@
 //! on stdio (or runs `notify`); tests build the same server around a fake transport.
 //! stdout carries MCP; logs go to stderr.
 
+pub mod call;
 pub mod client;
+pub mod doctor;
 pub mod embedded;
 pub mod notify;
 pub mod own_pane;

@@ -8,7 +8,9 @@ use std::time::Duration;
 use clap::Parser;
 use rmcp::ServiceExt;
 
+use zellij_mcp::call::{self, CallArgs};
 use zellij_mcp::client::{ClientConfig, PluginClient, TransportChoice};
+use zellij_mcp::doctor::{self, DoctorArgs};
 use zellij_mcp::notify::{notify, NotifyArgs};
 use zellij_mcp::own_pane::OwnPane;
 use zellij_mcp::sessions::SessionDefaults;
@@ -82,6 +84,14 @@ enum Command {
     /// Install the plugin this binary carries, load it in every Zellij
     /// session, grant its permissions, and print the MCP client config.
     Setup(SetupArgs),
+    /// Call a tool from a shell (as an MCP client would); tables and text
+    /// for people, `--json` for scripts; exit code 1 when the tool fails.
+    Call(CallArgs),
+    /// List the tools, one line each.
+    Tools,
+    /// Check Zellij, the plugin, its permissions and the session, and say
+    /// how to fix what is wrong; exit code 1 when a check fails.
+    Doctor(DoctorArgs),
 }
 
 fn non_empty_env(name: &str) -> Option<String> {
@@ -99,7 +109,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
         .init();
     let cli = Cli::parse();
-    if let Some(Command::Setup(args)) = cli.command {
+    let command = cli.command;
+    if let Some(Command::Setup(args)) = command {
         std::process::exit(setup::run(args));
     }
 
@@ -118,31 +129,39 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             enclosing,
         },
     });
+    if let Some(Command::Doctor(args)) = command {
+        std::process::exit(doctor::run(&client, args).await);
+    }
     let options = tools::Options {
         read_only: cli.read_only,
         audit_log: cli.audit_log,
     };
     let server = tools::ZellijMcp::new(Arc::new(client), own_pane, &options)?;
-    if let Some(Command::Notify(args)) = cli.command {
-        let code = match notify(&server, args).await {
-            Ok(sent) => {
-                println!(
-                    "{} {}",
-                    sent.seq,
-                    serde_json::to_value(sent.status)?
-                        .as_str()
-                        .unwrap_or_default()
-                );
-                i32::from(sent.status == DeliveryStatus::Failed)
-            }
-            Err(error) => {
-                eprintln!("zellij-mcp notify: {error}");
-                2
-            }
-        };
-        std::process::exit(code);
+    let code = match command {
+        None => {
+            let service = server.serve(rmcp::transport::stdio()).await?;
+            service.waiting().await?;
+            return Ok(());
+        }
+        Some(Command::Call(args)) => call::call(server, args).await,
+        Some(Command::Tools) => call::list(server).await,
+        Some(Command::Notify(args)) => notify_from_shell(&server, args).await,
+        Some(Command::Setup(_) | Command::Doctor(_)) => unreachable!("handled above"),
+    };
+    std::process::exit(code);
+}
+
+/// `notify`: prints the message's seq and status; the exit code.
+async fn notify_from_shell(server: &tools::ZellijMcp, args: NotifyArgs) -> i32 {
+    match notify(server, args).await {
+        Ok(sent) => {
+            let status = serde_json::to_value(sent.status).unwrap_or_default();
+            println!("{} {}", sent.seq, status.as_str().unwrap_or_default());
+            i32::from(sent.status == DeliveryStatus::Failed)
+        }
+        Err(error) => {
+            eprintln!("zellij-mcp notify: {error}");
+            2
+        }
     }
-    let service = server.serve(rmcp::transport::stdio()).await?;
-    service.waiting().await?;
-    Ok(())
 }
