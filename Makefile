@@ -3,7 +3,6 @@ ZELLIJ_VERSION := 0.45.1
 WASM_TARGET    := wasm32-wasip1
 PLUGIN_WASM    := target/$(WASM_TARGET)/release/zellij-mcp.wasm
 BRIDGE_BIN     := target/release/zellij-mcp
-PLUGIN_DIR     := $(HOME)/.local/share/zellij-mcp
 LAYOUT_DIR     := $(HOME)/.config/zellij/layouts
 INK_FIXTURE    := bridge/tests/fixtures/ink-echo
 INSPECTOR      := bridge/tests/fixtures/inspector
@@ -69,13 +68,13 @@ SOAK_CALLS ?= 100000
 soak: zellij all
 	target/release/soak $(BRIDGE_BIN) $(SOAK_CALLS)
 
-install: all
+# The binary carries the plugin (built first); `zellij-mcp setup` installs it.
+install: plugin
 	cargo install --locked --path bridge
-	install -D -m 644 $(PLUGIN_WASM) $(PLUGIN_DIR)/zellij-mcp.wasm
+	install -D -m 644 layouts/agents.kdl $(LAYOUT_DIR)/agents.kdl
 	install -D -m 644 layouts/zellij-mcp.kdl $(LAYOUT_DIR)/zellij-mcp.kdl
-	@echo "bridge: $(HOME)/.cargo/bin/zellij-mcp"
-	@echo "plugin: $(PLUGIN_DIR)/zellij-mcp.wasm"
-	@echo "layout: $(LAYOUT_DIR)/zellij-mcp.kdl (zellij --layout zellij-mcp)"
+	@echo "installed: $(HOME)/.cargo/bin/zellij-mcp, carrying its plugin"
+	@echo "next:      zellij-mcp setup"
 
 lint:
 	cargo fmt --all -- --check

@@ -394,8 +394,8 @@ impl PluginClient {
                 })
             }
             Err(CallError::NoReply | CallError::Timeout) => Err(ErrorBody::from(Error::PluginNotLoaded { problem: format!("the zellij-mcp plugin is not loaded in session '{session}'"), fix: format!(
-                "start the session with the zellij-mcp layout (`zellij --layout zellij-mcp`), or load {} in it; \
-                 grant its permissions if Zellij asks",
+                "run `zellij-mcp setup` (every new session then loads the plugin) and start the session again, \
+                 or load {} in it and grant its permissions; `zellij-mcp doctor` says what is missing",
                 self.config.plugin_url
             ) })),
             Err(other) => Err(call_error(other, session, timeout)),

@@ -128,7 +128,7 @@ pub fn resolve(
         None if live.len() == 1 => Ok(live[0].clone()),
         None if live.is_empty() => Err(ErrorBody::from(Error::SessionNotFound {
             problem: "no live Zellij session found".into(),
-            fix: ("start one with `zellij --layout zellij-mcp` (the layout loads the plugin)")
+            fix: ("start one with `zellij` (after `zellij-mcp setup` every session loads the plugin)")
                 .into(),
         })),
         None => Err(ErrorBody::from(Error::SessionNotFound {

@@ -296,7 +296,7 @@ fn without_the_plugin_calls_fail_fast_with_a_fix() {
         let start = Instant::now();
         let text = mcp.err("zellij_list_panes", json!({}));
         assert!(text.starts_with("plugin_not_loaded"), "{text}");
-        assert!(text.contains("layout"), "{text}");
+        assert!(text.contains("zellij-mcp setup"), "{text}");
         assert!(
             start.elapsed() < Duration::from_secs(8),
             "took {:?}",

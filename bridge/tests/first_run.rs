@@ -8,10 +8,11 @@ mod common;
 
 use std::path::Path;
 use std::process::{Command, Output};
+use std::time::Duration;
 
 use common::*;
 use serde_json::json;
-use zellij_mcp_harness::{repo_layout, Mcp, Sandbox};
+use zellij_mcp_harness::{repo_layout, wait_for, Mcp, Sandbox};
 
 /// The built bridge with `args`, in the sandbox's environment.
 fn run_bridge(sandbox: &Sandbox, args: &[&str]) -> Output {
@@ -297,4 +298,40 @@ fn doctor_names_each_usual_fault_and_its_fix() {
     );
     assert!(versions.3.contains("zellij-mcp setup"), "{versions:?}");
     assert_eq!(check(&checks, "setup").1, "failed", "{checks:#?}");
+}
+
+#[test]
+fn the_agents_layout_opens_an_orchestrator_and_a_workers_tab_with_one_plugin() {
+    let sandbox = Sandbox::without_plugin();
+    assert!(setup(&sandbox, &["--yes"]).status.success());
+    let layout = zellij_mcp_harness::workspace_root().join("layouts/agents.kdl");
+    let session = sandbox.start_session(&session_name("agents"), &layout, true);
+    let mcp = Mcp::start(&bridge(), session.sandbox(), &[]);
+    let tabs = mcp.ok("zellij_list_tabs", json!({}));
+    let names: Vec<&str> = tabs["tabs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["orchestrator", "workers"]);
+    let (passed, checks) = doctor(session.sandbox());
+    assert!(passed, "{checks:#?}");
+    let worker = mcp.ok(
+        "zellij_new_pane",
+        json!({"tab": "workers", "agent_name": "main.w1", "command": ["sh", "-c", "exec sleep 600"]}),
+    );
+    // Headless, the list can lag a new pane by a moment.
+    let mine = wait_for(
+        "the worker in the workers tab",
+        Duration::from_secs(20),
+        || {
+            let listed = mcp.ok("zellij_list_panes", json!({"tab": "workers"}));
+            let panes = listed["panes"].as_array()?.clone();
+            panes
+                .into_iter()
+                .find(|p| p["pane_id"] == worker["pane_id"])
+        },
+    );
+    assert_eq!(mine["agent"], "main.w1", "{mine}");
 }

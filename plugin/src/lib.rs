@@ -11,6 +11,7 @@
 //! - [`lifecycle`]: the life of a request answered later, to its one answer.
 //! - [`events`]: one function per Zellij event.
 //! - [`logging`]: the plugin's lines in Zellij's log (`log_level`).
+//! - [`status`]: the one line its pane shows, when shown.
 //!
 //! The state, in plain types tested natively on a fake [`host`] (and with
 //! the `fake-host` feature, by other crates too: [`fake`]):
@@ -50,6 +51,7 @@ mod pipe;
 mod replay;
 mod session;
 mod shares;
+mod status;
 mod waits;
 mod writes;
 
@@ -118,6 +120,8 @@ pub struct Requests<H: Host + 'static> {
     pub replies: Replies,
     /// Requests whose reply comes later.
     pub later: Later<Task<H>>,
+    /// Requests answered since the plugin loaded.
+    pub served: u64,
 }
 
 /// Work for the next timer, outside `pipe()`.
@@ -171,6 +175,7 @@ impl ZellijPlugin for McpPlugin<ZellijHost> {
     }
 
     fn update(&mut self, event: Event) -> bool {
+        let served = self.requests.served;
         match event {
             Event::PaneUpdate(manifest) => self.on_pane_update(manifest),
             Event::TabUpdate(tabs) => self.on_tab_update(tabs),
@@ -182,12 +187,18 @@ impl ZellijPlugin for McpPlugin<ZellijHost> {
             Event::Timer(_) => self.on_timer(),
             _ => {}
         }
-        false
+        // The pane's status line shows the count (when the pane is shown).
+        self.requests.served != served
     }
 
     fn pipe(&mut self, message: PipeMessage) -> bool {
+        let served = self.requests.served;
         self.on_pipe(message);
-        false
+        self.requests.served != served
+    }
+
+    fn render(&mut self, _rows: usize, cols: usize) {
+        print!("{}", status::line(&self.pane_status(), cols));
     }
 }
 
@@ -207,6 +218,18 @@ impl<H: Host> McpPlugin<H> {
         self.log = EventLog::open(shared_dir.join(log_file_name(ids.zellij_pid)));
         self.acting.lease = Some(lease);
         self.heartbeat(self.host.now());
+    }
+
+    /// What the plugin's pane shows.
+    fn pane_status(&self) -> status::Status<'static> {
+        status::Status {
+            version: env!("CARGO_PKG_VERSION"),
+            build_id: build_id(),
+            acting: self.acting.holding(),
+            served: self.requests.served,
+            waits: self.waits.len(),
+            queued_messages: self.outbox.len(),
+        }
     }
 
     /// Whether this instance acts now (renewing or claiming the lease).

@@ -230,7 +230,7 @@ impl Outbox {
             .collect()
     }
 
-    #[cfg(test)]
+    /// Messages waiting for delivery.
     pub fn len(&self) -> usize {
         self.queue.len()
     }

@@ -198,6 +198,7 @@ impl<H: Host> McpPlugin<H> {
     /// Answers a request with its result or error, and any replay of it;
     /// then releases the pipe.
     pub fn answer(&mut self, asker: &Asker, outcome: Result<JsonText, ErrorBody>) {
+        self.requests.served += 1;
         let id = &asker.request_id;
         if let Err(error) = &outcome {
             let level = match error.code {

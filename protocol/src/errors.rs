@@ -125,7 +125,7 @@ impl ErrorCode {
             }
             ErrorCode::Unsupported => "do it another way, as the error says",
             ErrorCode::PluginNotLoaded => {
-                "start the session with `zellij --layout zellij-mcp`, or load the plugin in it"
+                "run `zellij-mcp setup`, then start the session again; `zellij-mcp doctor` says what is missing"
             }
             ErrorCode::SessionNotFound => "pass `session`, or start the bridge with --session NAME",
             ErrorCode::Timeout => "retry; if it persists, check the session is responsive",

@@ -1,0 +1,47 @@
+//! The one line the plugin's pane shows, when a user shows it (it is
+//! hidden by default): which plugin this is and what it is doing.
+
+/// What the line tells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Status<'a> {
+    pub version: &'a str,
+    pub build_id: &'a str,
+    /// Whether this instance is the one that acts (one per session does).
+    pub acting: bool,
+    pub served: u64,
+    pub waits: usize,
+    pub queued_messages: usize,
+}
+
+/// The line, cut to `cols` characters.
+pub fn line(status: &Status, cols: usize) -> String {
+    let role = if status.acting { "acting" } else { "standby" };
+    let text = format!(
+        "zellij-mcp {} ({}) · {role} · {} requests served · {} waits · {} messages queued",
+        status.version, status.build_id, status.served, status.waits, status.queued_messages
+    );
+    text.chars().take(cols).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_line_tells_the_counts_and_fits_the_pane() {
+        let status = Status {
+            version: "0.1.0",
+            build_id: "d2f37fb3a2446ea9",
+            acting: true,
+            served: 12,
+            waits: 2,
+            queued_messages: 1,
+        };
+        assert_eq!(
+            line(&status, 200),
+            "zellij-mcp 0.1.0 (d2f37fb3a2446ea9) · acting · 12 requests served · 2 waits · 1 messages queued"
+        );
+        assert_eq!(line(&status, 10), "zellij-mcp");
+        assert_eq!(line(&status, 0), "");
+    }
+}
