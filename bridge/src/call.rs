@@ -122,7 +122,8 @@ fn summary(tool: &Tool) -> String {
     first.trim_end_matches('.').to_owned()
 }
 
-fn text_of(result: &CallToolResult) -> String {
+/// A result's text content, one block a line.
+pub fn text_of(result: &CallToolResult) -> String {
     result
         .content
         .iter()

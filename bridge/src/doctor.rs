@@ -311,6 +311,18 @@ async fn plugin(
         Err(_) => Vec::new(),
     };
     let url = hello.plugin_url.clone().unwrap_or_default();
+    if !is_installed_plugin(&url, places) {
+        let check = failed(
+            "plugin",
+            format!(
+                "{session}: loaded from {url}, not the installed plugin {}",
+                places.plugin_url()
+            ),
+            "load the installed plugin (after `zellij-mcp setup`, every new session does), \
+             then restart the session",
+        );
+        return Err(check);
+    }
     let detail = format!(
         "{session}: loaded from {url}, {} instance(s) (one per client)",
         hello.instances.len().max(1)
@@ -325,6 +337,20 @@ async fn plugin(
         return Err(check);
     }
     Ok((ok("plugin", detail), hello))
+}
+
+/// Whether Zellij loaded the plugin by setup's alias or from the path
+/// setup installs it at (`~` as Zellij leaves it in a layout's URL).
+fn is_installed_plugin(url: &str, places: &Places) -> bool {
+    let Some(path) = url.strip_prefix("file:") else {
+        return url == ALIAS;
+    };
+    let home = std::env::var("HOME").unwrap_or_default();
+    let path = match path.strip_prefix("~/") {
+        Some(rest) => format!("{home}/{rest}"),
+        None => path.to_owned(),
+    };
+    Path::new(&path) == places.plugin
 }
 
 /// The transport in use, and a hello's round trip on it.

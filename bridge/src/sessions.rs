@@ -243,6 +243,6 @@ mod tests {
         let e = resolve(Some("zz"), &SessionDefaults::default(), &live()).unwrap_err();
         assert!(e.message.contains("'zz'") && e.message.contains("a, b"));
         let e = resolve(None, &SessionDefaults::default(), &[]).unwrap_err();
-        assert!(e.hint.unwrap().contains("layout"));
+        assert!(e.hint.unwrap().contains("zellij-mcp setup"));
     }
 }

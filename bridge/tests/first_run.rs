@@ -89,7 +89,12 @@ fn setup_installs_once_keeps_the_users_config_and_uninstalls_exactly() {
     let written = String::from_utf8(read(&config).unwrap()).unwrap();
     assert_eq!(written, expected, "only the two lines are added");
     let wasm = read(&plugin).expect("the plugin is installed");
-    assert_eq!(wasm, read(&zellij_mcp_harness::built_plugin()).unwrap());
+    assert!(wasm.starts_with(b"\0asm"), "the plugin is a wasm module");
+    let mark = b"zellij-mcp-build-id:";
+    assert!(
+        wasm.windows(mark.len()).any(|w| w == mark),
+        "with its build id"
+    );
     let grants = String::from_utf8(read(&permissions).unwrap()).unwrap();
     for permission in zellij_mcp_protocol::PERMISSIONS {
         assert!(grants.contains(permission), "{grants}");
@@ -273,6 +278,36 @@ fn doctor_names_each_usual_fault_and_its_fix() {
     assert!(plugin.2.contains("loaded 2 times"), "{plugin:?}");
     drop(session);
 
+    // A plugin loaded from another path than the installed one (an old
+    // copy a layout still names).
+    let sandbox = Sandbox::without_plugin();
+    assert!(setup(&sandbox, &["--yes", "--no-autoload"])
+        .status
+        .success());
+    let old = sandbox.work().join("old/zellij-mcp.wasm");
+    std::fs::create_dir_all(old.parent().unwrap()).unwrap();
+    std::fs::copy(sandbox.installed_plugin(), &old).unwrap();
+    let grants = sandbox.root().join("cache/zellij/permissions.kdl");
+    let granted = std::fs::read_to_string(&grants).unwrap();
+    let installed = sandbox.installed_plugin().display().to_string();
+    let both = format!(
+        "{granted}{}",
+        granted.replace(&installed, &old.display().to_string())
+    );
+    std::fs::write(&grants, both).unwrap();
+    let layout = sandbox.work().join("old.kdl");
+    let pane = format!(
+        "pane {{\n        plugin location=\"file:{}\"\n    }}",
+        old.display()
+    );
+    std::fs::write(&layout, format!("layout {{\n    pane\n    {pane}\n}}\n")).unwrap();
+    let session = sandbox.start_session(&session_name("old-path"), &layout, true);
+    let (_, checks) = doctor(session.sandbox());
+    let plugin = check(&checks, "plugin");
+    assert_eq!(plugin.1, "failed", "{checks:#?}");
+    assert!(plugin.2.contains("not the installed plugin"), "{plugin:?}");
+    drop(session);
+
     // A plugin from another build: its build id differs.
     let sandbox = Sandbox::without_plugin();
     assert!(setup(&sandbox, &["--yes"]).status.success());
@@ -334,4 +369,36 @@ fn the_agents_layout_opens_an_orchestrator_and_a_workers_tab_with_one_plugin() {
         },
     );
     assert_eq!(mine["agent"], "main.w1", "{mine}");
+}
+
+#[test]
+fn setup_adds_the_server_to_opencode_once_and_takes_it_back() {
+    let sandbox = Sandbox::without_plugin();
+    let xdg = sandbox.root().join("xdg");
+    let run = |args: &[&str]| {
+        let mut cmd = Command::new(bridge());
+        cmd.arg("setup").args(args).args(["--client", "opencode"]);
+        for (k, v) in sandbox.env() {
+            cmd.env(k, v);
+        }
+        cmd.env("XDG_CONFIG_HOME", &xdg).env_remove("XDG_DATA_HOME");
+        cmd.stdin(std::process::Stdio::null());
+        cmd.output().expect("run zellij-mcp setup")
+    };
+    let opencode = xdg.join("opencode/opencode.json");
+    let first = run(&["--yes"]);
+    assert!(first.status.success(), "{}", stdout(&first));
+    let config: serde_json::Value = serde_json::from_slice(&read(&opencode).unwrap()).unwrap();
+    let command = &config["mcp"]["zellij"]["command"];
+    assert_eq!(command[0], bridge().display().to_string(), "{config}");
+    assert_eq!(config["mcp"]["zellij"]["type"], "local", "{config}");
+    let again = run(&["--yes"]);
+    assert!(
+        stdout(&again).contains("Nothing to change"),
+        "{}",
+        stdout(&again)
+    );
+    let undone = run(&["--yes", "--uninstall"]);
+    assert!(undone.status.success(), "{}", stdout(&undone));
+    assert_eq!(read(&opencode), None, "the file setup made is gone");
 }

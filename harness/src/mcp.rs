@@ -365,11 +365,4 @@ pub struct Timed {
     pub caller: usize,
 }
 
-pub fn text_of(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
+pub use zellij_mcp::call::text_of;

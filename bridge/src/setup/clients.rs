@@ -51,6 +51,8 @@ pub enum ClientStep {
     Run { program: String, args: Vec<String> },
     /// opencode's config file, as it will be.
     Write { path: PathBuf, text: String },
+    /// opencode's config file, which held nothing else.
+    Remove { path: PathBuf },
     /// Nothing to do, and why.
     Skip(String),
 }
@@ -146,6 +148,7 @@ fn opencode_step(
         },
     };
     match edit(&mut config) {
+        Ok(true) if config == only_empty_mcp() => ClientStep::Remove { path },
         Ok(true) => {
             let mut text = serde_json::to_string_pretty(&config).unwrap_or_default();
             text.push('\n');
@@ -154,6 +157,14 @@ fn opencode_step(
         Ok(false) => ClientStep::Skip(format!("{} needs no change", path.display())),
         Err(why) => ClientStep::Skip(format!("{}: {why}", path.display())),
     }
+}
+
+/// A config with nothing in it but an empty `mcp`: setup made it, and
+/// removing the server leaves nothing of the user's.
+fn only_empty_mcp() -> serde_json::Map<String, Value> {
+    let mut config = serde_json::Map::new();
+    config.insert("mcp".into(), json!({}));
+    config
 }
 
 /// `$XDG_CONFIG_HOME/opencode/opencode.json`, else under `~/.config`.

@@ -395,6 +395,14 @@ fn client_step(step: ClientStep, doing: &str) -> Result<Step, String> {
             path,
             bytes: Some(text.into_bytes()),
         }),
+        ClientStep::Remove { path } => Ok(Step::File {
+            what: format!(
+                "{doing} opencode: remove {}, which held nothing else",
+                shown(&path)
+            ),
+            path,
+            bytes: None,
+        }),
         ClientStep::Skip(why) => Err(format!("Client: {why}.")),
     }
 }
