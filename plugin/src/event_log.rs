@@ -105,6 +105,14 @@ impl EventLog {
         Ok(event.seq)
     }
 
+    /// Appends `what`. The log is a record: an event that cannot be written
+    /// is dropped (and said on stderr), and the work it records goes on.
+    pub fn record(&mut self, at_ms: u64, what: Happened) {
+        if let Err(e) = self.append(at_ms, |_| what) {
+            eprintln!("zellij-mcp: cannot write the event log: {e}");
+        }
+    }
+
     /// Events after `since`, oldest first, up to about `max_bytes`.
     pub fn read(&mut self, since: u64, max_bytes: usize) -> ReadEventsResult {
         self.catch_up();

@@ -9,6 +9,8 @@
 //! - [`handlers`]: one handler per op; each says what its answer waits for
 //!   ([`handled`]).
 //! - [`lifecycle`]: the life of a request answered later, to its one answer.
+//! - [`delivery`]: typing queued messages into their targets' panes.
+//! - [`watching`]: looking at waited-on panes, and answering finished waits.
 //! - [`events`]: one function per Zellij event.
 //! - [`logging`]: the plugin's lines in Zellij's log (`log_level`).
 //! - [`status`]: the one line its pane shows, when shown.
@@ -27,11 +29,13 @@
 //! - [`waits`]: event-driven waits on output, idleness and exit.
 //!
 //! Modules depend one way (`tests/layers.rs` checks it): the state above
-//! knows nothing of [`McpPlugin`]; the plugin holds the state; the
-//! handlers, the lifecycle, the events and the pipe act on the plugin.
+//! knows nothing of [`McpPlugin`]; the plugin holds the state; handlers
+//! work on the parts of it the dispatch table hands them; the lifecycle,
+//! delivery, watching, the events and the pipe act on the plugin.
 
 mod agents;
 mod commands;
+mod delivery;
 pub mod entry;
 mod event_log;
 mod events;
@@ -53,13 +57,14 @@ mod session;
 mod shares;
 mod status;
 mod waits;
+mod watching;
 mod writes;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use zellij_mcp_protocol::ops::{DEFAULT_SUBMIT_DELAY_MS, MAX_SUBMIT_DELAY_MS};
+use zellij_mcp_protocol::ops::{PluginMemory, DEFAULT_SUBMIT_DELAY_MS, MAX_SUBMIT_DELAY_MS};
 use zellij_mcp_protocol::PERMISSIONS;
 use zellij_tile::prelude::*;
 
@@ -84,6 +89,10 @@ const BUILD_MARK: &str = concat!("zellij-mcp-build-id:", env!("ZELLIJ_MCP_BUILD_
 pub fn build_id() -> &'static str {
     BUILD_MARK.trim_start_matches("zellij-mcp-build-id:")
 }
+
+/// Zellij stops a plugin whose memory grows past this (wasmi's limit in
+/// zellij-server 0.45.1).
+const HEAP_LIMIT: usize = 16 * 1024 * 1024;
 
 /// How often each instance renews or checks the lease.
 const HEARTBEAT: Duration = Duration::from_secs(1);
@@ -218,6 +227,21 @@ impl<H: Host> McpPlugin<H> {
         self.log = EventLog::open(shared_dir.join(log_file_name(ids.zellij_pid)));
         self.acting.lease = Some(lease);
         self.heartbeat(self.host.now());
+    }
+
+    /// What this instance holds now.
+    fn memory(&self) -> PluginMemory {
+        let (kept_replies, kept_reply_bytes, in_flight) = self.requests.replies.sizes();
+        PluginMemory {
+            heap_bytes: self.host.heap_bytes(),
+            heap_limit_bytes: HEAP_LIMIT,
+            kept_replies,
+            kept_reply_bytes,
+            in_flight,
+            pending_replies: self.requests.later.len(),
+            queued_writes: self.input.pending(),
+            exit_codes: self.view.exit_codes.len(),
+        }
     }
 
     /// What the plugin's pane shows.

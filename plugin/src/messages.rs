@@ -9,8 +9,9 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use zellij_mcp_protocol::ops::{DeliveryStatus, Happened, LoggedEvent, SendMessageResult};
-use zellij_mcp_protocol::{ErrorBody, PaneRef};
+use zellij_mcp_protocol::{Error, ErrorBody, PaneRef};
 
+use crate::event_log::EventLog;
 use crate::later::Asker;
 use crate::shares;
 
@@ -94,6 +95,37 @@ impl Message {
             confirm_tries: 0,
             waiter: None,
         }
+    }
+
+    /// A new message, logged as queued in `log` (which gives it its seq),
+    /// from `client`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn queued(
+        log: &mut EventLog,
+        at_ms: u64,
+        now: Instant,
+        to: Recipient,
+        from: &str,
+        text: &str,
+        ttl: Duration,
+        client: &str,
+    ) -> Result<Self, ErrorBody> {
+        let seq = log
+            .append(at_ms, |seq| Happened::Queued {
+                message: seq,
+                to: to.label(),
+                from: from.to_owned(),
+                text: text.to_owned(),
+                expires_at_ms: at_ms + ttl.as_millis() as u64,
+                client: client.to_owned(),
+            })
+            .map_err(|e| {
+                ErrorBody::from(Error::Internal {
+                    problem: format!("cannot log the message: {e}"),
+                    fix: Some("check that the plugin's cache folder is writable".into()),
+                })
+            })?;
+        Ok(Message::new(seq, to, from, text, ttl, now).sent_by(client))
     }
 
     /// A message the log has as pending, with the time left of its TTL.

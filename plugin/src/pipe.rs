@@ -20,7 +20,7 @@ use zellij_mcp_protocol::{
 use zellij_mcp_protocol::{frames, limits};
 use zellij_tile::prelude::{PipeMessage, PipeSource};
 
-use crate::handlers::HandlerResult;
+use crate::handlers::{self, HandlerResult, Naming, Zellij};
 use crate::host::Host;
 use crate::later::Asker;
 use crate::shares;
@@ -128,44 +128,100 @@ impl<H: Host> McpPlugin<H> {
         }
     }
 
-    /// The op dispatch table: one handler per op, typed by the op.
+    /// The op dispatch table: one handler per op, typed by the op, and the
+    /// parts of the plugin each one gets.
     fn dispatch(&mut self, request: &Request, asker: Asker) {
         let args = &request.args;
         match request.op.as_str() {
-            op::Hello::NAME => self.now::<op::Hello>(args, asker, Self::hello),
-            op::SessionInfo::NAME => self.now::<op::SessionInfo>(args, asker, Self::session_info),
-            op::ListTabs::NAME => self.now::<op::ListTabs>(args, asker, Self::list_tabs),
-            op::ListPanes::NAME => self.now::<op::ListPanes>(args, asker, Self::list_panes),
-            op::NewTab::NAME => self.next_tick::<op::NewTab>(args, asker, Self::new_tab),
-            op::NewPane::NAME => self.next_tick::<op::NewPane>(args, asker, Self::new_pane),
-            op::Close::NAME => self.next_tick::<op::Close>(args, asker, Self::close),
-            op::Rename::NAME => self.next_tick::<op::Rename>(args, asker, Self::rename),
-            op::Focus::NAME => self.next_tick::<op::Focus>(args, asker, Self::focus),
+            op::Hello::NAME => self.now::<op::Hello>(args, asker, |p, _, _| {
+                p.zellij().hello(&p.settings, &p.acting)
+            }),
+            op::SessionInfo::NAME => self.now::<op::SessionInfo>(args, asker, |p, _, asker| {
+                p.zellij().session_info(p.memory(), p.waits.len(), asker)
+            }),
+            op::ListTabs::NAME => {
+                self.now::<op::ListTabs>(args, asker, |p, _, _| p.zellij().list_tabs())
+            }
+            op::ListPanes::NAME => self.now::<op::ListPanes>(args, asker, |p, a, _| {
+                Zellij::of(&p.host, &p.view).list_panes(&mut p.pane_facts, &p.agents, a)
+            }),
+            op::NewTab::NAME => {
+                self.next_tick::<op::NewTab>(args, asker, |p, a, _| p.zellij().new_tab(a))
+            }
+            op::NewPane::NAME => self.next_tick::<op::NewPane>(args, asker, |p, a, asker| {
+                let (zellij, mut naming) = p.zellij_naming();
+                zellij.new_pane(&mut naming, a, asker)
+            }),
+            op::Close::NAME => self.next_tick::<op::Close>(args, asker, |p, a, asker| {
+                let (handled, closed) = p.zellij().close(a, asker)?;
+                p.release_closed_agents(&closed);
+                Ok(handled)
+            }),
+            op::Rename::NAME => {
+                self.next_tick::<op::Rename>(args, asker, |p, a, _| p.zellij().rename(a))
+            }
+            op::Focus::NAME => {
+                self.next_tick::<op::Focus>(args, asker, |p, a, _| p.zellij().focus(a))
+            }
             op::ArrangePane::NAME => {
-                self.next_tick::<op::ArrangePane>(args, asker, Self::arrange_pane)
+                self.next_tick::<op::ArrangePane>(args, asker, |p, a, asker| {
+                    p.zellij().arrange_pane(a, asker)
+                })
             }
-            op::RegisterAgent::NAME => {
-                self.now::<op::RegisterAgent>(args, asker, Self::register_agent)
-            }
-            op::SendMessage::NAME => self.now::<op::SendMessage>(args, asker, Self::send_message),
+            op::RegisterAgent::NAME => self.now::<op::RegisterAgent>(args, asker, |p, a, asker| {
+                let (zellij, mut naming) = p.zellij_naming();
+                zellij.register_agent(&mut naming, a, asker)
+            }),
+            op::SendMessage::NAME => self.now::<op::SendMessage>(args, asker, |p, a, asker| {
+                handlers::send_message(&p.host, &p.agents, &p.outbox, &mut p.log, a, asker)
+            }),
             op::CancelMessages::NAME => {
-                self.now::<op::CancelMessages>(args, asker, Self::cancel_messages)
+                self.now::<op::CancelMessages>(args, asker, |p, a, asker| {
+                    let at_ms = p.host.unix_ms();
+                    let (result, answers) =
+                        handlers::cancel_messages(at_ms, &mut p.outbox, &mut p.log, a, asker);
+                    p.answer_all(answers);
+                    result
+                })
             }
-            op::ReadEvents::NAME => self.now::<op::ReadEvents>(args, asker, Self::read_events),
-            op::Read::NAME => self.now::<op::Read>(args, asker, Self::read),
-            op::Locate::NAME => self.now::<op::Locate>(args, asker, Self::locate),
+            op::ReadEvents::NAME => self
+                .now::<op::ReadEvents>(args, asker, |p, a, _| handlers::read_events(&mut p.log, a)),
+            op::Read::NAME => self.now::<op::Read>(args, asker, |p, a, _| p.zellij().read(a)),
+            op::Locate::NAME => self.now::<op::Locate>(args, asker, |p, a, _| p.zellij().locate(a)),
             op::PaneOfProcess::NAME => {
-                self.now::<op::PaneOfProcess>(args, asker, Self::pane_of_process)
+                self.now::<op::PaneOfProcess>(args, asker, |p, a, _| p.zellij().pane_of_process(a))
             }
-            op::Write::NAME => self.now::<op::Write>(args, asker, Self::write),
-            op::WaitFor::NAME => self.now::<op::WaitFor>(args, asker, Self::wait_for),
-            op::Run::NAME => self.next_tick::<op::Run>(args, asker, Self::run),
-            op::Signal::NAME => self.now::<op::Signal>(args, asker, Self::signal),
-            op::OpenFile::NAME => self.next_tick::<op::OpenFile>(args, asker, Self::open_file),
-            op::DumpLayout::NAME => self.now::<op::DumpLayout>(args, asker, Self::dump_layout),
-            op::Cancel::NAME => self.now::<op::Cancel>(args, asker, Self::cancel),
-            op::Replay::NAME => self.now::<op::Replay>(args, asker, Self::replay),
-            op::Status::NAME => self.now::<op::Status>(args, asker, Self::status),
+            op::Write::NAME => self.now::<op::Write>(args, asker, |p, a, asker| {
+                let delay_ms = p.settings.submit_delay_ms;
+                let zellij = Zellij::of(&p.host, &p.view);
+                zellij.write(&p.input, &mut p.pane_facts, delay_ms, a, asker)
+            }),
+            op::WaitFor::NAME => self.now::<op::WaitFor>(args, asker, |p, a, asker| {
+                p.zellij().wait_for(&p.waits, a, asker)
+            }),
+            op::Run::NAME => self.next_tick::<op::Run>(args, asker, |p, a, asker| {
+                let mut naming = Naming {
+                    agents: &mut p.agents,
+                    log: &mut p.log,
+                };
+                Zellij::of(&p.host, &p.view).run(&mut naming, &p.waits, a, asker)
+            }),
+            op::Signal::NAME => self.now::<op::Signal>(args, asker, |p, a, asker| {
+                Zellij::of(&p.host, &p.view).signal(&mut p.pane_facts, a, asker)
+            }),
+            op::OpenFile::NAME => self.next_tick::<op::OpenFile>(args, asker, |p, a, asker| {
+                p.zellij().open_file(a, asker)
+            }),
+            op::DumpLayout::NAME => {
+                self.now::<op::DumpLayout>(args, asker, |p, a, _| p.zellij().dump_layout(a))
+            }
+            op::Cancel::NAME => self.now::<op::Cancel>(args, asker, |p, a, _| p.cancel(a)),
+            op::Replay::NAME => self.now::<op::Replay>(args, asker, |p, a, asker| {
+                handlers::replay(&mut p.requests.replies, a, asker)
+            }),
+            op::Status::NAME => self.now::<op::Status>(args, asker, |p, a, _| {
+                handlers::status(&p.requests.replies, a)
+            }),
             other => {
                 let op = other.to_owned();
                 self.answer(&asker, Err(Error::UnknownOp { op }.into()));

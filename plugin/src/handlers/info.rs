@@ -2,25 +2,23 @@
 
 use zellij_mcp_protocol::ops::{
     ClientEntry, DumpLayoutArgs, DumpLayoutResult, HelloResult, ListPanesArgs, ListPanesResult,
-    ListTabsResult, NoArgs, PaneEntry, PaneOfProcessArgs, PaneOfProcessResult, PluginMemory,
+    ListTabsResult, PaneEntry, PaneOfProcessArgs, PaneOfProcessResult, PluginMemory,
     SessionInfoResult,
 };
 use zellij_mcp_protocol::{Error, ErrorBody, PaneKind, PaneRef, PROTOCOL_VERSION};
 
-use super::{now, to_json};
+use super::{now, to_json, Zellij};
 use super::{Handled, HandlerResult};
+use crate::agents::Agents;
 use crate::host::{ref_of_id, Host};
 use crate::later::{Asker, Live};
-use crate::pane_facts::Facts;
+use crate::lease::Acting;
+use crate::pane_facts::{Facts, PaneFacts};
 use crate::session::SessionView;
-use crate::McpPlugin;
+use crate::Settings;
 
-/// Zellij stops a plugin whose memory grows past this (wasmi's limit in
-/// zellij-server 0.45.1).
-const HEAP_LIMIT: usize = 16 * 1024 * 1024;
-
-impl<H: Host> McpPlugin<H> {
-    pub fn hello(&mut self, _: NoArgs, _: &Asker) -> HandlerResult {
+impl<H: Host> Zellij<'_, H> {
+    pub fn hello(&self, settings: &Settings, acting: &Acting) -> HandlerResult {
         let ids = self.host.ids();
         let own_pane = self.view.find(PaneRef::plugin(ids.plugin_id));
         now(HelloResult {
@@ -30,20 +28,24 @@ impl<H: Host> McpPlugin<H> {
             client_id: ids.client_id,
             zellij_pid: ids.zellij_pid,
             plugin_url: own_pane.and_then(|(_, p)| p.plugin_url.clone()),
-            configuration: self.settings.configuration.clone(),
+            configuration: settings.configuration.clone(),
             ready: self.view.is_ready(),
-            instances: self.acting.instances(),
+            instances: acting.instances(),
             build_id: crate::build_id().to_owned(),
         })
     }
 
-    /// Asks Zellij for the clients and answers when they arrive.
-    pub fn session_info(&mut self, _: NoArgs, asker: &Asker) -> HandlerResult {
+    /// Asks Zellij for the clients and answers when they arrive, with what
+    /// the plugin holds (`plugin_memory`, `active_waits`).
+    pub fn session_info(
+        &self,
+        plugin_memory: PluginMemory,
+        active_waits: usize,
+        asker: &Asker,
+    ) -> HandlerResult {
         self.require_ready()?;
         let generation = self.view.clients_generation;
         let zellij_version = self.host.zellij_version();
-        let active_waits = self.waits.len();
-        let plugin_memory = self.memory();
         let caller = asker.caller;
         self.host.list_clients();
         let settle = move |view: &SessionView, _: &dyn Live, overdue: bool| {
@@ -66,29 +68,21 @@ impl<H: Host> McpPlugin<H> {
         Ok(Handled::WhenShown(Box::new(settle)))
     }
 
-    /// What this instance holds now.
-    fn memory(&self) -> PluginMemory {
-        let (kept_replies, kept_reply_bytes, in_flight) = self.requests.replies.sizes();
-        PluginMemory {
-            heap_bytes: self.host.heap_bytes(),
-            heap_limit_bytes: HEAP_LIMIT,
-            kept_replies,
-            kept_reply_bytes,
-            in_flight,
-            pending_replies: self.requests.later.len(),
-            queued_writes: self.input.pending(),
-            exit_codes: self.view.exit_codes.len(),
-        }
-    }
-
-    pub fn list_tabs(&mut self, _: NoArgs, _: &Asker) -> HandlerResult {
+    pub fn list_tabs(&self) -> HandlerResult {
         self.require_ready()?;
         now(ListTabsResult {
             tabs: self.view.tab_entries(),
         })
     }
 
-    pub fn list_panes(&mut self, args: ListPanesArgs, _: &Asker) -> HandlerResult {
+    /// `list_panes`, with each pane's cwd and running command from `facts`
+    /// and its agent name from `agents`.
+    pub fn list_panes(
+        &self,
+        facts: &mut PaneFacts,
+        agents: &Agents,
+        args: ListPanesArgs,
+    ) -> HandlerResult {
         self.require_ready()?;
         let tab_id = match &args.tab {
             Some(tab) => Some(self.view.resolve_tab(tab)?.tab_id),
@@ -108,12 +102,12 @@ impl<H: Host> McpPlugin<H> {
                     .is_none_or(|t| p.title.contains(t.as_str()))
             })
             .collect();
-        let mut agents = self.agents.by_pane();
+        let mut agents = agents.by_pane();
         for pane in &mut panes {
             pane.agent = agents.remove(&pane.pane_id);
             if pane.pane_id.kind == PaneKind::Terminal && !pane.exited {
-                let host = &self.host;
-                let facts = self.pane_facts.get(pane.pane_id, || Facts {
+                let host = self.host;
+                let facts = facts.get(pane.pane_id, || Facts {
                     cwd: host.cwd(pane.pane_id),
                     running: host.running_command(pane.pane_id),
                 });
@@ -135,7 +129,7 @@ impl<H: Host> McpPlugin<H> {
     }
 
     /// `pane_of_process`: the terminal pane running one of `pids`.
-    pub fn pane_of_process(&mut self, args: PaneOfProcessArgs, _: &Asker) -> HandlerResult {
+    pub fn pane_of_process(&self, args: PaneOfProcessArgs) -> HandlerResult {
         self.require_ready()?;
         let pane_id = self
             .view
@@ -151,7 +145,7 @@ impl<H: Host> McpPlugin<H> {
         now(PaneOfProcessResult { pane_id })
     }
 
-    pub fn dump_layout(&mut self, args: DumpLayoutArgs, _: &Asker) -> HandlerResult {
+    pub fn dump_layout(&self, args: DumpLayoutArgs) -> HandlerResult {
         self.require_ready()?;
         let tab = match &args.tab {
             Some(tab) => Some(self.view.resolve_tab(tab)?.clone()),

@@ -10,19 +10,19 @@ use zellij_mcp_protocol::ops::{
 use zellij_mcp_protocol::text::{shape_read, trim_rows};
 use zellij_mcp_protocol::{Error, ErrorBody, PaneRef};
 
-use super::{bad_request, now, refuse_own_pane};
+use super::{bad_request, now, refuse_own_pane, Zellij};
 use super::{Handled, HandlerResult};
 use crate::host::Host;
 use crate::later::Asker;
-use crate::writes::{PendingWrite, WriteDone};
-use crate::McpPlugin;
+use crate::pane_facts::PaneFacts;
+use crate::writes::{PendingWrite, WriteDone, WriteQueue};
 
 const PASTE_START: &[u8] = b"\x1b[200~";
 const PASTE_END: &[u8] = b"\x1b[201~";
 
-impl<H: Host> McpPlugin<H> {
+impl<H: Host> Zellij<'_, H> {
     /// The pane's screen; scrollback reads (`full`, `since`) are the bridge's.
-    pub fn read(&mut self, args: ReadArgs, _: &Asker) -> HandlerResult {
+    pub fn read(&self, args: ReadArgs) -> HandlerResult {
         let (max_bytes, _) = args.checked()?;
         if args.needs_scrollback() {
             return Err(ErrorBody::from(Error::Unsupported {
@@ -41,7 +41,7 @@ impl<H: Host> McpPlugin<H> {
     }
 
     /// `locate`: the pane's tab, or `pane_not_found`.
-    pub fn locate(&mut self, args: PaneArgs, _: &Asker) -> HandlerResult {
+    pub fn locate(&self, args: PaneArgs) -> HandlerResult {
         self.require_pane(args.pane_id)?;
         now(PaneResult {
             pane_id: args.pane_id,
@@ -60,10 +60,19 @@ impl<H: Host> McpPlugin<H> {
         Ok(ScreenText::new(rows))
     }
 
-    pub fn write(&mut self, args: WriteArgs, asker: &Asker) -> HandlerResult {
+    /// `write`: queued in the pane's write queue (`input`), answered once
+    /// typed; `submit_delay_ms` is the layout's default pause.
+    pub fn write(
+        &self,
+        input: &WriteQueue,
+        facts: &mut PaneFacts,
+        submit_delay_ms: u64,
+        args: WriteArgs,
+        asker: &Asker,
+    ) -> HandlerResult {
         refuse_own_pane(args.pane_id, asker.caller, args.force, "typing there")?;
         let bytes = write_bytes(&args)?;
-        let submit_delay = self.submit_delay(&args)?;
+        let submit_delay = submit_delay(&args, submit_delay_ms)?;
         if bytes.is_empty() && submit_delay.is_none() {
             return Err(bad_request(
                 "nothing to write",
@@ -85,8 +94,8 @@ impl<H: Host> McpPlugin<H> {
                 "pass allow_exited: true to type into it anyway, or pick a live pane",
             ));
         }
-        self.input.room(args.pane_id)?;
-        self.pane_facts.forget(args.pane_id);
+        input.room(args.pane_id)?;
+        facts.forget(args.pane_id);
         Ok(Handled::Write(PendingWrite {
             done: WriteDone::Answer(asker.clone()),
             pane: args.pane_id,
@@ -96,21 +105,7 @@ impl<H: Host> McpPlugin<H> {
         }))
     }
 
-    /// The pause before a submit's CR, `None` without a submit.
-    fn submit_delay(&self, args: &WriteArgs) -> Result<Option<Duration>, ErrorBody> {
-        match (args.submit, args.submit_delay_ms) {
-            (false, _) => Ok(None),
-            (true, Some(ms)) if ms > MAX_SUBMIT_DELAY_MS => Err(bad_request(
-                format!("submit_delay_ms {ms} is over the {MAX_SUBMIT_DELAY_MS} ms cap"),
-                "pass a smaller submit_delay_ms, or omit it for the default",
-            )),
-            (true, ms) => Ok(Some(Duration::from_millis(
-                ms.unwrap_or(self.settings.submit_delay_ms),
-            ))),
-        }
-    }
-
-    pub fn signal(&mut self, args: SignalArgs, asker: &Asker) -> HandlerResult {
+    pub fn signal(&self, facts: &mut PaneFacts, args: SignalArgs, asker: &Asker) -> HandlerResult {
         refuse_own_pane(args.pane_id, asker.caller, args.force, "a signal")?;
         if self.require_terminal(args.pane_id)?.exited {
             return Err(bad_request(
@@ -119,11 +114,24 @@ impl<H: Host> McpPlugin<H> {
             ));
         }
         self.host.signal(args.pane_id, args.signal);
-        self.pane_facts.forget(args.pane_id);
+        facts.forget(args.pane_id);
         now(PaneResult {
             pane_id: args.pane_id,
             tab_id: self.view.tab_id_of(args.pane_id),
         })
+    }
+}
+
+/// The pause before a submit's CR (`default_ms` unless asked), `None`
+/// without a submit.
+fn submit_delay(args: &WriteArgs, default_ms: u64) -> Result<Option<Duration>, ErrorBody> {
+    match (args.submit, args.submit_delay_ms) {
+        (false, _) => Ok(None),
+        (true, Some(ms)) if ms > MAX_SUBMIT_DELAY_MS => Err(bad_request(
+            format!("submit_delay_ms {ms} is over the {MAX_SUBMIT_DELAY_MS} ms cap"),
+            "pass a smaller submit_delay_ms, or omit it for the default",
+        )),
+        (true, ms) => Ok(Some(Duration::from_millis(ms.unwrap_or(default_ms)))),
     }
 }
 

@@ -1,6 +1,11 @@
-//! One handler per op, grouped by what they act on. Each validates its
-//! arguments against the session view before touching anything, so bad input
-//! changes nothing.
+//! One handler per op, grouped by what they act on. A handler is a method
+//! of [`Zellij`] (the host and the session view) and takes the other parts
+//! of the plugin it uses as arguments, so the dispatch table
+//! (`crate::pipe`) shows what each op touches. Each validates its arguments
+//! against the session view before touching anything, so bad input changes
+//! nothing. What a request waits for after its handler is the lifecycle's
+//! ([`crate::lifecycle`]); delivering messages and watching waits are the
+//! plugin's own work ([`crate::delivery`], [`crate::watching`]).
 
 mod agents;
 mod info;
@@ -10,7 +15,11 @@ mod panes;
 mod requests;
 mod waiting;
 
+pub use agents::Naming;
 pub use io::{write_result, ScreenText};
+pub use messages::{cancel_messages, read_events, send_message};
+pub use requests::{replay, status};
+pub use waiting::run_result;
 
 use serde::Serialize;
 use zellij_mcp_protocol::{Error, ErrorBody, JsonText, PaneKind, PaneRef};
@@ -55,13 +64,18 @@ fn refuse_own_pane(
     ))
 }
 
-/// See [`McpPlugin::pane_now`]; for callers that hold other parts mutably.
-pub fn pane_now(host: &impl Host, view: &SessionView, pane: PaneRef) -> Option<PaneInfo> {
-    host.pane_info(pane)
-        .or_else(|| view.find(pane).map(|(_, info)| info.clone()))
+/// What a handler reads before it acts: Zellij, through the host, and the
+/// session as its events showed it.
+pub struct Zellij<'a, H> {
+    pub host: &'a H,
+    pub view: &'a SessionView,
 }
 
-impl<H: Host> McpPlugin<H> {
+impl<'a, H: Host> Zellij<'a, H> {
+    pub fn of(host: &'a H, view: &'a SessionView) -> Self {
+        Zellij { host, view }
+    }
+
     fn require_ready(&self) -> Result<(), ErrorBody> {
         if self.view.is_ready() {
             Ok(())
@@ -77,7 +91,9 @@ impl<H: Host> McpPlugin<H> {
     /// 100 ms or not at all (a busy session), so a pane the last events
     /// listed counts too: "not found" must not come from a slow answer.
     pub fn pane_now(&self, pane: PaneRef) -> Option<PaneInfo> {
-        pane_now(&self.host, &self.view, pane)
+        self.host
+            .pane_info(pane)
+            .or_else(|| self.view.find(pane).map(|(_, info)| info.clone()))
     }
 
     /// The pane as Zellij has it now, or `pane_not_found`.
@@ -94,6 +110,22 @@ impl<H: Host> McpPlugin<H> {
             return Err(Error::WrongPaneKind { pane }.into());
         }
         self.require_pane(pane)
+    }
+}
+
+impl<H: Host> McpPlugin<H> {
+    /// The parts every handler reads.
+    pub fn zellij(&self) -> Zellij<'_, H> {
+        Zellij::of(&self.host, &self.view)
+    }
+
+    /// The parts a handler that names agents gets.
+    pub fn zellij_naming(&mut self) -> (Zellij<'_, H>, Naming<'_>) {
+        let naming = Naming {
+            agents: &mut self.agents,
+            log: &mut self.log,
+        };
+        (Zellij::of(&self.host, &self.view), naming)
     }
 }
 

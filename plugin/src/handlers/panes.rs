@@ -9,12 +9,11 @@ use zellij_mcp_protocol::ops::{
 use zellij_mcp_protocol::{Error, ErrorBody, PaneRef, TabRef};
 use zellij_tile::prelude::{PaneInfo, TabInfo};
 
-use super::{bad_request, once_pane_shows, refuse_own_pane, to_json};
+use super::{bad_request, once_pane_shows, refuse_own_pane, to_json, Naming, Zellij};
 use super::{Handled, HandlerResult};
 use crate::host::{Content, Host, Landing};
 use crate::later::{Asker, Live, Settle};
 use crate::session::{ref_of_info, SessionView};
-use crate::McpPlugin;
 
 /// Most resize steps one call takes.
 const MAX_RESIZE_STEPS: u32 = 20;
@@ -25,8 +24,8 @@ enum Resolved {
     Tab(TabInfo),
 }
 
-impl<H: Host> McpPlugin<H> {
-    pub fn new_tab(&mut self, args: NewTabArgs, _: &Asker) -> HandlerResult {
+impl<H: Host> Zellij<'_, H> {
+    pub fn new_tab(&self, args: NewTabArgs) -> HandlerResult {
         self.require_ready()?;
         let previous = self.view.tabs.iter().find(|t| t.active).map(|t| t.position);
         let tab_id = match &args.layout {
@@ -100,7 +99,8 @@ impl<H: Host> McpPlugin<H> {
         Ok(kdl)
     }
 
-    pub fn new_pane(&mut self, args: NewPaneArgs, asker: &Asker) -> HandlerResult {
+    /// `new_pane`; a pane opened with an agent name takes it in `naming`.
+    pub fn new_pane(&self, naming: &mut Naming, args: NewPaneArgs, asker: &Asker) -> HandlerResult {
         self.require_ready()?;
         let tab = self.target_tab(args.at.tab.as_ref(), asker.caller)?;
         let content = match args.command {
@@ -110,7 +110,7 @@ impl<H: Host> McpPlugin<H> {
             },
             None => Content::Shell { cwd: args.cwd },
         };
-        self.check_new_agent(args.agent_name.as_deref())?;
+        naming.check_free(self, args.agent_name.as_deref())?;
         let pane = self.spawn(
             &tab,
             &content,
@@ -118,11 +118,11 @@ impl<H: Host> McpPlugin<H> {
             args.name.as_deref(),
             args.at.focus,
         )?;
-        self.name_new_agent(args.agent_name.as_deref(), pane)?;
+        naming.name(self, args.agent_name.as_deref(), pane)?;
         Ok(pane_when_listed(pane, tab.tab_id))
     }
 
-    pub fn open_file(&mut self, args: OpenFileArgs, asker: &Asker) -> HandlerResult {
+    pub fn open_file(&self, args: OpenFileArgs, asker: &Asker) -> HandlerResult {
         self.require_ready()?;
         if args.path.trim().is_empty() {
             return Err(bad_request("path is empty", "pass the file to open"));
@@ -157,7 +157,7 @@ impl<H: Host> McpPlugin<H> {
     /// when the tab allows it (see [`Self::open_command`]); anything else
     /// starts as a shell pane added to the tab and replaced in place.
     pub fn spawn(
-        &mut self,
+        &self,
         tab: &TabInfo,
         content: &Content,
         placement: Placement,
@@ -193,7 +193,7 @@ impl<H: Host> McpPlugin<H> {
     /// this way: Zellij 0.45.1 drops output that arrives before an in-place
     /// replacement is done.
     fn open_command(
-        &mut self,
+        &self,
         tab: &TabInfo,
         content: &Content,
         placement: Placement,
@@ -224,7 +224,7 @@ impl<H: Host> McpPlugin<H> {
     }
 
     /// A shell pane added to `tab`, replaced in place by `content`.
-    fn open_in_place(&mut self, tab: &TabInfo, content: &Content) -> Result<PaneRef, ErrorBody> {
+    fn open_in_place(&self, tab: &TabInfo, content: &Content) -> Result<PaneRef, ErrorBody> {
         let shell = self
             .host
             .new_pane_in_tab(tab.tab_id)
@@ -244,7 +244,12 @@ impl<H: Host> McpPlugin<H> {
         }
     }
 
-    pub fn close(&mut self, args: CloseArgs, asker: &Asker) -> HandlerResult {
+    /// `close`; also the panes it closed, whose agent names are then free.
+    pub fn close(
+        &self,
+        args: CloseArgs,
+        asker: &Asker,
+    ) -> Result<(Handled, Vec<PaneRef>), ErrorBody> {
         self.require_ready()?;
         let target = self.resolve(&args.target)?;
         self.refuse_to_close(&target, asker.caller, args.force)?;
@@ -262,8 +267,7 @@ impl<H: Host> McpPlugin<H> {
             }
         };
         let ids: Vec<PaneRef> = closed.iter().map(|c| c.pane_id).collect();
-        self.release_closed_agents(&ids);
-        Ok(Handled::WhenShown(once_gone(tab_id, closed)))
+        Ok((Handled::WhenShown(once_gone(tab_id, closed)), ids))
     }
 
     /// Refuses to close the plugin's own pane, and unless `force`, what holds
@@ -310,7 +314,7 @@ impl<H: Host> McpPlugin<H> {
         }))
     }
 
-    pub fn rename(&mut self, args: RenameArgs, _: &Asker) -> HandlerResult {
+    pub fn rename(&self, args: RenameArgs) -> HandlerResult {
         self.require_ready()?;
         if args.name.trim().is_empty() {
             return Err(bad_request("name is empty", "pass the new name"));
@@ -332,7 +336,7 @@ impl<H: Host> McpPlugin<H> {
         }
     }
 
-    pub fn focus(&mut self, args: Target, _: &Asker) -> HandlerResult {
+    pub fn focus(&self, args: Target) -> HandlerResult {
         self.require_ready()?;
         match self.resolve(&args)? {
             Resolved::Pane(pane) => {
@@ -353,7 +357,7 @@ impl<H: Host> McpPlugin<H> {
         }
     }
 
-    pub fn arrange_pane(&mut self, args: ArrangePaneArgs, asker: &Asker) -> HandlerResult {
+    pub fn arrange_pane(&self, args: ArrangePaneArgs, asker: &Asker) -> HandlerResult {
         refuse_own_pane(args.pane_id, asker.caller, args.force, "moving it")?;
         let info = self.require_pane(args.pane_id)?;
         let plan = self.plan_arrangement(&args, &info)?;

@@ -6,51 +6,45 @@ use zellij_mcp_protocol::{Error, ErrorBody, JsonText};
 
 use super::{bad_request, now};
 use super::{Handled, HandlerResult};
-use crate::host::Host;
 use crate::later::Asker;
-use crate::replay::Known;
-use crate::McpPlugin;
+use crate::replay::{Known, Replies};
 
-impl<H: Host> McpPlugin<H> {
-    /// `replay`: the reply to an earlier request, now or once it is ready;
-    /// `null` when this plugin never saw it (then it is safe to send again).
-    pub fn replay(&mut self, args: ReplayArgs, asker: &Asker) -> HandlerResult {
-        let id = &args.request_id;
-        if *id == asker.request_id {
-            return Err(bad_request(
-                "a replay cannot name its own request",
-                "pass the id of the earlier request",
-            ));
-        }
-        match self.requests.replies.lookup(id) {
-            Known::Answered(line) => Ok(Handled::Now(JsonText::trusted(line))),
-            Known::InFlight => {
-                let replies = &mut self.requests.replies;
-                if !replies.also_send_to(id, &asker.pipe_id, &asker.request_id) {
-                    return Err(ErrorBody::from(Error::Busy {
-                        problem: format!("request {id} is already being replayed"),
-                        fix: "wait for one of the replays to answer".into(),
-                    }));
-                }
-                Ok(Handled::WithEarlier)
+/// `replay`: the reply to an earlier request, now or once it is ready;
+/// `null` when this plugin never saw it (then it is safe to send again).
+pub fn replay(replies: &mut Replies, args: ReplayArgs, asker: &Asker) -> HandlerResult {
+    let id = &args.request_id;
+    if *id == asker.request_id {
+        return Err(bad_request(
+            "a replay cannot name its own request",
+            "pass the id of the earlier request",
+        ));
+    }
+    match replies.lookup(id) {
+        Known::Answered(line) => Ok(Handled::Now(JsonText::trusted(line))),
+        Known::InFlight => {
+            if !replies.also_send_to(id, &asker.pipe_id, &asker.request_id) {
+                return Err(ErrorBody::from(Error::Busy {
+                    problem: format!("request {id} is already being replayed"),
+                    fix: "wait for one of the replays to answer".into(),
+                }));
             }
-            Known::Lost => Err(ErrorBody::from(Error::ReplyLost {
-                problem: format!("request {id} ran, but its reply is no longer kept"),
-                fix: ("look at the state it left (list or read) instead of sending it again")
-                    .into(),
-            })),
-            Known::Unknown => Ok(Handled::Now(JsonText::trusted("null"))),
+            Ok(Handled::WithEarlier)
         }
+        Known::Lost => Err(ErrorBody::from(Error::ReplyLost {
+            problem: format!("request {id} ran, but its reply is no longer kept"),
+            fix: ("look at the state it left (list or read) instead of sending it again").into(),
+        })),
+        Known::Unknown => Ok(Handled::Now(JsonText::trusted("null"))),
     }
+}
 
-    /// `status`: what this plugin knows of an earlier request.
-    pub fn status(&mut self, args: ReplayArgs, _: &Asker) -> HandlerResult {
-        let state = match self.requests.replies.lookup(&args.request_id) {
-            Known::Answered(_) => RequestState::Answered,
-            Known::InFlight => RequestState::InFlight,
-            Known::Lost => RequestState::Lost,
-            Known::Unknown => RequestState::Unknown,
-        };
-        now(StatusResult { state })
-    }
+/// `status`: what this plugin knows of an earlier request.
+pub fn status(replies: &Replies, args: ReplayArgs) -> HandlerResult {
+    let state = match replies.lookup(&args.request_id) {
+        Known::Answered(_) => RequestState::Answered,
+        Known::InFlight => RequestState::InFlight,
+        Known::Lost => RequestState::Lost,
+        Known::Unknown => RequestState::Unknown,
+    };
+    now(StatusResult { state })
 }

@@ -1,0 +1,227 @@
+//! Delivering messages, the plugin's own work: typing what the outbox has
+//! due into its target's pane (through the write queue), confirming it,
+//! retrying with backoff, logging each step; and telling an agent's parent
+//! when the agent exits or its pane closes.
+
+use std::time::{Duration, Instant};
+
+use zellij_mcp_protocol::agent_name::{parent_of, SERVER_NAME};
+use zellij_mcp_protocol::ops::{Happened, DEFAULT_MESSAGE_TTL_S};
+use zellij_mcp_protocol::PaneRef;
+
+use crate::handlers::{to_json, Zellij};
+use crate::host::Host;
+use crate::messages::{Answer, Message, Recipient};
+use crate::writes::{PendingWrite, WriteDone};
+use crate::McpPlugin;
+
+impl<H: Host> McpPlugin<H> {
+    /// Appends to the event log (see [`crate::event_log::EventLog::record`]).
+    pub fn log_event(&mut self, what: Happened) {
+        self.log.record(self.host.unix_ms(), what);
+    }
+
+    /// Types the messages whose target can take them now; answers requests
+    /// whose wait or message's TTL is over.
+    pub fn pump_messages(&mut self) {
+        let now = self.host.now();
+        if !self.follow_log() {
+            return;
+        }
+        self.confirm_submitted(now);
+        for (seq, to) in self.outbox.due(now) {
+            match self.pane_taking(&to) {
+                Some(pane) => self.type_message(seq, pane, now),
+                None => self.retry_later(seq, &to, now),
+            }
+        }
+        let (answers, expired) = self.outbox.answers_due(now);
+        for (message, attempts) in expired {
+            self.log_event(Happened::Expired { message, attempts });
+        }
+        self.answer_all(answers);
+        self.arm_wake(now);
+    }
+
+    /// Only the instance holding the lease delivers, and it delivers what
+    /// the log has pending: so after a reload, or when the lease changes
+    /// hands, the messages go on from the log. Whether this one delivers.
+    fn follow_log(&mut self) -> bool {
+        if !self.acting.holding() {
+            let answers = self.outbox.hand_over();
+            self.answer_all(answers);
+            return false;
+        }
+        if self.log.catch_up() || !self.outbox.delivering {
+            let (now_ms, now) = (self.host.unix_ms(), self.host.now());
+            let pending = self
+                .log
+                .pending()
+                .filter_map(|event| Message::from_log(event, now_ms, now))
+                .collect();
+            let answers = self.outbox.follow(pending);
+            self.answer_all(answers);
+        }
+        true
+    }
+
+    pub fn answer_all(&mut self, answers: Vec<Answer>) {
+        for (asker, result) in answers {
+            self.answer(&asker, to_json(result));
+        }
+    }
+
+    /// The target cannot take the message now. Retries are logged at
+    /// attempts 1, 2, 4, 8, …: a message waiting a day adds a few lines.
+    fn retry_later(&mut self, seq: u64, to: &Recipient, now: Instant) {
+        let Some((attempts, next_in)) = self.outbox.retry_later(seq, now) else {
+            return;
+        };
+        if attempts.is_power_of_two() {
+            let why = match to {
+                Recipient::Agent(name) if !self.agents.all().contains_key(name) => {
+                    format!("no pane is named {name}")
+                }
+                _ => "the pane is missing, exited or busy".to_owned(),
+            };
+            self.log_event(Happened::Retry {
+                message: seq,
+                attempts,
+                why,
+                next_in_ms: next_in.as_millis() as u64,
+            });
+        }
+    }
+
+    /// A message was typed and submitted.
+    pub fn submitted(&mut self, seq: u64) {
+        self.outbox.submitted(seq, self.host.now());
+        self.pump_messages();
+    }
+
+    /// Submitted messages whose pane is still there are delivered; the
+    /// others are typed again, into the pane that has their target's name
+    /// next.
+    fn confirm_submitted(&mut self, now: Instant) {
+        for (seq, pane_id) in self.outbox.to_confirm(now) {
+            let alive = match self.host.pane_info(pane_id) {
+                Some(info) => !info.exited,
+                // No answer in time, or a pane that just closed: ask again
+                // while the events still list it.
+                None if self.view.find(pane_id).is_some()
+                    && self.outbox.confirm_later(seq, now) =>
+                {
+                    continue
+                }
+                None => false,
+            };
+            if !alive {
+                self.outbox.not_delivered(seq, now);
+                continue;
+            }
+            let (answer, attempts) = self.outbox.delivered(seq);
+            self.log_event(Happened::Delivered {
+                message: seq,
+                pane_id,
+                attempts,
+            });
+            self.answer_all(answer.into_iter().collect());
+        }
+    }
+
+    /// The live terminal pane `to` stands for, if it can take input now.
+    fn pane_taking(&self, to: &Recipient) -> Option<PaneRef> {
+        let pane = match to {
+            Recipient::Pane(pane) => *pane,
+            Recipient::Agent(name) => *self.agents.all().get(name)?,
+        };
+        let info = self.zellij().pane_now(pane)?;
+        let free = self.input.room(pane).is_ok();
+        (!info.exited && free).then_some(pane)
+    }
+
+    fn type_message(&mut self, seq: u64, pane: PaneRef, now: Instant) {
+        let Some(typed) = self.outbox.typed(seq) else {
+            return;
+        };
+        self.outbox.sending(seq, pane);
+        let write = PendingWrite {
+            done: WriteDone::Delivered(seq),
+            pane,
+            tab_id: self.view.tab_id_of(pane),
+            bytes: typed.into_bytes(),
+            submit_delay: Some(Duration::from_millis(self.settings.submit_delay_ms)),
+        };
+        let steps = self.input.push(write, now);
+        self.run_steps(steps);
+    }
+
+    /// Releases the names of panes Zellij no longer has, telling their
+    /// parents.
+    pub fn release_gone_agents(&mut self) {
+        let zellij = Zellij::of(&self.host, &self.view);
+        let gone = self
+            .agents
+            .release_gone(|p| zellij.pane_now(p).is_some(), self.host.now());
+        self.tell_released(gone);
+    }
+
+    /// The names of panes this plugin has just closed are free at once:
+    /// Zellij may list the panes a moment longer.
+    pub fn release_closed_agents(&mut self, closed: &[PaneRef]) {
+        let gone = self.agents.release_closed(closed, self.host.now());
+        self.tell_released(gone);
+    }
+
+    fn tell_released(&mut self, gone: Vec<(String, PaneRef)>) {
+        for (name, pane_id) in gone {
+            self.log_event(Happened::Closed {
+                name: name.clone(),
+                pane_id,
+            });
+            self.tell_parent(&name, "closed");
+        }
+    }
+
+    /// A command pane exited: its agent's parent is told, with the code.
+    pub fn agent_exited(&mut self, pane: PaneRef, code: Option<i32>) {
+        if let Some(name) = self.agents.by_pane().remove(&pane) {
+            self.log_event(Happened::Exited {
+                name: name.clone(),
+                pane_id: pane,
+                code,
+            });
+            let what = match code {
+                Some(code) => format!("exited with code {code}"),
+                None => "exited".to_owned(),
+            };
+            self.tell_parent(&name, &what);
+        }
+    }
+
+    /// Sends `child <name> <what>` to the agent's parent, unless the layout
+    /// turned child events off or the name has no parent.
+    fn tell_parent(&mut self, name: &str, what: &str) {
+        let Some(parent) = parent_of(name).filter(|_| self.settings.child_events) else {
+            return;
+        };
+        let text = format!("child {name} {what}");
+        let to = Recipient::Agent(parent.to_owned());
+        let ttl = Duration::from_secs(DEFAULT_MESSAGE_TTL_S);
+        let (at_ms, at) = (self.host.unix_ms(), self.host.now());
+        let queued = Message::queued(
+            &mut self.log,
+            at_ms,
+            at,
+            to,
+            SERVER_NAME,
+            &text,
+            ttl,
+            SERVER_NAME,
+        );
+        if let Ok(message) = queued {
+            self.outbox.push(message);
+            self.pump_messages();
+        }
+    }
+}
