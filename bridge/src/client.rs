@@ -151,6 +151,16 @@ pub struct PluginClient {
     id_prefix: String,
 }
 
+/// This client's request ids start `zmcp-<pid>.<n>-`: unique to the client,
+/// even among several in one process (`serve --http` makes one per MCP
+/// session). The plugin tells clients apart by it, and a request it has seen
+/// by its id.
+fn client_prefix() -> String {
+    static CLIENTS: AtomicU64 = AtomicU64::new(1);
+    let n = CLIENTS.fetch_add(1, Ordering::Relaxed);
+    format!("zmcp-{}.{n}-", std::process::id())
+}
+
 impl PluginClient {
     pub fn new(config: ClientConfig) -> Self {
         Self::reaching(config, Box::<ThisMachine>::default())
@@ -164,7 +174,7 @@ impl PluginClient {
             reach,
             links: Default::default(),
             next_id: AtomicU64::new(1),
-            id_prefix: format!("zmcp-{}-", std::process::id()),
+            id_prefix: client_prefix(),
         }
     }
 

@@ -11,6 +11,7 @@
 //! - [`call`]: the `call` and `tools` commands, any tool from a shell.
 //! - [`setup`]: the `setup` command, from nothing to a working setup.
 //! - [`doctor`]: the `doctor` command, what is wrong and how to fix it.
+//! - [`http`]: `serve --http`, the server over streamable HTTP with a token.
 //! - [`private`]: what the server writes stays the user's own.
 //! - [`embedded`]: the plugin this binary carries.
 //!
@@ -22,6 +23,7 @@ pub mod call;
 pub mod client;
 pub mod doctor;
 pub mod embedded;
+pub mod http;
 pub mod notify;
 pub mod own_pane;
 pub mod private;

@@ -11,6 +11,7 @@ use rmcp::ServiceExt;
 use zellij_mcp::call::{self, CallArgs};
 use zellij_mcp::client::{ClientConfig, PluginClient, TransportChoice};
 use zellij_mcp::doctor::{self, DoctorArgs};
+use zellij_mcp::http::{self, ServeArgs};
 use zellij_mcp::notify::{notify, NotifyArgs};
 use zellij_mcp::own_pane::OwnPane;
 use zellij_mcp::sessions::SessionDefaults;
@@ -92,6 +93,9 @@ enum Command {
     /// Check Zellij, the plugin, its permissions and the session, and say
     /// how to fix what is wrong; exit code 1 when a check fails.
     Doctor(DoctorArgs),
+    /// Serve MCP over streamable HTTP (each client needs the bearer token),
+    /// for an agent on another machine; SSH stdio is the other way.
+    Serve(ServeArgs),
 }
 
 fn non_empty_env(name: &str) -> Option<String> {
@@ -118,24 +122,34 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let pane = non_empty_env("ZELLIJ_PANE_ID")
         .and_then(|id| id.parse().ok())
         .map(zellij_mcp_protocol::PaneRef::terminal);
-    let own_pane = OwnPane::new(enclosing.clone(), pane);
-    let client = PluginClient::new(ClientConfig {
+    let config = ClientConfig {
         transport: cli.transport,
         zellij: cli.zellij,
         plugin_url: cli.plugin_url.unwrap_or_else(installed_plugin_url),
         timeout: Duration::from_millis(cli.timeout_ms),
         sessions: SessionDefaults {
             configured: cli.session,
-            enclosing,
+            enclosing: enclosing.clone(),
         },
-    });
-    if let Some(Command::Doctor(args)) = command {
-        std::process::exit(doctor::run(&client, args).await);
-    }
+    };
     let options = tools::Options {
         read_only: cli.read_only,
         audit_log: cli.audit_log,
     };
+    if let Some(Command::Serve(args)) = command {
+        // Each HTTP client is an MCP session of its own, with a client of its own.
+        let new_server = move || {
+            let client = PluginClient::new(config.clone());
+            let own_pane = OwnPane::new(enclosing.clone(), pane);
+            tools::ZellijMcp::new(Arc::new(client), own_pane, &options)
+        };
+        std::process::exit(http::serve(args, new_server).await);
+    }
+    let own_pane = OwnPane::new(enclosing, pane);
+    let client = PluginClient::new(config);
+    if let Some(Command::Doctor(args)) = command {
+        std::process::exit(doctor::run(&client, args).await);
+    }
     let server = tools::ZellijMcp::new(Arc::new(client), own_pane, &options)?;
     let code = match command {
         None => {
@@ -146,7 +160,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some(Command::Call(args)) => call::call(server, args).await,
         Some(Command::Tools) => call::list(server).await,
         Some(Command::Notify(args)) => notify_from_shell(&server, args).await,
-        Some(Command::Setup(_) | Command::Doctor(_)) => unreachable!("handled above"),
+        Some(Command::Setup(_) | Command::Doctor(_) | Command::Serve(_)) => {
+            unreachable!("handled above")
+        }
     };
     std::process::exit(code);
 }

@@ -97,6 +97,18 @@ impl Mcp {
         mcp
     }
 
+    /// Talks to a server that `cmd` starts (e.g. a bridge behind a shell,
+    /// as `ssh host zellij-mcp` starts one), over the child's stdio.
+    pub fn over_command(cmd: tokio::process::Command) -> Mcp {
+        Self::serve(|recorder| async move {
+            let (transport, _) = TokioChildProcess::builder(cmd)
+                .stderr(Stdio::inherit())
+                .spawn()
+                .expect("spawn the server");
+            recorder.serve(transport).await.expect("MCP initialize")
+        })
+    }
+
     /// The bridge's process id, when this started it.
     pub fn pid(&self) -> Option<u32> {
         self.pid

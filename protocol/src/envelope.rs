@@ -47,7 +47,7 @@ impl Request {
 }
 
 /// The client a request id names: everything before its last `-` (a
-/// bridge sends `zmcp-<pid>-<n>`). The plugin gives each client its own
+/// bridge sends `zmcp-<pid>.<client>-<n>`). The plugin gives each client its own
 /// share of what it caps (waits, requests under way, queued messages).
 pub fn client_of(request_id: &str) -> &str {
     request_id

@@ -8,7 +8,7 @@
 //! Every pipe message named [`PIPE_NAME`] carries one [`Request`] as JSON:
 //!
 //! ```text
-//! {"v":1, "id":"zmcp-41-7", "op":"rename", "args":{"pane_id":"terminal_3","name":"build"},
+//! {"v":1, "id":"zmcp-41.1-7", "op":"rename", "args":{"pane_id":"terminal_3","name":"build"},
 //!  "caller":"terminal_2"}
 //! ```
 //!

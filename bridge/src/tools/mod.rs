@@ -140,7 +140,7 @@ pub struct ZellijMcp {
 }
 
 /// How the server is run.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Options {
     /// Only tools that change nothing are listed and callable.
     pub read_only: bool,
