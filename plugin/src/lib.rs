@@ -28,7 +28,7 @@
 //! - [`pane_facts`]: panes' cwd and running command, from Zellij's events;
 //! - [`waits`]: event-driven waits on output, idleness and exit.
 //!
-//! Modules depend one way (`tests/layers.rs` checks it): the state above
+//! Modules depend one way (`layers.rs` checks it): the state above
 //! knows nothing of [`McpPlugin`]; the plugin holds the state; handlers
 //! work on the parts of it the dispatch table hands them; the lifecycle,
 //! delivery, watching, the events and the pipe act on the plugin.
@@ -294,6 +294,8 @@ fn permissions() -> Vec<PermissionType> {
         .collect()
 }
 
+#[cfg(test)]
+mod layers;
 #[cfg(test)]
 mod op_tests;
 #[cfg(test)]
