@@ -7,6 +7,7 @@
 //! - [`transport`]: the direct socket and the `zellij pipe` CLI fallback.
 //! - [`sessions`]: finding sessions and choosing one.
 //! - [`own_pane`]: which pane this server runs in.
+//! - [`pane_state`]: what a pane is doing, from its processes.
 //! - [`notify`]: the `notify` command, a message from a shell.
 //! - [`call`]: the `call` and `tools` commands, any tool from a shell.
 //! - [`setup`]: the `setup` command, from nothing to a working setup.
@@ -26,6 +27,7 @@ pub mod embedded;
 pub mod http;
 pub mod notify;
 pub mod own_pane;
+pub mod pane_state;
 pub mod private;
 pub mod sessions;
 pub mod setup;

@@ -825,3 +825,66 @@ fn without_any_client_new_panes_are_listed_and_run_works() {
         "{ran}"
     );
 }
+
+#[test]
+fn panes_tell_whether_they_are_at_a_prompt_running_waiting_for_input_or_exited() {
+    let s = session("states");
+    let mcp = mcp(&s, "socket");
+    let open = |argv: &[&str]| {
+        let pane = mcp.ok(
+            "zellij_new_pane",
+            json!({"command": argv, "placement": "tiled"}),
+        );
+        pane["pane_id"].as_str().unwrap().to_owned()
+    };
+    let until = |pane: &str, state: &str| {
+        let waited = mcp.ok(
+            "zellij_wait_for",
+            json!({"pane_id": pane, "until_state": state, "timeout_ms": 20000}),
+        );
+        assert_eq!(waited["outcome"], "state", "{pane} to be {state}: {waited}");
+    };
+    // Headless, a list can lag a new pane by a moment.
+    let listed_state = |pane: &str| {
+        wait_for(&format!("{pane} listed"), Duration::from_secs(20), || {
+            let listed = mcp.ok("zellij_list_panes", json!({}));
+            let panes = listed["panes"].as_array()?.clone();
+            let entry = panes.into_iter().find(|p| p["pane_id"] == pane)?;
+            Some(entry["state"].clone())
+        })
+    };
+
+    let bash = open(&["bash", "--norc", "--noprofile"]);
+    until(&bash, "prompt");
+    assert_eq!(listed_state(&bash), "prompt");
+    type_line(&mcp, &bash, "sleep 30");
+    until(&bash, "running");
+    let read = mcp.ok("zellij_read", json!({"pane_id": bash}));
+    assert_eq!(read["state"], "running", "{read}");
+    assert!(read["pid"].as_u64().is_some(), "{read}");
+    mcp.ok("zellij_write", json!({"pane_id": bash, "keys": ["Ctrl c"]}));
+    until(&bash, "prompt");
+    type_line(&mcp, &bash, "read answer");
+    until(&bash, "waiting_input");
+
+    let cat = open(&["cat"]);
+    until(&cat, "waiting_input");
+    assert_eq!(listed_state(&cat), "waiting_input");
+
+    let done = open(&["sh", "-c", "exit 3"]);
+    mcp.ok(
+        "zellij_wait_for",
+        json!({"pane_id": done, "exit": true, "timeout_ms": 20000}),
+    );
+    wait_for(
+        "the exited pane listed as exited",
+        Duration::from_secs(20),
+        || (listed_state(&done) == "exited").then_some(()),
+    );
+
+    let mixed = mcp.err(
+        "zellij_wait_for",
+        json!({"pane_id": bash, "until_state": "prompt", "pattern": "x"}),
+    );
+    assert!(mixed.starts_with("bad_request"), "{mixed}");
+}

@@ -18,11 +18,13 @@ pub struct Facts {
     pub running: Option<Vec<String>>,
 }
 
-/// The facts of the panes listed so far; no more entries than live panes
-/// (see [`PaneFacts::keep_only`]).
+/// The facts of the panes listed so far, and their processes' pids (which
+/// never change: asked once per pane); no more entries than live panes (see
+/// [`PaneFacts::keep_only`]).
 #[derive(Debug, Default)]
 pub struct PaneFacts {
     known: HashMap<PaneRef, Facts>,
+    pids: HashMap<PaneRef, Option<u32>>,
 }
 
 impl PaneFacts {
@@ -30,6 +32,11 @@ impl PaneFacts {
     /// answers now.
     pub fn get(&mut self, pane: PaneRef, ask: impl FnOnce() -> Facts) -> Facts {
         self.known.entry(pane).or_insert_with(ask).clone()
+    }
+
+    /// The pid of the pane's own process: known, else what `ask` answers.
+    pub fn pid(&mut self, pane: PaneRef, ask: impl FnOnce() -> Option<u32>) -> Option<u32> {
+        *self.pids.entry(pane).or_insert_with(ask)
     }
 
     /// `CwdChanged`; only for panes already known (the others are asked
@@ -55,6 +62,7 @@ impl PaneFacts {
     /// Forgets the panes that are gone.
     pub fn keep_only(&mut self, live: impl Fn(PaneRef) -> bool) {
         self.known.retain(|pane, _| live(*pane));
+        self.pids.retain(|pane, _| live(*pane));
     }
 
     #[cfg(test)]

@@ -186,8 +186,12 @@ impl<H: Host> McpPlugin<H> {
             }
             op::ReadEvents::NAME => self
                 .now::<op::ReadEvents>(args, asker, |p, a, _| handlers::read_events(&mut p.log, a)),
-            op::Read::NAME => self.now::<op::Read>(args, asker, |p, a, _| p.zellij().read(a)),
-            op::Locate::NAME => self.now::<op::Locate>(args, asker, |p, a, _| p.zellij().locate(a)),
+            op::Read::NAME => self.now::<op::Read>(args, asker, |p, a, _| {
+                Zellij::of(&p.host, &p.view).read(&mut p.pane_facts, a)
+            }),
+            op::Locate::NAME => self.now::<op::Locate>(args, asker, |p, a, _| {
+                Zellij::of(&p.host, &p.view).locate(&mut p.pane_facts, a)
+            }),
             op::PaneOfProcess::NAME => {
                 self.now::<op::PaneOfProcess>(args, asker, |p, a, _| p.zellij().pane_of_process(a))
             }

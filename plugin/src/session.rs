@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::time::Instant;
 
-use zellij_mcp_protocol::ops::{Geometry, PaneEntry, TabEntry};
+use zellij_mcp_protocol::ops::{Geometry, PaneEntry, PaneState, TabEntry};
 use zellij_mcp_protocol::{Error, ErrorBody, PaneRef, TabRef};
 use zellij_tile::prelude::{ClientInfo, PaneInfo, PaneManifest, TabInfo};
 
@@ -206,6 +206,8 @@ impl SessionView {
             },
             is_self: false,
             agent: None,
+            pid: None,
+            state: p.exited.then_some(PaneState::Exited),
         }
     }
 }

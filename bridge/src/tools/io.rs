@@ -16,6 +16,7 @@ use zellij_mcp_protocol::text::shape_read;
 
 use super::schema::{input, output_in_session as output};
 use super::{parse, paths, FromSession, InSession, OnRequest, ToolResult, ZellijMcp};
+use crate::pane_state::pane_state;
 
 #[tool_router(router = io_tools, vis = "pub(super)")]
 impl ZellijMcp {
@@ -29,9 +30,11 @@ impl ZellijMcp {
     async fn read(&self, args: JsonObject) -> ToolResult<ReadResult> {
         let p: InSession<ReadArgs> = parse(args)?;
         if !p.args.needs_scrollback() {
-            return self
+            let Json(mut read) = self
                 .send::<op::Read>(p.session.as_deref(), &p.args, Duration::ZERO)
-                .await;
+                .await?;
+            read.result.state = pane_state(read.result.pid);
+            return Ok(Json(read));
         }
         let (max_bytes, since) = p.args.checked()?;
         let session = self.client.resolve_session(p.session.as_deref()).await?;
@@ -50,7 +53,9 @@ impl ZellijMcp {
         let rows = rows?;
         let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
         let shaped = shape_read(&rows, since.as_ref(), p.args.tail_lines, max_bytes);
-        let result = ReadResult::new(pane, located.tab_id, shaped);
+        let mut result = ReadResult::new(pane, located.tab_id, shaped);
+        result.pid = located.pid;
+        result.state = pane_state(located.pid);
         Ok(Json(FromSession { session, result }))
     }
 
@@ -74,7 +79,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_wait_for",
-        description = "Wait until pattern (regex, or literal) shows, no output for idle_ms, or the command exits (exit); stop patterns end it early. Only new output counts unless include_existing. Sends progress; cancellable. On: a terminal pane_id. Focus: never moves. After: unchanged; outcome says why it ended. Don't: loop zellij_read instead. Needs: a terminal pane.",
+        description = "Wait until pattern (regex, or literal) shows, no output for idle_ms, the command exits (exit), or the pane reaches until_state; stop patterns end it early. Only new output counts unless include_existing. Sends progress; cancellable. On: a terminal pane_id. Focus: never moves. After: unchanged; outcome says why it ended. Don't: loop zellij_read instead. Needs: a terminal pane.",
         input_schema = input::<WaitForArgs>(),
         output_schema = output::<WaitForResult>(),
         annotations(read_only_hint = true, open_world_hint = false)
@@ -86,6 +91,9 @@ impl ZellijMcp {
     ) -> ToolResult<WaitForResult> {
         let p: InSession<WaitForArgs> = parse(args)?;
         let session = self.client.resolve_session(p.session.as_deref()).await?;
+        if let Some(state) = p.args.until_state {
+            return Ok(Json(self.wait_for_state(&session, p.args, state).await?));
+        }
         let on = OnRequest::default();
         let work = self.wait_in_rounds(&session, p.args, &on);
         let result = self.waiting(&session, op::WaitFor::NAME, &on, &context, work);

@@ -12,11 +12,13 @@ use std::time::Duration;
 use zellij_mcp_protocol::fresh::Baseline;
 use zellij_mcp_protocol::matching::Patterns;
 use zellij_mcp_protocol::ops::{
-    op, CloseArgs, PaneArgs, PaneResult, Resume, RunResult, Target, WaitForArgs, WaitForResult,
-    WaitOutcome, WaitReply, DEFAULT_LAST_LINES, DEFAULT_WAIT_MS,
+    op, CloseArgs, LocateResult, PaneArgs, PaneState, Resume, RunResult, Target, WaitForArgs,
+    WaitForResult, WaitOutcome, WaitReply, DEFAULT_LAST_LINES, DEFAULT_WAIT_MS, MAX_WAIT_MS,
 };
 use zellij_mcp_protocol::text::tail_capped;
-use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef};
+use zellij_mcp_protocol::{Error, ErrorBody, ErrorCode, PaneRef};
+
+use crate::pane_state::pane_state;
 
 use super::{FromSession, OnRequest, ZellijMcp};
 
@@ -29,18 +31,63 @@ enum Round {
     GoesOn(Resume),
 }
 
+/// How often `until_state` looks at a pane's processes.
+const STATE_LOOK: Duration = Duration::from_millis(20);
+
 impl ZellijMcp {
     /// The pane's tab, or `pane_not_found`; and the session's name.
     pub(super) async fn locate(
         &self,
         session: &str,
         pane: PaneRef,
-    ) -> Result<(String, PaneResult), ErrorBody> {
+    ) -> Result<(String, LocateResult), ErrorBody> {
         let args = PaneArgs { pane_id: pane };
         let how = self.client.sending();
         self.client
             .call::<op::Locate>(Some(session), &args, how)
             .await
+    }
+
+    /// `wait_for {until_state}`: the pane's processes are looked at every
+    /// [`STATE_LOOK`] until it is in `state` or the timeout passes. The
+    /// plugin is asked once, for the pane's process.
+    pub(super) async fn wait_for_state(
+        &self,
+        session: &str,
+        args: WaitForArgs,
+        state: PaneState,
+    ) -> Result<FromSession<WaitForResult>, ErrorBody> {
+        let mixed = args.pattern.is_some() || args.idle_ms.is_some() || args.exit;
+        if mixed || !args.stop.is_empty() {
+            return Err(ErrorBody::from(Error::bad_request(
+                "until_state waits alone",
+                "pass until_state without pattern, stop, idle_ms or exit; or wait for those in a call of their own",
+            )));
+        }
+        let timeout =
+            Duration::from_millis(args.timeout_ms.unwrap_or(DEFAULT_WAIT_MS).min(MAX_WAIT_MS));
+        let started = tokio::time::Instant::now();
+        let (session, located) = self.locate(session, args.pane_id).await?;
+        let outcome = loop {
+            if pane_state(located.pid) == Some(state) {
+                break WaitOutcome::State;
+            }
+            if started.elapsed() >= timeout {
+                break WaitOutcome::Timeout;
+            }
+            tokio::time::sleep(STATE_LOOK).await;
+        };
+        let result = WaitForResult {
+            pane_id: args.pane_id,
+            tab_id: located.tab_id,
+            outcome,
+            matched: None,
+            line: None,
+            exit_status: None,
+            elapsed_ms: started.elapsed().as_millis() as u64,
+            last_lines: String::new(),
+        };
+        Ok(FromSession { session, result })
     }
 
     /// `wait_for` as rounds: the plugin watches the screen; when rows went by

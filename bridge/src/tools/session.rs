@@ -11,6 +11,7 @@ use zellij_mcp_protocol::ops::{
 
 use super::schema::{input, output, output_in_session};
 use super::{parse, InSession, ToolFailure, ToolResult, ZellijMcp};
+use crate::pane_state::pane_state;
 
 #[tool_router(router = session_tools, vis = "pub(super)")]
 impl ZellijMcp {
@@ -71,7 +72,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_list_panes",
-        description = "Terminal panes in all tabs (plugins with include_plugins), with tab, title, command, running argv, cwd, exit state, focus, geometry, agent, is_self. Filters AND together. On: the session. Focus: never moves. After: unchanged. Don't: guess pane ids. Needs: the plugin.",
+        description = "Terminal panes in all tabs (plugins with include_plugins), with tab, title, command, running argv, cwd, state, exit status, focus, geometry, agent, is_self. Filters AND together. On: the session. Focus: never moves. After: unchanged. Don't: guess pane ids. Needs: the plugin.",
         input_schema = input::<ListPanesArgs>(),
         output_schema = output_in_session::<ListPanesResult>(),
         annotations(read_only_hint = true, open_world_hint = false)
@@ -81,6 +82,7 @@ impl ZellijMcp {
         let own = self.own_pane_in(&listed.session).await;
         for pane in &mut listed.result.panes {
             pane.is_self = Some(pane.pane_id) == own;
+            pane.state = pane.state.or_else(|| pane_state(pane.pid));
         }
         Ok(Json(listed))
     }

@@ -105,6 +105,9 @@ impl<H: Host> Zellij<'_, H> {
         let mut agents = agents.by_pane();
         for pane in &mut panes {
             pane.agent = agents.remove(&pane.pane_id);
+            if pane.pane_id.kind == PaneKind::Terminal {
+                pane.pid = self.pid_of(facts, pane.pane_id);
+            }
             if pane.pane_id.kind == PaneKind::Terminal && !pane.exited {
                 let host = self.host;
                 let facts = facts.get(pane.pane_id, || Facts {

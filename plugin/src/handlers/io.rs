@@ -4,11 +4,11 @@ use std::time::Duration;
 
 use zellij_mcp_protocol::keys::key_bytes;
 use zellij_mcp_protocol::ops::{
-    PaneArgs, PaneResult, ReadArgs, ReadResult, SignalArgs, WriteArgs, WriteResult,
+    LocateResult, PaneArgs, PaneResult, ReadArgs, ReadResult, SignalArgs, WriteArgs, WriteResult,
     MAX_SUBMIT_DELAY_MS, MAX_WRITE_BYTES,
 };
 use zellij_mcp_protocol::text::{shape_read, trim_rows};
-use zellij_mcp_protocol::{Error, ErrorBody, PaneRef};
+use zellij_mcp_protocol::{Error, ErrorBody, PaneKind, PaneRef};
 
 use super::{bad_request, now, refuse_own_pane, Zellij};
 use super::{Handled, HandlerResult};
@@ -22,7 +22,9 @@ const PASTE_END: &[u8] = b"\x1b[201~";
 
 impl<H: Host> Zellij<'_, H> {
     /// The pane's screen; scrollback reads (`full`, `since`) are the bridge's.
-    pub fn read(&self, args: ReadArgs) -> HandlerResult {
+    /// `read` of the screen, with the pane's pid (from `facts`) for the
+    /// bridge to tell its state.
+    pub fn read(&self, facts: &mut PaneFacts, args: ReadArgs) -> HandlerResult {
         let (max_bytes, _) = args.checked()?;
         if args.needs_scrollback() {
             return Err(ErrorBody::from(Error::Unsupported {
@@ -37,16 +39,27 @@ impl<H: Host> Zellij<'_, H> {
             .map_err(|e| self.require_pane(args.pane_id).err().unwrap_or(e))?;
         let shaped = shape_read(&screen.lines(), None, args.tail_lines, max_bytes);
         let tab_id = self.view.tab_id_of(args.pane_id);
-        now(ReadResult::new(args.pane_id, tab_id, shaped))
+        let mut read = ReadResult::new(args.pane_id, tab_id, shaped);
+        read.pid = self.pid_of(facts, args.pane_id);
+        now(read)
     }
 
-    /// `locate`: the pane's tab, or `pane_not_found`.
-    pub fn locate(&self, args: PaneArgs) -> HandlerResult {
+    /// `locate`: the pane's tab and process, or `pane_not_found`.
+    pub fn locate(&self, facts: &mut PaneFacts, args: PaneArgs) -> HandlerResult {
         self.require_pane(args.pane_id)?;
-        now(PaneResult {
+        now(LocateResult {
             pane_id: args.pane_id,
             tab_id: self.view.tab_id_of(args.pane_id),
+            pid: self.pid_of(facts, args.pane_id),
         })
+    }
+
+    /// A terminal pane's own process, asked of Zellij once per pane.
+    pub fn pid_of(&self, facts: &mut PaneFacts, pane: PaneRef) -> Option<u32> {
+        if pane.kind != PaneKind::Terminal {
+            return None;
+        }
+        facts.pid(pane, || self.host.pid(pane))
     }
 
     /// The pane's screen.

@@ -74,6 +74,11 @@ pub struct ReadResult {
     pub cursor: String,
     /// `since` no longer matched the scrollback (cleared or scrolled away); text starts over.
     pub cursor_reset: bool,
+    /// The pane's own process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<PaneState>,
 }
 
 impl ReadResult {
@@ -86,8 +91,31 @@ impl ReadResult {
             truncated: shaped.truncated,
             cursor: shaped.cursor.encode(),
             cursor_reset: shaped.cursor_reset,
+            pid: None,
+            state: None,
         }
     }
+}
+
+/// What a terminal pane is doing, told from its processes (README: Pane
+/// states).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum PaneState {
+    Running,
+    Prompt,
+    WaitingInput,
+    Exited,
+}
+
+/// `locate`: the pane's tab and its own process.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LocateResult {
+    pub pane_id: PaneRef,
+    pub tab_id: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
 }
 
 /// One pane, by id (`locate`: its tab, or `pane_not_found`).
@@ -148,6 +176,8 @@ pub struct WaitForArgs {
     /// Done when the pane's command exits.
     #[serde(default)]
     pub exit: bool,
+    /// Done when the pane is in this state (alone).
+    pub until_state: Option<PaneState>,
     /// Default 30000, max 600000.
     pub timeout_ms: Option<u64>,
     /// Also match text already on screen when the call starts.
@@ -176,6 +206,8 @@ pub enum WaitOutcome {
     Matched,
     Stopped,
     Idle,
+    /// The pane reached `until_state`.
+    State,
     Exited,
     Timeout,
     PaneClosed,

@@ -54,6 +54,11 @@ pub struct PaneEntry {
     /// Its agent name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
+    /// A terminal pane's own process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<crate::ops::PaneState>,
 }
 
 /// `register_agent`: names the caller's pane.

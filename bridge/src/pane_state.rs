@@ -1,0 +1,205 @@
+//! What a terminal pane is doing, told from its processes under `/proc`:
+//! the bridge runs on the machine the panes run on, and the plugin cannot
+//! look there. From the pane's own process (its shell, or its command):
+//! - its terminal's foreground process group (`tpgid` in `stat`) is the
+//!   pane's own process: a shell there is at its `prompt`; a command is
+//!   `running`, or `waiting_input` when blocked reading the terminal;
+//! - another group is in the foreground: `waiting_input` when its leader is
+//!   blocked reading the terminal, else `running`;
+//! - the process is gone: `exited`.
+//!
+//! "Blocked reading the terminal" is a sleep in the tty's read (`wchan`
+//! `wait_woken`, or `n_tty_read` on older kernels). Line editors (bash's
+//! readline, zsh's zle, fish) wait in `poll`/`select` at their prompt, so a
+//! `read` builtin of theirs shows as `waiting_input`; shells that read the
+//! terminal at their prompt (sh, dash) show `prompt` either way. A program
+//! that waits for input with `poll` (an editor, a TUI) is `running`.
+//! Costs: two or three small reads under `/proc` per pane.
+
+use std::path::PathBuf;
+
+use zellij_mcp_protocol::ops::PaneState;
+
+/// Shells, by the name their process has.
+const SHELLS: &[&str] = &[
+    "bash", "zsh", "fish", "sh", "dash", "ksh", "mksh", "tcsh", "csh", "nu", "elvish", "xonsh",
+    "yash", "ash",
+];
+/// Shells whose prompt waits in `poll`/`select`, so that a blocking read of
+/// theirs is a `read` builtin, not the prompt.
+const LINE_EDITING_SHELLS: &[&str] = &["bash", "zsh", "fish"];
+
+/// Where the kernel's process files are (a test may point elsewhere).
+pub struct Procfs {
+    root: PathBuf,
+}
+
+impl Default for Procfs {
+    fn default() -> Self {
+        Procfs {
+            root: PathBuf::from("/proc"),
+        }
+    }
+}
+
+/// The fields of `/proc/<pid>/stat` this needs.
+struct Stat {
+    comm: String,
+    state: char,
+    pgrp: i32,
+    tpgid: i32,
+}
+
+impl Procfs {
+    #[cfg(test)]
+    fn at(root: &std::path::Path) -> Self {
+        Procfs {
+            root: root.to_path_buf(),
+        }
+    }
+
+    /// The state of the pane whose own process is `pid`; `None` when it
+    /// cannot be told (another machine's pid, no terminal).
+    pub fn pane_state(&self, pid: u32) -> Option<PaneState> {
+        let Some(own) = self.stat(pid) else {
+            return self.is_proc().then_some(PaneState::Exited);
+        };
+        if own.state == 'Z' {
+            return Some(PaneState::Exited);
+        }
+        if own.tpgid <= 0 {
+            return None;
+        }
+        let reading = |pid: i32| self.reads_terminal(pid);
+        if own.tpgid == own.pgrp {
+            let shell = SHELLS.contains(&own.comm.as_str());
+            let line_editing = LINE_EDITING_SHELLS.contains(&own.comm.as_str());
+            return Some(match (shell, reading(pid as i32)) {
+                (true, true) if line_editing => PaneState::WaitingInput,
+                (true, _) => PaneState::Prompt,
+                (false, true) => PaneState::WaitingInput,
+                (false, false) => PaneState::Running,
+            });
+        }
+        Some(match reading(own.tpgid) {
+            true => PaneState::WaitingInput,
+            false => PaneState::Running,
+        })
+    }
+
+    /// Whether `/proc` is there at all (else a missing pid says nothing).
+    fn is_proc(&self) -> bool {
+        self.root.join("self").exists()
+    }
+
+    fn stat(&self, pid: u32) -> Option<Stat> {
+        let text = std::fs::read_to_string(self.root.join(pid.to_string()).join("stat")).ok()?;
+        parse_stat(&text)
+    }
+
+    /// Whether `pid` sleeps in a terminal read.
+    fn reads_terminal(&self, pid: i32) -> bool {
+        let wchan = std::fs::read_to_string(self.root.join(pid.to_string()).join("wchan"));
+        let stat = self.stat(pid as u32);
+        let asleep = stat.is_some_and(|s| s.state == 'S');
+        asleep && wchan.is_ok_and(|w| matches!(w.trim(), "wait_woken" | "n_tty_read"))
+    }
+}
+
+/// `pid (comm) S ppid pgrp session tty_nr tpgid ...`; `comm` may hold
+/// spaces and parentheses, so the fields are counted after the last `)`.
+fn parse_stat(text: &str) -> Option<Stat> {
+    let open = text.find('(')?;
+    let close = text.rfind(')')?;
+    let comm = text.get(open + 1..close)?.to_owned();
+    let rest: Vec<&str> = text.get(close + 1..)?.split_whitespace().collect();
+    Some(Stat {
+        comm,
+        state: rest.first()?.chars().next()?,
+        pgrp: rest.get(2)?.parse().ok()?,
+        tpgid: rest.get(5)?.parse().ok()?,
+    })
+}
+
+/// The state of each pane with a pid, on this machine's `/proc`.
+pub fn pane_state(pid: Option<u32>) -> Option<PaneState> {
+    Procfs::default().pane_state(pid?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fake `/proc` with processes (pid, comm, state, pgrp, tpgid, wchan).
+    fn procfs(name: &str, processes: &[(u32, &str, char, i32, i32, &str)]) -> Procfs {
+        let root = std::env::temp_dir().join(format!("zmcp-proc-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("self")).unwrap();
+        for (pid, comm, state, pgrp, tpgid, wchan) in processes {
+            let dir = root.join(pid.to_string());
+            std::fs::create_dir_all(&dir).unwrap();
+            let stat = format!("{pid} ({comm}) {state} 1 {pgrp} {pgrp} 34817 {tpgid} 0 0 0");
+            std::fs::write(dir.join("stat"), stat).unwrap();
+            std::fs::write(dir.join("wchan"), wchan).unwrap();
+        }
+        Procfs::at(&root)
+    }
+
+    #[test]
+    fn a_shell_in_the_foreground_is_at_its_prompt_or_in_a_read() {
+        let p = procfs(
+            "shell",
+            &[
+                (10, "bash", 'S', 10, 10, "poll_schedule_timeout.constprop.0"),
+                (20, "bash", 'S', 20, 20, "wait_woken"),
+                (30, "dash", 'S', 30, 30, "wait_woken"),
+            ],
+        );
+        assert_eq!(p.pane_state(10), Some(PaneState::Prompt));
+        assert_eq!(p.pane_state(20), Some(PaneState::WaitingInput));
+        assert_eq!(p.pane_state(30), Some(PaneState::Prompt));
+    }
+
+    #[test]
+    fn a_foreground_program_runs_or_waits_for_input() {
+        let p = procfs(
+            "program",
+            &[
+                (10, "bash", 'S', 10, 11, "do_wait"),
+                (11, "sleep", 'S', 11, 11, "hrtimer_nanosleep"),
+                (20, "bash", 'S', 20, 21, "do_wait"),
+                (21, "cat", 'S', 21, 21, "wait_woken"),
+                (30, "vim (x)", 'R', 30, 30, "0"),
+                (40, "cat", 'S', 40, 40, "wait_woken"),
+            ],
+        );
+        assert_eq!(p.pane_state(10), Some(PaneState::Running));
+        assert_eq!(p.pane_state(20), Some(PaneState::WaitingInput));
+        assert_eq!(p.pane_state(30), Some(PaneState::Running), "a command pane");
+        assert_eq!(p.pane_state(40), Some(PaneState::WaitingInput));
+        assert_eq!(p.pane_state(99), Some(PaneState::Exited), "gone");
+    }
+
+    #[test]
+    fn a_zombie_has_exited_and_a_process_without_a_terminal_is_unknown() {
+        let p = procfs(
+            "odd",
+            &[
+                (10, "sh", 'Z', 10, 10, "0"),
+                (20, "daemon", 'S', 20, -1, "0"),
+            ],
+        );
+        assert_eq!(p.pane_state(10), Some(PaneState::Exited));
+        assert_eq!(p.pane_state(20), None);
+    }
+
+    #[test]
+    fn stat_lines_with_odd_names_parse() {
+        let stat = parse_stat("7 (a (b) c) S 1 7 7 34817 9 4194304").unwrap();
+        assert_eq!(
+            (stat.comm.as_str(), stat.state, stat.pgrp, stat.tpgid),
+            ("a (b) c", 'S', 7, 9)
+        );
+        assert!(parse_stat("garbage").is_none());
+    }
+}
