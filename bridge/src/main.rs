@@ -114,6 +114,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .init();
     let cli = Cli::parse();
     let command = cli.command;
+    if command.is_some() && !matches!(command, Some(Command::Serve(_))) {
+        // A command for people ends quietly when its reader does (`| head`).
+        // SAFETY: restoring a signal's default action has no preconditions.
+        unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+    }
     if let Some(Command::Setup(args)) = command {
         std::process::exit(setup::run(args));
     }

@@ -246,7 +246,9 @@ fn plan_install(args: &SetupArgs, places: &Places) -> Result<(Vec<Step>, Vec<Str
         if autoload != Change::Unchanged {
             what.push_str(", loaded in every session (load_plugins)");
         }
-        what.push_str("; the rest of the file is kept as it is");
+        if !made_config {
+            what.push_str("; the rest of the file is kept as it is");
+        }
         steps.push(Step::File {
             path: places.config.clone(),
             bytes: Some(config.text().into_bytes()),
