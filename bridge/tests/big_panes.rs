@@ -246,21 +246,17 @@ fn last_line_number(screen: &str) -> Option<u64> {
 fn a_pane_the_user_scrolled_up_keeps_its_view_and_a_wait_on_it_ends_cleanly() {
     let (s, mut client) = attached_session("scrolled");
     let mcp = mcp(&s, "socket");
-    let script = "i=0; while :; do i=$((i+1)); echo \"line $i\"; sleep 0.1; done";
-    let pane = mcp.ok(
-        "zellij_new_pane",
-        json!({"command": ["sh", "-c", script], "placement": "tiled"}),
+    // The layout's shell is the pane the client has focused.
+    let pane = shell_pane(&mcp);
+    type_line(
+        &mcp,
+        &pane,
+        "i=0; while :; do i=$((i+1)); echo \"line $i\"; sleep 0.1; done",
     );
-    let pane = pane["pane_id"].as_str().unwrap().to_owned();
-    mcp.ok("zellij_focus", json!({"pane_id": pane}));
-    wait_for(
-        "the client to focus the pane",
-        Duration::from_secs(20),
-        || {
-            let focus = s.client_focus();
-            focus.split_whitespace().any(|w| w == pane).then_some(())
-        },
-    );
+    wait_for("the client to focus the pane", Duration::from_secs(20), || {
+        let focus = s.client_focus();
+        focus.split_whitespace().any(|w| w == pane).then_some(())
+    });
     wait_for("60 lines printed", Duration::from_secs(30), || {
         (last_line_number(&screen(&mcp, &pane))? >= 60).then_some(())
     });
