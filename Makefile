@@ -35,10 +35,13 @@ zellij: wasm-target
 		cargo install zellij --locked --version $(ZELLIJ_VERSION); \
 	fi
 
-# The real Ink app the end-to-end tests submit into, and MCP clients nobody
-# here wrote (the MCP Inspector's CLI, the Python SDK), pinned; npm and pip
+# The real Ink app the end-to-end tests submit into, MCP clients nobody
+# here wrote (the MCP Inspector's CLI, the Python SDK), pinned, and the
+# shells runs are typed into (zsh, fish: Debian's packages); npm and pip
 # keep their downloads in their caches between runs.
 test-deps:
+	@command -v zsh >/dev/null && command -v fish >/dev/null || \
+		apt-get install -y --no-install-recommends zsh fish
 	npm ci --prefix $(INK_FIXTURE) --no-audit --no-fund
 	npm ci --prefix $(INSPECTOR) --no-audit --no-fund
 	@if ! cmp -s $(PY_CLIENT_REQS) $(PY_CLIENT)/installed.txt; then \

@@ -279,6 +279,11 @@ impl PluginClient {
     }
 
     /// The transport a linked session uses (`socket` or `cli`).
+    /// Where the session's plugin takes pipes: its URL and configuration.
+    pub async fn destination(&self, session: &str) -> Result<Destination, ErrorBody> {
+        Ok(self.link(session).await?.target.clone())
+    }
+
     pub fn transport_of(&self, session: &str) -> Option<&'static str> {
         let cell = self.links.lock().unwrap().get(session).cloned()?;
         cell.get().map(|link| link.transport.kind())

@@ -12,7 +12,6 @@
 //! - Each HTTP client gets its own MCP session, and its own share of the
 //!   plugin's caps (a session is a client to the plugin).
 
-use std::io::Read;
 use std::net::SocketAddr;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -175,9 +174,7 @@ fn non_empty(token: &str, from: &str) -> Result<String, String> {
 
 /// 32 random bytes as hex.
 fn new_token() -> std::io::Result<String> {
-    let mut bytes = [0u8; 32];
-    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    crate::private::random_hex(32)
 }
 
 /// Writes the token where only this user can read it.

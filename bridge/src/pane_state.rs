@@ -9,10 +9,10 @@
 //! - the process is gone: `exited`.
 //!
 //! "Blocked reading the terminal" is a sleep in the tty's read (`wchan`
-//! `wait_woken`, or `n_tty_read` on older kernels). Line editors (bash's
-//! readline, zsh's zle, fish) wait in `poll`/`select` at their prompt, so a
-//! `read` builtin of theirs shows as `waiting_input`; shells that read the
-//! terminal at their prompt (sh, dash) show `prompt` either way. A program
+//! `wait_woken`, or `n_tty_read` on older kernels). bash's readline and
+//! fish wait in `poll`/`select` at their prompt, so a `read` builtin of
+//! theirs shows as `waiting_input`; shells that read the terminal at their
+//! prompt (zsh's zle, sh, dash) show `prompt` either way. A program
 //! that waits for input with `poll` (an editor, a TUI) is `running`.
 //! Costs: two or three small reads under `/proc` per pane.
 
@@ -26,8 +26,8 @@ const SHELLS: &[&str] = &[
     "yash", "ash",
 ];
 /// Shells whose prompt waits in `poll`/`select`, so that a blocking read of
-/// theirs is a `read` builtin, not the prompt.
-const LINE_EDITING_SHELLS: &[&str] = &["bash", "zsh", "fish"];
+/// theirs is a `read` builtin, not the prompt (zsh's prompt reads).
+const POLLING_SHELLS: &[&str] = &["bash", "fish"];
 
 /// Where the kernel's process files are (a test may point elsewhere).
 pub struct Procfs {
@@ -73,9 +73,9 @@ impl Procfs {
         let reading = |pid: i32| self.reads_terminal(pid);
         if own.tpgid == own.pgrp {
             let shell = SHELLS.contains(&own.comm.as_str());
-            let line_editing = LINE_EDITING_SHELLS.contains(&own.comm.as_str());
+            let polls = POLLING_SHELLS.contains(&own.comm.as_str());
             return Some(match (shell, reading(pid as i32)) {
-                (true, true) if line_editing => PaneState::WaitingInput,
+                (true, true) if polls => PaneState::WaitingInput,
                 (true, _) => PaneState::Prompt,
                 (false, true) => PaneState::WaitingInput,
                 (false, false) => PaneState::Running,
@@ -85,6 +85,12 @@ impl Procfs {
             true => PaneState::WaitingInput,
             false => PaneState::Running,
         })
+    }
+
+    /// The name of process `pid` (`comm`): for a pane's own process, its
+    /// shell or command.
+    pub fn name_of(&self, pid: u32) -> Option<String> {
+        self.stat(pid).map(|stat| stat.comm)
     }
 
     /// Whether `/proc` is there at all (else a missing pid says nothing).

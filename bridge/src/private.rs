@@ -5,8 +5,16 @@
 //! keep the Zellij server's umask; the folder keeps others out of them.
 
 use std::fs::{File, OpenOptions, Permissions};
+use std::io::Read;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+
+/// `n` random bytes as hex, for secrets and tokens no one may guess.
+pub fn random_hex(n: usize) -> std::io::Result<String> {
+    let mut bytes = vec![0u8; n];
+    File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
 
 /// Opens `path` for appending, creating it 0600, and narrows it to 0600
 /// if it was wider.

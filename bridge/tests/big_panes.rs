@@ -253,10 +253,14 @@ fn a_pane_the_user_scrolled_up_keeps_its_view_and_a_wait_on_it_ends_cleanly() {
         &pane,
         "i=0; while :; do i=$((i+1)); echo \"line $i\"; sleep 0.1; done",
     );
-    wait_for("the client to focus the pane", Duration::from_secs(20), || {
-        let focus = s.client_focus();
-        focus.split_whitespace().any(|w| w == pane).then_some(())
-    });
+    wait_for(
+        "the client to focus the pane",
+        Duration::from_secs(20),
+        || {
+            let focus = s.client_focus();
+            focus.split_whitespace().any(|w| w == pane).then_some(())
+        },
+    );
     wait_for("60 lines printed", Duration::from_secs(30), || {
         (last_line_number(&screen(&mcp, &pane))? >= 60).then_some(())
     });

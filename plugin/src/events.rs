@@ -90,6 +90,7 @@ impl<H: Host> McpPlugin<H> {
         let now = self.host.now();
         let steps = self.input.on_timer(now);
         self.run_steps(steps);
+        self.shell_runs_due(now);
         self.requests.later.timer_fired(now);
         self.after_view_change();
         // Other timers (submit CRs, waits) also land here; only a due heartbeat re-arms.

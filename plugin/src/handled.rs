@@ -5,6 +5,7 @@ use zellij_mcp_protocol::{ErrorBody, JsonText};
 
 use crate::later::Settle;
 use crate::messages::Message;
+use crate::shell_runs::ShellRun;
 use crate::waits::{Purpose, Wait};
 use crate::writes::PendingWrite;
 
@@ -20,6 +21,8 @@ pub enum Handled {
     Write(PendingWrite),
     /// Answer once this message is delivered, or its wait or TTL is over.
     Message(Box<Message>),
+    /// Answer once the shell reports this run's exit, or its timeout passes.
+    ShellRun(Box<ShellRun>),
     /// Another request's answer answers this one too (a `replay`).
     WithEarlier,
 }

@@ -10,7 +10,8 @@
 //!   ([`handled`]).
 //! - [`lifecycle`]: the life of a request answered later, to its one answer.
 //! - [`delivery`]: typing queued messages into their targets' panes.
-//! - [`watching`]: looking at waited-on panes, and answering finished waits.
+//! - [`watching`]: looking at waited-on panes, and answering finished waits;
+//!   and shell runs' exit reports and timeouts.
 //! - [`events`]: one function per Zellij event.
 //! - [`logging`]: the plugin's lines in Zellij's log (`log_level`).
 //! - [`status`]: the one line its pane shows, when shown.
@@ -26,7 +27,8 @@
 //! - [`writes`]: per-pane FIFO of writes and timed submit CRs;
 //! - [`shares`]: what the plugin caps, and each client's share of it;
 //! - [`pane_facts`]: panes' cwd and running command, from Zellij's events;
-//! - [`waits`]: event-driven waits on output, idleness and exit.
+//! - [`waits`]: event-driven waits on output, idleness and exit;
+//! - [`shell_runs`]: command lines run in shell panes, one at a time.
 //!
 //! Modules depend one way (`layers.rs` checks it): the state above
 //! knows nothing of [`McpPlugin`]; the plugin holds the state; handlers
@@ -55,6 +57,7 @@ mod pipe;
 mod replay;
 mod session;
 mod shares;
+mod shell_runs;
 mod status;
 mod waits;
 mod watching;
@@ -78,6 +81,7 @@ use messages::Outbox;
 use pane_facts::PaneFacts;
 use replay::Replies;
 use session::SessionView;
+use shell_runs::ShellRuns;
 use waits::{Purpose, Waits};
 use writes::WriteQueue;
 
@@ -120,6 +124,8 @@ pub struct McpPlugin<H: Host + 'static> {
     outbox: Outbox,
     /// The session's event log: messages and agents.
     log: EventLog,
+    /// Command lines typed into shell panes, waiting for their exit reports.
+    shell_runs: ShellRuns,
 }
 
 /// The request and reply bookkeeping.

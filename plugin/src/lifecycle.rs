@@ -51,6 +51,12 @@ impl<H: Host> McpPlugin<H> {
                 self.outbox.push(*message);
                 self.pump_messages();
             }
+            Handled::ShellRun(run) => {
+                if let Some(typing) = self.shell_runs.push(*run) {
+                    self.type_run(typing);
+                }
+                self.arm_wake(now);
+            }
             Handled::Now(_) | Handled::WithEarlier => {}
         }
     }
@@ -98,6 +104,7 @@ impl<H: Host> McpPlugin<H> {
                         self.answer(asker, result);
                     }
                     WriteDone::Delivered(seq) => self.submitted(*seq),
+                    WriteDone::Typed => {}
                 },
             }
         }
@@ -107,7 +114,8 @@ impl<H: Host> McpPlugin<H> {
     pub fn arm_wake(&mut self, now: Instant) {
         let due = self.waits.next_due(now).into_iter();
         let due = due.chain(self.requests.later.next_deadline());
-        let due = due.chain(self.outbox.next_due()).min();
+        let due = due.chain(self.outbox.next_due());
+        let due = due.chain(self.shell_runs.next_due()).min();
         let Some(due) = due else { return };
         if let Some(after) = self.requests.later.timer_for(due, now) {
             self.host.set_timeout(after);

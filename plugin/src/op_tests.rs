@@ -888,3 +888,91 @@ fn a_named_childs_exit_is_told_to_its_parent() {
     quiet.on_command_exited(child.id, Some(2));
     assert!(typed(&quiet).is_empty());
 }
+
+/// A shell's exit report, as `zellij pipe --name zellij-mcp-exit` sends it.
+fn exit_report(p: &mut Plugin, pipe_id: &str, report: &str) {
+    p.on_pipe(PipeMessage {
+        source: PipeSource::Cli(pipe_id.into()),
+        name: zellij_mcp_protocol::ops::EXIT_PIPE_NAME.into(),
+        payload: Some(report.into()),
+        args: Default::default(),
+        is_private: true,
+    });
+}
+
+#[test]
+fn runs_in_a_shell_pane_are_typed_in_turn_and_answered_by_their_exit_reports() {
+    let mut p = plugin("shell-runs");
+    let run = |token: &str, prompt: bool| json!({"pane_id": "terminal_1", "text": format!("true; report {token}\r"), "token": token, "at_prompt": prompt, "timeout_ms": 5000});
+    send(
+        &mut p,
+        "a",
+        Some(&request("a", "run_in_pane", run("tokena", true))),
+    );
+    send(
+        &mut p,
+        "b",
+        Some(&request("b", "run_in_pane", run("tokenb", false))),
+    );
+    p.on_timer();
+    let typed_now: Vec<String> = typed(&p).into_iter().map(|(_, t)| t).collect();
+    assert_eq!(typed_now, ["true; report tokena\r"], "b waits for a");
+    assert!(
+        replies_on(&p, "a", "a").is_empty(),
+        "a waits for its report"
+    );
+
+    exit_report(&mut p, "exit-a", "3 tokena");
+    let answered = result_of::<op::RunInPane>(only_reply(&p, "a", "a"));
+    assert_eq!((answered.exit_code, answered.timed_out), (Some(3), false));
+    let held = p.host.calls.borrow().clone();
+    assert!(
+        held.contains(&crate::fake::Call::Block("exit-a".into())),
+        "held for release"
+    );
+    assert!(replies_on(&p, "b", "b").is_empty(), "b waits for a's shell");
+
+    send(
+        &mut p,
+        "r",
+        Some(&request("r", "release", json!({"token": "tokena"}))),
+    );
+    let released = result_of::<op::Release>(only_reply(&p, "r", "r"));
+    assert!(released.released);
+    assert!(p
+        .host
+        .calls
+        .borrow()
+        .contains(&crate::fake::Call::Unblock("exit-a".into())));
+    let turn = result_of::<op::RunInPane>(only_reply(&p, "b", "b"));
+    assert!(turn.turn, "b's turn, not typed: {turn:?}");
+    assert_eq!(typed(&p).len(), 1);
+
+    // Sent again at the prompt, b is typed; its timeout passes; its late
+    // report is logged.
+    send(
+        &mut p,
+        "b2",
+        Some(&request("b2", "run_in_pane", run("tokenb", true))),
+    );
+    let typed_now: Vec<String> = typed(&p).into_iter().map(|(_, t)| t).collect();
+    assert_eq!(typed_now.last().unwrap(), "true; report tokenb\r", "then b");
+    p.host.advance(Duration::from_secs(6));
+    p.on_timer();
+    let late = result_of::<op::RunInPane>(only_reply(&p, "b2", "b2"));
+    assert!(late.timed_out, "{late:?}");
+    exit_report(&mut p, "exit-b", "0 tokenb");
+    let events = p.log.read(0, 1 << 16);
+    let logged = serde_json::to_string(&events).unwrap();
+    assert!(logged.contains("run_exited"), "{logged}");
+}
+
+#[test]
+fn a_run_in_a_busy_pane_or_with_a_bad_token_is_refused() {
+    let mut p = plugin("shell-runs-refused");
+    let busy = json!({"pane_id": "terminal_1", "text": "x", "token": "t1", "at_prompt": false});
+    assert_eq!(refused(&mut p, "1", "run_in_pane", busy), "busy");
+    let bad = json!({"pane_id": "terminal_1", "text": "x", "token": "a b", "at_prompt": true});
+    assert_eq!(refused(&mut p, "2", "run_in_pane", bad), "bad_request");
+    assert!(typed(&p).is_empty());
+}

@@ -13,7 +13,7 @@
 //!   [`crate::later`] for the rest of its life.
 
 use serde_json::Value;
-use zellij_mcp_protocol::ops::{op, Op};
+use zellij_mcp_protocol::ops::{op, Op, EXIT_PIPE_NAME};
 use zellij_mcp_protocol::{
     encode_ok, Error, ErrorBody, ErrorCode, JsonText, Request, PIPE_NAME, PROTOCOL_VERSION,
 };
@@ -50,6 +50,9 @@ type Handler<H, O> = fn(&mut McpPlugin<H>, <O as Op>::Args, &Asker) -> HandlerRe
 
 impl<H: Host> McpPlugin<H> {
     pub fn on_pipe(&mut self, message: PipeMessage) {
+        if message.name == EXIT_PIPE_NAME {
+            return self.on_exit_pipe(message);
+        }
         if message.name != PIPE_NAME {
             return;
         }
@@ -94,6 +97,16 @@ impl<H: Host> McpPlugin<H> {
         }
         self.requests.replies.started(&asker.request_id);
         self.dispatch(&request, asker);
+    }
+
+    /// A shell's exit report (see `run_in_pane`), taken by one instance.
+    fn on_exit_pipe(&mut self, message: PipeMessage) {
+        let (PipeSource::Cli(pipe_id), Some(report)) = (message.source, &message.payload) else {
+            return;
+        };
+        if self.takes(&[pipe_id.as_bytes(), report.as_bytes()]) {
+            self.on_shell_exit(&pipe_id, report);
+        }
     }
 
     /// A message too large to decode (see [`crate::entry`]): the request's
@@ -210,6 +223,10 @@ impl<H: Host> McpPlugin<H> {
                 };
                 Zellij::of(&p.host, &p.view).run(&mut naming, &p.waits, a, asker)
             }),
+            op::RunInPane::NAME => self.now::<op::RunInPane>(args, asker, |p, a, asker| {
+                p.zellij().run_in_pane(&p.shell_runs, a, asker)
+            }),
+            op::Release::NAME => self.now::<op::Release>(args, asker, |p, a, _| p.release_run(a)),
             op::Signal::NAME => self.now::<op::Signal>(args, asker, |p, a, asker| {
                 Zellij::of(&p.host, &p.view).signal(&mut p.pane_facts, a, asker)
             }),

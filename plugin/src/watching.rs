@@ -1,20 +1,24 @@
 //! Watching waits, the plugin's own work: a new wait's first look, a look
 //! at each wait's pane when it renders or when its timer is due, and the
 //! answer of a finished one (a `wait_for` round, or a `run` with its exit
-//! code); and `cancel`, which ends one early.
+//! code); `cancel`, which ends one early; and runs in shell panes: typing
+//! each in turn, their exit reports and their timeouts.
 
 use std::time::Instant;
 
 use zellij_mcp_protocol::ops::{
-    CancelArgs, CancelResult, RunResult, Signal, WaitForResult, WaitOutcome, WaitReply,
+    CancelArgs, CancelResult, Happened, ReleaseArgs, ReleaseResult, RunInPaneResult, RunResult,
+    Signal, WaitForResult, WaitOutcome, WaitReply,
 };
-use zellij_mcp_protocol::{ErrorBody, JsonText, PaneRef};
+use zellij_mcp_protocol::{Error, ErrorBody, JsonText, PaneRef};
 use zellij_tile::prelude::PaneInfo;
 
 use crate::handlers::{run_result, to_json, Handled, HandlerResult};
 use crate::host::Host;
 use crate::later::TIMER_SLACK;
+use crate::shell_runs::{Answer, Ending, Typing};
 use crate::waits::{Finished, PaneState, Purpose, RunPlan, Screen, Wait};
+use crate::writes::{PendingWrite, WriteDone};
 use crate::McpPlugin;
 
 impl<H: Host> McpPlugin<H> {
@@ -176,5 +180,100 @@ impl<H: Host> McpPlugin<H> {
             killed,
             ..run_result(wait.pane, None)
         })
+    }
+
+    /// Types a shell run's line and its exit report's suffix.
+    pub fn type_run(&mut self, typing: Typing) {
+        let write = PendingWrite {
+            done: WriteDone::Typed,
+            pane: typing.pane,
+            tab_id: typing.tab_id,
+            bytes: typing.text.into_bytes(),
+            submit_delay: None,
+        };
+        let steps = self.input.push(write, self.host.now());
+        self.run_steps(steps);
+    }
+
+    /// A shell's exit report, `<status> <token>`, on pipe `pipe_id`: its
+    /// run is answered and the pipe held until `release` (so the shell's
+    /// prompt comes after the output is read); a run whose timeout passed
+    /// is logged instead, and the pane's next run has its turn.
+    pub fn on_shell_exit(&mut self, pipe_id: &str, report: &str) {
+        let mut parts = report.split_whitespace();
+        let code = parts.next().and_then(|c| c.parse::<i32>().ok());
+        let Some(token) = parts.next() else { return };
+        let now = self.host.now();
+        let Some((run, turns)) = self.shell_runs.reported(token, pipe_id, now) else {
+            return;
+        };
+        match &run.asker {
+            Some(asker) => {
+                self.host.block(pipe_id);
+                let result = RunInPaneResult {
+                    pane_id: run.pane,
+                    tab_id: run.tab_id,
+                    exit_code: code,
+                    timed_out: false,
+                    turn: false,
+                };
+                self.answer(asker, to_json(result));
+            }
+            None => self.log_event(Happened::RunExited {
+                pane_id: run.pane,
+                code,
+            }),
+        }
+        self.answer_runs(turns);
+        self.arm_wake(now);
+    }
+
+    /// `release`: the shell of run `token` may go on to its prompt, and the
+    /// pane's next run has its turn.
+    pub fn release_run(&mut self, args: ReleaseArgs) -> HandlerResult {
+        let now = self.host.now();
+        let released = self.shell_runs.release(&args.token, now);
+        let result = ReleaseResult {
+            released: released.is_some(),
+        };
+        if let Some((pipe_id, turns)) = released {
+            self.host.unblock(&pipe_id);
+            self.answer_runs(turns);
+            self.arm_wake(now);
+        }
+        to_json(result).map(Handled::Now)
+    }
+
+    /// Runs whose timeout passed or whose turn came are answered, and held
+    /// exit reports whose moment is over are let go.
+    pub fn shell_runs_due(&mut self, now: Instant) {
+        let due = self.shell_runs.due(now);
+        for pipe_id in due.released {
+            self.host.unblock(&pipe_id);
+        }
+        self.answer_runs(due.answers);
+        self.arm_wake(now);
+    }
+
+    fn answer_runs(&mut self, answers: Vec<Answer>) {
+        for answer in answers {
+            let result = RunInPaneResult {
+                pane_id: answer.pane,
+                tab_id: answer.tab_id,
+                exit_code: None,
+                timed_out: answer.how == Ending::TimedOut,
+                turn: answer.how == Ending::Turn,
+            };
+            let outcome = match answer.how {
+                Ending::NeverTyped => Err(ErrorBody::from(Error::Timeout {
+                    problem: format!(
+                        "{} was still running earlier command lines when the timeout passed; nothing was typed",
+                        answer.pane
+                    ),
+                })),
+                _ => to_json(result),
+            };
+            self.answer(&answer.asker, outcome);
+        }
     }
 }

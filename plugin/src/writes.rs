@@ -42,6 +42,8 @@ pub enum WriteDone {
     Answer(Asker),
     /// The message with this seq is delivered.
     Delivered(u64),
+    /// Nothing to answer: a shell run answers when its exit is reported.
+    Typed,
 }
 
 /// What the plugin must do, in order.

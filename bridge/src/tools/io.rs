@@ -8,14 +8,14 @@ use rmcp::Json;
 use rmcp::{tool, tool_router, RoleServer};
 use zellij_mcp_protocol::ops::{
     check_max_bytes, op, CancelMessagesArgs, CancelMessagesResult, Op, PaneResult, ReadArgs,
-    ReadEventsArgs, ReadEventsResult, ReadResult, RunArgs, RunResult, SendMessageArgs,
+    ReadEventsArgs, ReadEventsResult, ReadResult, RunArgs, RunCommand, RunResult, SendMessageArgs,
     SendMessageResult, SignalArgs, WaitForArgs, WaitForResult, WriteArgs, WriteResult,
     DEFAULT_DELIVERY_WAIT_MS, DEFAULT_SUBMIT_DELAY_MS, DEFAULT_WAIT_MS, MAX_DELIVERY_WAIT_MS,
 };
 use zellij_mcp_protocol::text::shape_read;
 
 use super::schema::{input, output_in_session as output};
-use super::{parse, paths, FromSession, InSession, OnRequest, ToolResult, ZellijMcp};
+use super::{bad_request, parse, paths, FromSession, InSession, OnRequest, ToolResult, ZellijMcp};
 use crate::pane_state::pane_state;
 
 #[tool_router(router = io_tools, vis = "pub(super)")]
@@ -102,7 +102,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_run",
-        description = "Run command (argv; a shell only as [\"sh\",\"-c\",...]) in a new hidden command pane; with wait (default) returns exit_code, output tail, elapsed_ms, timed_out (it runs on unless kill_on_timeout). On: a tab (default: the caller's). Focus: never moves. After: the pane stays unless close_on_exit. Don't: pass one shell string. Needs: cwd exists.",
+        description = "Run command (argv; a shell only as [\"sh\",\"-c\",...]) in a new hidden command pane, or with pane_id one command line typed verbatim into that pane's bash/zsh/fish (its cwd, env); returns exit_code, output, elapsed_ms, timed_out (it runs on unless kill_on_timeout; a shell run's exit then comes as a run_exited event). On: a tab (default: the caller's), or pane_id. Focus: never moves. After: a new pane stays unless close_on_exit; a shell is back at its prompt. Don't: pass a string without pane_id. Needs: cwd exists; the shell at its prompt.",
         input_schema = input::<RunArgs>(),
         output_schema = output::<RunResult>(),
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = true)
@@ -115,6 +115,16 @@ impl ZellijMcp {
         let p: InSession<RunArgs> = parse(args)?;
         let max_bytes = check_max_bytes(p.args.max_bytes)?;
         let session = self.client.resolve_session(p.session.as_deref()).await?;
+        if let Some(pane) = p.args.pane_id {
+            let RunCommand::Line(line) = &p.args.command else {
+                return Err(bad_request(
+                    "with pane_id, command is one command line for the pane's shell",
+                    "pass command as a string, e.g. \"make test\"",
+                ));
+            };
+            let ran = self.run_in_shell(&session, &p.args, line, pane, max_bytes, &context);
+            return Ok(Json(ran.await?));
+        }
         let args = RunArgs {
             cwd: paths::cwd(p.args.cwd)?,
             ..p.args

@@ -4,9 +4,11 @@
 //! - [`session`]: sessions, tabs, panes, layout (read-only).
 //! - [`panes`]: creating, closing, renaming, focusing, arranging.
 //! - [`io`]: reading, writing, waiting, running, signalling.
+//! - [`in_shell`]: a command line run in a pane's own shell.
 //! - [`scrollback`]: the work on whole scrollbacks that stays out of the plugin.
 //! - [`resources`]: the session's event log as a resource, with subscriptions.
 
+mod in_shell;
 mod io;
 mod panes;
 mod paths;

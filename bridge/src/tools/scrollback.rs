@@ -32,7 +32,7 @@ enum Round {
 }
 
 /// How often `until_state` looks at a pane's processes.
-const STATE_LOOK: Duration = Duration::from_millis(20);
+pub(super) const STATE_LOOK: Duration = Duration::from_millis(20);
 
 impl ZellijMcp {
     /// The pane's tab, or `pane_not_found`; and the session's name.

@@ -335,7 +335,7 @@ impl Exchange {
 /// A plugin configuration as `zellij pipe --plugin-configuration` takes it:
 /// `k=v,k2=v2`. Zellij splits on `,` and then on the first `=`, so a key
 /// with `,` or `=`, or a value with `,`, cannot be passed this way.
-fn cli_configuration(configuration: &BTreeMap<String, String>) -> Result<String, String> {
+pub fn cli_configuration(configuration: &BTreeMap<String, String>) -> Result<String, String> {
     let mut pairs = Vec::new();
     for (key, value) in configuration {
         if key.is_empty() || key.contains([',', '=']) || value.contains(',') {

@@ -4,8 +4,8 @@ use std::time::Duration;
 
 use zellij_mcp_protocol::keys::key_bytes;
 use zellij_mcp_protocol::ops::{
-    LocateResult, PaneArgs, PaneResult, ReadArgs, ReadResult, SignalArgs, WriteArgs, WriteResult,
-    MAX_SUBMIT_DELAY_MS, MAX_WRITE_BYTES,
+    LocateResult, PaneArgs, PaneResult, ReadArgs, ReadResult, RunInPaneArgs, SignalArgs, WriteArgs,
+    WriteResult, MAX_SUBMIT_DELAY_MS, MAX_WRITE_BYTES,
 };
 use zellij_mcp_protocol::text::{shape_read, trim_rows};
 use zellij_mcp_protocol::{Error, ErrorBody, PaneKind, PaneRef};
@@ -15,6 +15,7 @@ use super::{Handled, HandlerResult};
 use crate::host::Host;
 use crate::later::Asker;
 use crate::pane_facts::PaneFacts;
+use crate::shell_runs::{ShellRun, ShellRuns};
 use crate::writes::{PendingWrite, WriteDone, WriteQueue};
 
 const PASTE_START: &[u8] = b"\x1b[200~";
@@ -60,6 +61,48 @@ impl<H: Host> Zellij<'_, H> {
             return None;
         }
         facts.pid(pane, || self.host.pid(pane))
+    }
+
+    /// `run_in_pane`: a command line for a shell pane, typed once the runs
+    /// under way there are over (see [`crate::shell_runs`]).
+    pub fn run_in_pane(
+        &self,
+        runs: &ShellRuns,
+        args: RunInPaneArgs,
+        asker: &Asker,
+    ) -> HandlerResult {
+        refuse_own_pane(args.pane_id, asker.caller, false, "a command line")?;
+        if args.token.is_empty() || !args.token.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            return Err(bad_request(
+                "token must be letters and digits",
+                "pass the token the exit report's suffix names",
+            ));
+        }
+        let pane = self.require_terminal(args.pane_id)?;
+        if pane.exited {
+            return Err(bad_request(
+                format!("{} has exited", args.pane_id),
+                "run the command in a live shell pane, or with argv in a new pane",
+            ));
+        }
+        if !args.at_prompt && !runs.busy(args.pane_id) {
+            return Err(ErrorBody::from(Error::Busy {
+                problem: format!("{} is not at its shell's prompt", args.pane_id),
+                fix: "wait for it (zellij_wait_for until_state: prompt), or run the command in a new pane".into(),
+            }));
+        }
+        runs.room(asker.client())?;
+        let deadline = self.host.now() + super::waiting::timeout(args.timeout_ms)?;
+        let tab_id = self.view.tab_id_of(args.pane_id);
+        let run = ShellRun::new(
+            asker.clone(),
+            args.pane_id,
+            tab_id,
+            args.token,
+            args.text,
+            deadline,
+        );
+        Ok(Handled::ShellRun(Box::new(run)))
     }
 
     /// The pane's screen.

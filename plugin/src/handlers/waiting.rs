@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use zellij_mcp_protocol::matching::Patterns;
 use zellij_mcp_protocol::ops::{
-    check_max_bytes, Placement, RunArgs, RunResult, WaitForArgs, DEFAULT_LAST_LINES,
+    check_max_bytes, Placement, RunArgs, RunCommand, RunResult, WaitForArgs, DEFAULT_LAST_LINES,
     DEFAULT_WAIT_MS, MAX_WAIT_MS,
 };
 use zellij_mcp_protocol::{ErrorBody, PaneRef};
@@ -21,7 +21,7 @@ use crate::host::{Content, Host};
 use crate::later::Asker;
 use crate::waits::{Conditions, Purpose, RunPlan, Start, Wait, Waits};
 
-fn timeout(ms: Option<u64>) -> Result<Duration, ErrorBody> {
+pub(super) fn timeout(ms: Option<u64>) -> Result<Duration, ErrorBody> {
     match ms.unwrap_or(DEFAULT_WAIT_MS) {
         0 => Err(bad_request(
             "timeout_ms is 0",
@@ -93,7 +93,15 @@ impl<H: Host> Zellij<'_, H> {
         self.require_ready()?;
         let timeout = timeout(args.timeout_ms)?;
         check_max_bytes(args.max_bytes)?;
-        let argv = check_argv(args.command)?;
+        let argv = match args.command {
+            RunCommand::Argv(argv) if args.pane_id.is_none() => check_argv(argv)?,
+            _ => {
+                return Err(bad_request(
+                    "a run in an existing shell goes through the bridge",
+                    "pass argv for a new pane; for a shell pane pass pane_id and one command line to the zellij_run tool",
+                ))
+            }
+        };
         let tab = self.target_tab(args.tab.as_ref(), asker.caller)?;
         let placement = args.placement.unwrap_or(Placement::Background);
         let content = Content::Command {
@@ -153,5 +161,6 @@ pub fn run_result(pane_id: PaneRef, tab_id: Option<usize>) -> RunResult {
         timed_out: false,
         killed: false,
         closed: false,
+        cursor: None,
     }
 }

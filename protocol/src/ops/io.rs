@@ -251,8 +251,11 @@ pub struct WaitReply {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct RunArgs {
-    /// argv, e.g. ["cargo","test"]; a shell only as ["sh","-c","..."].
-    pub command: Vec<String>,
+    /// argv for a new pane, e.g. ["cargo","test"]; with pane_id, one shell
+    /// command line, typed verbatim.
+    pub command: RunCommand,
+    /// Run in this pane's shell (at its prompt) instead of a new pane.
+    pub pane_id: Option<PaneRef>,
     pub cwd: Option<String>,
     pub tab: Option<TabRef>,
     pub name: Option<String>,
@@ -274,6 +277,71 @@ pub struct RunArgs {
     pub max_bytes: Option<usize>,
 }
 
+// What `run` runs: argv in a new pane, or a command line in a shell.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(untagged)]
+pub enum RunCommand {
+    Argv(Vec<String>),
+    Line(String),
+}
+
+impl Default for RunCommand {
+    fn default() -> Self {
+        RunCommand::Argv(Vec::new())
+    }
+}
+
+/// `run_in_pane`: types `text` into a shell pane and answers when the
+/// shell sends the exit report `text` ends with: `<status> <token>` on the
+/// pipe [`EXIT_PIPE_NAME`]. The report's pipe is held until `release`, so
+/// the shell's next prompt comes after the bridge read the output.
+///
+/// Runs in one pane go one at a time. A run queued behind others is
+/// answered `turn` once they are over, not typed: its shell may not be at
+/// its prompt yet. The bridge waits for the prompt and sends the same
+/// token again (within [`RUN_TURN_WAIT_MS`]), and then it is typed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunInPaneArgs {
+    pub pane_id: PaneRef,
+    pub text: String,
+    pub token: String,
+    /// The bridge saw the shell at its prompt (else a run of ours must be
+    /// under way there, or the pane is busy).
+    pub at_prompt: bool,
+    pub timeout_ms: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunInPaneResult {
+    pub pane_id: PaneRef,
+    pub tab_id: Option<usize>,
+    pub exit_code: Option<i32>,
+    pub timed_out: bool,
+    /// Not typed yet: the runs before it are over; send it again once the
+    /// shell is at its prompt.
+    #[serde(default)]
+    pub turn: bool,
+}
+
+/// How long a run answered `turn` waits to be sent again before the next
+/// run has its turn.
+pub const RUN_TURN_WAIT_MS: u64 = 10_000;
+
+/// `release`: the shell of run `token` may go on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReleaseArgs {
+    pub token: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReleaseResult {
+    pub released: bool,
+}
+
+/// The pipe a shell's exit report comes on: `<status> <token>`.
+pub const EXIT_PIPE_NAME: &str = "zellij-mcp-exit";
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct RunResult {
@@ -288,6 +356,10 @@ pub struct RunResult {
     pub killed: bool,
     /// The pane was closed (close_on_exit).
     pub closed: bool,
+    /// A run in a shell pane that timed out: pass as zellij_read's `since`
+    /// for the output after what `output` holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

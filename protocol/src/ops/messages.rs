@@ -114,6 +114,8 @@ pub enum Happened {
     },
     /// A named agent's pane closed; the name is free again.
     Closed { name: String, pane_id: PaneRef },
+    /// A command line run in a shell pane ended after its run's timeout.
+    RunExited { pane_id: PaneRef, code: Option<i32> },
     /// The log was rotated: the events before are in the `.1` file, and the
     /// messages still pending were logged again just above.
     Rotated,

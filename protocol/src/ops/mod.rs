@@ -78,6 +78,10 @@ ops! {
     /// One round of a wait (see [`WaitReply`]).
     WaitFor = "wait_for", WaitForArgs => WaitReply;
     Run = "run", RunArgs => RunResult;
+    /// Types a command line into a shell pane and answers with its exit code.
+    RunInPane = "run_in_pane", RunInPaneArgs => RunInPaneResult;
+    /// Lets a shell that reported its exit go on (see [`RunInPaneArgs`]).
+    Release = "release", ReleaseArgs => ReleaseResult;
     Signal = "signal", SignalArgs => PaneResult;
     OpenFile = "open_file", OpenFileArgs => PaneResult;
     DumpLayout = "dump_layout", DumpLayoutArgs => DumpLayoutResult;

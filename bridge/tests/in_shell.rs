@@ -1,0 +1,192 @@
+//! `zellij_run` in a shell pane the user already has: real bash, zsh and
+//! fish panes in a real session, driven through the built bridge.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{mcp, session, type_line};
+use serde_json::{json, Value};
+use zellij_mcp_harness::{wait_for, Mcp};
+
+/// A new tiled pane running `argv`, once its shell is at its prompt.
+fn shell(mcp: &Mcp, argv: &[&str]) -> String {
+    let opened = mcp.ok(
+        "zellij_new_pane",
+        json!({"command": argv, "placement": "tiled"}),
+    );
+    let pane = opened["pane_id"].as_str().unwrap().to_owned();
+    at_prompt(mcp, &pane);
+    pane
+}
+
+fn at_prompt(mcp: &Mcp, pane: &str) {
+    let waited = mcp.ok(
+        "zellij_wait_for",
+        json!({"pane_id": pane, "until_state": "prompt", "timeout_ms": 20000}),
+    );
+    assert_eq!(waited["outcome"], "state", "{pane} at its prompt: {waited}");
+}
+
+fn run(mcp: &Mcp, pane: &str, line: &str) -> Value {
+    mcp.ok(
+        "zellij_run",
+        json!({"pane_id": pane, "command": line, "timeout_ms": 20000}),
+    )
+}
+
+/// Exit codes, output without prompt or echo, and the shell's own cwd and
+/// environment, the same in each shell.
+fn runs_with_exit_codes_and_only_its_output(mcp: &Mcp, pane: &str, dir: &str) {
+    let ran = run(mcp, pane, "echo one; echo two");
+    assert_eq!(ran["exit_code"], 0, "{ran}");
+    assert_eq!(ran["exited"], true, "{ran}");
+    assert_eq!(ran["output"], "one\ntwo", "only the command's lines: {ran}");
+
+    let ran = run(mcp, pane, "sh -c 'echo failing; exit 3'");
+    assert_eq!(ran["exit_code"], 3, "{ran}");
+    assert_eq!(ran["output"], "failing", "{ran}");
+
+    let ran = run(mcp, pane, "sh -c 'kill -INT $$'");
+    assert_eq!(ran["exit_code"], 130, "killed by SIGINT: {ran}");
+
+    // A `cd` and a variable set by an earlier run stay in the shell.
+    run(mcp, pane, &format!("cd {dir}"));
+    let ran = run(mcp, pane, "pwd");
+    assert_eq!(ran["output"], dir, "{ran}");
+    let set = match pane_shell(mcp, pane).as_str() {
+        "fish" => "set -x ZMCP_SEEN kept",
+        _ => "export ZMCP_SEEN=kept",
+    };
+    run(mcp, pane, set);
+    let ran = run(mcp, pane, "sh -c 'echo \"$ZMCP_SEEN\"'");
+    assert_eq!(ran["output"], "kept", "{ran}");
+}
+
+/// The name of the pane's process, as the kernel has it.
+fn pane_shell(mcp: &Mcp, pane: &str) -> String {
+    let read = mcp.ok("zellij_read", json!({"pane_id": pane}));
+    let pid = read["pid"].as_u64().expect("the pane's pid");
+    let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap();
+    comm.trim().to_owned()
+}
+
+#[test]
+fn a_command_line_runs_in_an_existing_bash_zsh_and_fish_shell() {
+    let s = session("in-shell");
+    let mcp = mcp(&s, "socket");
+    let dir = s.sandbox().work();
+    std::fs::create_dir_all(&dir).unwrap();
+    let dir = dir.to_str().unwrap();
+    for argv in [
+        &["bash", "--norc", "--noprofile"][..],
+        &["zsh", "-f"],
+        &["fish", "--no-config"],
+    ] {
+        let pane = shell(&mcp, argv);
+        runs_with_exit_codes_and_only_its_output(&mcp, &pane, dir);
+        // Its prompt comes back: the pane takes another run at once.
+        at_prompt(&mcp, &pane);
+    }
+}
+
+#[test]
+fn tricky_command_lines_arrive_verbatim() {
+    let s = session("in-shell-verbatim");
+    let mcp = mcp(&s, "socket");
+    let pane = shell(&mcp, &["bash", "--norc", "--noprofile"]);
+    // Short lines: a pane's rows wrap at its width.
+    let body = [
+        r#"quotes ' " ` and $HOME"#,
+        r"$(echo no) ${PATH} \$ \",
+        r"back\slash \n",
+        "ünïcödé 日本語 ✓",
+        "  leading spaces, then \\",
+        "!! history ! and # hash",
+    ];
+    let line = format!("cat <<'ZMCP_END'\n{}\nZMCP_END", body.join("\n"));
+    let ran = run(&mcp, &pane, &line);
+    assert_eq!(ran["exit_code"], 0, "{ran}");
+    assert_eq!(ran["output"], body.join("\n"), "{ran}");
+
+    let ran = run(&mcp, &pane, "echo first\necho second\nfalse");
+    assert_eq!(ran["output"], "first\nsecond", "{ran}");
+    assert_eq!(ran["exit_code"], 1, "the last line's status: {ran}");
+}
+
+#[test]
+fn runs_queue_in_order_and_a_busy_or_foreign_pane_is_refused() {
+    let s = session("in-shell-busy");
+    let mcp = mcp(&s, "socket");
+    let pane = shell(&mcp, &["bash", "--norc", "--noprofile"]);
+    let runs = (1..=3)
+        .map(|n| {
+            let line = format!("sleep 0.3; echo run-{n}");
+            let args = json!({"pane_id": pane, "command": line, "timeout_ms": 20000});
+            ("zellij_run", args)
+        })
+        .collect();
+    // Each gets its own output, whatever order they reached the plugin in.
+    for (n, result) in mcp.call_concurrently(runs).iter().enumerate() {
+        let ran = result.structured_content.clone().expect("a result");
+        assert_eq!(ran["output"], format!("run-{}", n + 1), "{ran}");
+        assert_eq!(ran["exit_code"], 0, "{ran}");
+    }
+    let screen = common::screen(&mcp, &pane);
+    assert!(
+        !screen.contains("\u{1b}") && !screen.contains("^["),
+        "no paste typed early: {screen}"
+    );
+
+    type_line(&mcp, &pane, "sleep 60");
+    wait_for("the pane to be running", Duration::from_secs(20), || {
+        let read = mcp.ok("zellij_read", json!({"pane_id": pane}));
+        (read["state"] == "running").then_some(())
+    });
+    let busy = mcp.err("zellij_run", json!({"pane_id": pane, "command": "true"}));
+    assert!(busy.starts_with("busy"), "{busy}");
+
+    let cat = mcp.ok(
+        "zellij_new_pane",
+        json!({"command": ["cat"], "placement": "tiled"}),
+    );
+    let refused = mcp.err(
+        "zellij_run",
+        json!({"pane_id": cat["pane_id"], "command": "true"}),
+    );
+    assert!(refused.starts_with("unsupported"), "{refused}");
+    assert!(refused.contains("cat"), "names what runs there: {refused}");
+
+    let argv = mcp.err(
+        "zellij_run",
+        json!({"pane_id": pane, "command": ["echo", "x"]}),
+    );
+    assert!(argv.starts_with("bad_request"), "{argv}");
+}
+
+#[test]
+fn a_run_that_times_out_goes_on_and_its_exit_is_an_event() {
+    let s = session("in-shell-timeout");
+    let mcp = mcp(&s, "socket");
+    let pane = shell(&mcp, &["bash", "--norc", "--noprofile"]);
+    let ran = mcp.ok(
+        "zellij_run",
+        json!({"pane_id": pane, "command": "echo started; sleep 60",
+               "timeout_ms": 1500, "kill_on_timeout": true}),
+    );
+    assert_eq!(ran["timed_out"], true, "{ran}");
+    assert_eq!(ran["killed"], true, "{ran}");
+    assert_eq!(ran["output"], "started", "the partial output: {ran}");
+    assert!(ran["cursor"].is_string(), "{ran}");
+    let code = wait_for("the run's exit event", Duration::from_secs(20), || {
+        let events = mcp.ok("zellij_read_events", json!({}));
+        let events = events["events"].as_array()?.clone();
+        let exited = events.into_iter().find(|e| e["event"] == "run_exited")?;
+        assert_eq!(exited["pane_id"], pane, "{exited}");
+        Some(exited["code"].clone())
+    });
+    assert_eq!(code, 130, "Ctrl-C ended it");
+    at_prompt(&mcp, &pane);
+    let ran = run(&mcp, &pane, "echo after");
+    assert_eq!(ran["output"], "after", "the pane takes runs again: {ran}");
+}
