@@ -165,28 +165,55 @@ fn runs_queue_in_order_and_a_busy_or_foreign_pane_is_refused() {
 }
 
 #[test]
-fn a_run_that_times_out_goes_on_and_its_exit_is_an_event() {
+fn a_run_that_times_out_goes_on_and_its_exit_is_waited_for_and_logged() {
     let s = session("in-shell-timeout");
     let mcp = mcp(&s, "socket");
     let pane = shell(&mcp, &["bash", "--norc", "--noprofile"]);
     let ran = mcp.ok(
         "zellij_run",
-        json!({"pane_id": pane, "command": "echo started; sleep 60",
-               "timeout_ms": 1500, "kill_on_timeout": true}),
+        json!({"pane_id": pane, "command": "echo started; sleep 3; echo done; (exit 7)",
+               "timeout_ms": 1000}),
     );
     assert_eq!(ran["timed_out"], true, "{ran}");
-    assert_eq!(ran["killed"], true, "{ran}");
     assert_eq!(ran["output"], "started", "the partial output: {ran}");
-    assert!(ran["cursor"].is_string(), "{ran}");
-    let code = wait_for("the run's exit event", Duration::from_secs(20), || {
-        let events = mcp.ok("zellij_read_events", json!({}));
-        let events = events["events"].as_array()?.clone();
-        let exited = events.into_iter().find(|e| e["event"] == "run_exited")?;
-        assert_eq!(exited["pane_id"], pane, "{exited}");
-        Some(exited["code"].clone())
+    let cursor = ran["cursor"].as_str().expect("a cursor").to_owned();
+    let waited = mcp.ok(
+        "zellij_wait_for",
+        json!({"pane_id": pane, "exit": true, "timeout_ms": 20000}),
+    );
+    assert_eq!(waited["outcome"], "exited", "{waited}");
+    assert_eq!(waited["exit_status"], 7, "{waited}");
+    assert_eq!(run_exit_codes(&mcp, &pane), [7]);
+    let rest = mcp.ok("zellij_read", json!({"pane_id": pane, "since": cursor}));
+    // The cursor is after the echo (the growing last row counts as new).
+    let rest = rest["text"].as_str().unwrap();
+    assert!(rest.starts_with("started\ndone"), "{rest}");
+
+    let ran = mcp.ok(
+        "zellij_run",
+        json!({"pane_id": pane, "command": "sleep 60", "timeout_ms": 1000, "kill_on_timeout": true}),
+    );
+    assert_eq!(
+        (&ran["timed_out"], &ran["killed"]),
+        (&json!(true), &json!(true)),
+        "{ran}"
+    );
+    wait_for("the killed run's exit", Duration::from_secs(20), || {
+        (run_exit_codes(&mcp, &pane).len() == 2).then_some(())
     });
-    assert_eq!(code, 130, "Ctrl-C ended it");
+    assert_eq!(run_exit_codes(&mcp, &pane), [7, 130], "Ctrl-C ended it");
     at_prompt(&mcp, &pane);
     let ran = run(&mcp, &pane, "echo after");
     assert_eq!(ran["output"], "after", "the pane takes runs again: {ran}");
+}
+
+/// The codes of the `run_exited` events of `pane`, oldest first.
+fn run_exit_codes(mcp: &Mcp, pane: &str) -> Vec<Value> {
+    let events = mcp.ok("zellij_read_events", json!({}));
+    let events = events["events"].as_array().unwrap().clone();
+    events
+        .into_iter()
+        .filter(|e| e["event"] == "run_exited" && e["pane_id"] == pane)
+        .map(|e| e["code"].clone())
+        .collect()
 }

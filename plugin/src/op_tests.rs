@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use zellij_mcp_protocol::ops::{
     op, ArrangePaneResult, ClientEntry, CloseResult, ClosedPane, DeliveryStatus, DumpLayoutResult,
-    Geometry, NewTabResult, PaneResult, RequestState, TargetResult,
+    Geometry, NewTabResult, PaneResult, RequestState, TargetResult, WaitOutcome,
 };
 use zellij_mcp_protocol::PaneRef;
 use zellij_tile::prelude::*;
@@ -961,7 +961,15 @@ fn runs_in_a_shell_pane_are_typed_in_turn_and_answered_by_their_exit_reports() {
     p.on_timer();
     let late = result_of::<op::RunInPane>(only_reply(&p, "b2", "b2"));
     assert!(late.timed_out, "{late:?}");
-    exit_report(&mut p, "exit-b", "0 tokenb");
+    let exit_wait = json!({"pane_id": "terminal_1", "exit": true, "timeout_ms": 60000});
+    send(&mut p, "w", Some(&request("w", "wait_for", exit_wait)));
+    assert!(replies_on(&p, "w", "w").is_empty(), "waits for b's exit");
+    exit_report(&mut p, "exit-b", "4 tokenb");
+    let waited = result_of::<op::WaitFor>(only_reply(&p, "w", "w")).result;
+    assert_eq!(
+        (waited.outcome, waited.exit_status),
+        (WaitOutcome::Exited, Some(4))
+    );
     let events = p.log.read(0, 1 << 16);
     let logged = serde_json::to_string(&events).unwrap();
     assert!(logged.contains("run_exited"), "{logged}");

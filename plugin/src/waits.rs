@@ -27,7 +27,11 @@ use crate::shares;
 /// What a wait does once it is over: answer a `wait_for`, or a `run`.
 #[derive(Debug)]
 pub enum Purpose {
-    WaitFor { last_lines: usize },
+    /// `exit`: a shell run's exit in the pane (one that timed out) ends it.
+    WaitFor {
+        last_lines: usize,
+        exit: bool,
+    },
     Run(RunPlan),
 }
 

@@ -120,7 +120,7 @@ impl<H: Host> McpPlugin<H> {
     /// Answers a finished wait (or round of one).
     pub fn finish_wait(&mut self, wait: Wait<Purpose>, finished: Finished) {
         let result = match &wait.purpose {
-            Purpose::WaitFor { last_lines } => self.wait_reply(&wait, finished, *last_lines),
+            Purpose::WaitFor { last_lines, .. } => self.wait_reply(&wait, finished, *last_lines),
             Purpose::Run(plan) => self.run_reply(&wait, finished, plan),
         };
         self.answer(&wait.asker, result);
@@ -219,13 +219,36 @@ impl<H: Host> McpPlugin<H> {
                 };
                 self.answer(asker, to_json(result));
             }
-            None => self.log_event(Happened::RunExited {
-                pane_id: run.pane,
-                code,
-            }),
+            None => {
+                self.log_event(Happened::RunExited {
+                    pane_id: run.pane,
+                    code,
+                });
+                self.end_exit_waits(run.pane, code);
+            }
         }
         self.answer_runs(turns);
         self.arm_wake(now);
+    }
+
+    /// A run in `pane` that timed out has ended: the waits there for an
+    /// exit end with its code.
+    fn end_exit_waits(&mut self, pane: PaneRef, code: Option<i32>) {
+        let mut index = 0;
+        while index < self.waits.len() {
+            let wait = self.waits.get(index);
+            let for_exit = matches!(wait.purpose, Purpose::WaitFor { exit: true, .. });
+            if wait.pane != pane || !for_exit {
+                index += 1;
+                continue;
+            }
+            let mut wait = self.waits.swap_remove(index);
+            let finished = Finished {
+                exit_status: code,
+                ..wait.finish(WaitOutcome::Exited, None)
+            };
+            self.finish_wait(wait, finished);
+        }
     }
 
     /// `release`: the shell of run `token` may go on to its prompt, and the

@@ -69,6 +69,7 @@ impl<H: Host> Zellij<'_, H> {
         };
         let purpose = Purpose::WaitFor {
             last_lines: args.last_lines.unwrap_or(DEFAULT_LAST_LINES),
+            exit: args.exit,
         };
         let screen = self.screen_of(args.pane_id)?;
         let screen = screen.lines();
