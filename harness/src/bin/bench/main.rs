@@ -10,6 +10,7 @@
 
 mod channel;
 mod paths;
+mod runs;
 mod scale;
 mod table;
 mod waits;
@@ -31,11 +32,13 @@ fn main() {
     for (key, value) in session.sandbox().env() {
         std::env::set_var(key, value);
     }
-    // One part alone: `scale` (panes and clients) or `callers` (16 callers).
+    // One part alone: `scale` (panes and clients), `runs` (zellij_run) or
+    // `callers` (16 callers).
     if let Ok(part) = std::env::var("BENCH_ONLY") {
         let mut table = Table::default();
         match part.as_str() {
             "scale" => scale_rows(&mut table, &bridge, rounds),
+            "runs" => runs::shell_runs(&mut table, &session, &bridge, rounds),
             _ => {
                 let (_client, _) = session.attach_and_wait();
                 let paths = Paths::open(&session, &bridge);
@@ -64,6 +67,7 @@ fn main() {
     table.section("many callers, submits, footprint");
     concurrency(&mut table, &paths, rounds.max(2000));
     submits(&mut table, &paths, rounds);
+    runs::shell_runs(&mut table, &session, &bridge, rounds);
     footprint(&mut table, &session, &bridge, rounds);
     scale_rows(&mut table, &bridge, rounds);
 
