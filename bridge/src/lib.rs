@@ -13,6 +13,7 @@
 //! - [`setup`]: the `setup` command, from nothing to a working setup.
 //! - [`doctor`]: the `doctor` command, what is wrong and how to fix it.
 //! - [`http`]: `serve --http`, the server over streamable HTTP with a token.
+//! - [`tmux`]: `tmux` and `claude`, Claude Code's agent teams in Zellij panes.
 //! - [`private`]: what the server writes stays the user's own.
 //! - [`embedded`]: the plugin this binary carries.
 //!
@@ -31,5 +32,6 @@ pub mod pane_state;
 pub mod private;
 pub mod sessions;
 pub mod setup;
+pub mod tmux;
 pub mod tools;
 pub mod transport;

@@ -1,7 +1,7 @@
 //! The `zellij-mcp` binary: options, logging, and the MCP server on stdio
 //! (see the library for the rest).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,6 +17,7 @@ use zellij_mcp::own_pane::OwnPane;
 use zellij_mcp::sessions::SessionDefaults;
 use zellij_mcp::setup::places::installed_plugin_url;
 use zellij_mcp::setup::{self, SetupArgs};
+use zellij_mcp::tmux::{self, launch::ClaudeArgs};
 use zellij_mcp::tools;
 use zellij_mcp_protocol::ops::DeliveryStatus;
 
@@ -96,6 +97,35 @@ enum Command {
     /// Serve MCP over streamable HTTP (each client needs the bearer token),
     /// for an agent on another machine; SSH stdio is the other way.
     Serve(ServeArgs),
+    /// Act out a tmux command line on this Zellij session's panes (what
+    /// Claude Code's agent teams issue); also run as `tmux` through a link.
+    Tmux(TmuxArgs),
+    /// Start Claude Code in this pane with `zellij-mcp tmux` as its tmux,
+    /// so that agent teams open their teammates in Zellij panes.
+    Claude(ClaudeArgs),
+    /// What a pane opened by `tmux` runs first (internal).
+    #[command(name = "tmux-pane", hide = true)]
+    TmuxPane { spec: PathBuf },
+}
+
+#[derive(Debug, clap::Args)]
+struct TmuxArgs {
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    args: Vec<String>,
+}
+
+/// The command line, or as `tmux` (a link named so) a `tmux` one.
+fn command_line() -> Cli {
+    let mut argv = std::env::args();
+    let invoked = argv.next().unwrap_or_default();
+    if Path::new(&invoked).file_name() != Some("tmux".as_ref()) {
+        return Cli::parse();
+    }
+    let mut cli = Cli::parse_from(["zellij-mcp"]);
+    cli.command = Some(Command::Tmux(TmuxArgs {
+        args: argv.collect(),
+    }));
+    cli
 }
 
 fn non_empty_env(name: &str) -> Option<String> {
@@ -112,15 +142,21 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
         )
         .init();
-    let cli = Cli::parse();
+    let cli = command_line();
     let command = cli.command;
     if command.is_some() && !matches!(command, Some(Command::Serve(_))) {
         // A command for people ends quietly when its reader does (`| head`).
         // SAFETY: restoring a signal's default action has no preconditions.
         unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     }
-    if let Some(Command::Setup(args)) = command {
-        std::process::exit(setup::run(args));
+    match command {
+        Some(Command::Setup(args)) => std::process::exit(setup::run(args)),
+        Some(Command::Claude(args)) => std::process::exit(tmux::launch::run(args)),
+        Some(Command::TmuxPane { spec }) => {
+            eprintln!("zellij-mcp tmux-pane: {}", tmux::run_pane(&spec));
+            std::process::exit(127);
+        }
+        _ => {}
     }
 
     let enclosing = non_empty_env("ZELLIJ_SESSION_NAME");
@@ -152,8 +188,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let own_pane = OwnPane::new(enclosing, pane);
     let client = PluginClient::new(config);
-    if let Some(Command::Doctor(args)) = command {
-        std::process::exit(doctor::run(&client, args).await);
+    match command {
+        Some(Command::Doctor(args)) => std::process::exit(doctor::run(&client, args).await),
+        Some(Command::Tmux(args)) => std::process::exit(tmux::run(&client, args.args).await),
+        _ => {}
     }
     let server = tools::ZellijMcp::new(Arc::new(client), own_pane, &options)?;
     let code = match command {
@@ -165,7 +203,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some(Command::Call(args)) => call::call(server, args).await,
         Some(Command::Tools) => call::list(server).await,
         Some(Command::Notify(args)) => notify_from_shell(&server, args).await,
-        Some(Command::Setup(_) | Command::Doctor(_) | Command::Serve(_)) => {
+        Some(
+            Command::Setup(_)
+            | Command::Tmux(_)
+            | Command::Doctor(_)
+            | Command::Serve(_)
+            | Command::Claude(_)
+            | Command::TmuxPane { .. },
+        ) => {
             unreachable!("handled above")
         }
     };
