@@ -6,6 +6,7 @@ BRIDGE_BIN     := target/release/zellij-mcp
 LAYOUT_DIR     := $(HOME)/.config/zellij/layouts
 INK_FIXTURE    := bridge/tests/fixtures/ink-echo
 INSPECTOR      := bridge/tests/fixtures/inspector
+CLAUDE_CODE    := bridge/tests/fixtures/claude-code
 PY_CLIENT      := target/mcp-clients/venv
 PY_CLIENT_REQS := bridge/tests/clients/requirements.txt
 
@@ -36,7 +37,8 @@ zellij: wasm-target
 	fi
 
 # The real Ink app the end-to-end tests submit into, MCP clients nobody
-# here wrote (the MCP Inspector's CLI, the Python SDK), pinned, and the
+# here wrote (the MCP Inspector's CLI, the Python SDK), Claude Code (its
+# agent teams open panes through the tmux shim), pinned, and the
 # shells runs are typed into (zsh, fish: Debian's packages); npm and pip
 # keep their downloads in their caches between runs.
 test-deps:
@@ -44,6 +46,7 @@ test-deps:
 		apt-get install -y --no-install-recommends zsh fish
 	npm ci --prefix $(INK_FIXTURE) --no-audit --no-fund
 	npm ci --prefix $(INSPECTOR) --no-audit --no-fund
+	npm ci --prefix $(CLAUDE_CODE) --no-audit --no-fund
 	@if ! cmp -s $(PY_CLIENT_REQS) $(PY_CLIENT)/installed.txt; then \
 		python3 -m venv $(PY_CLIENT) && \
 		$(PY_CLIENT)/bin/pip install --quiet --disable-pip-version-check -r $(PY_CLIENT_REQS) && \

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use common::{bridge, mcp, session, shell_pane};
 use serde_json::{json, Value};
-use zellij_mcp_harness::{wait_for, Session};
+use zellij_mcp_harness::{wait_for, workspace_root, Session};
 
 /// Runs `tmux <args>` as the lead in pane `lead` would, from `cwd`.
 fn tmux(s: &Session, lead: &str, cwd: &Path, args: &[&str]) -> Output {
@@ -107,9 +107,10 @@ fn claude_codes_teammate_spawn_opens_a_zellij_pane_beside_the_lead() {
     );
     assert_eq!(s.client_focus(), focus_before, "focus unchanged");
     let agents = mcp.ok("zellij_list_panes", json!({}));
-    let named = agents["panes"].as_array().unwrap().iter().any(|p| {
-        p["agent"] == "researcher" && p["pane_id"] == format!("terminal_{}", &mate[1..])
-    });
+    let named =
+        agents["panes"].as_array().unwrap().iter().any(|p| {
+            p["agent"] == "researcher" && p["pane_id"] == format!("terminal_{}", &mate[1..])
+        });
     assert!(named, "registered as an agent: {agents}");
 
     // It ran with the lead's cwd and environment; capture-pane shows it.
@@ -222,4 +223,140 @@ fn claude_is_started_with_the_shim_as_its_tmux() {
         stdout.ends_with(&format!("%{id}\n")),
         "the shim answered: {stdout}"
     );
+}
+
+/// The stand-in for the model API (`clients/model_api.py`), killed on drop.
+struct ModelApi {
+    child: std::process::Child,
+    port: String,
+}
+
+impl ModelApi {
+    fn start() -> ModelApi {
+        use std::io::BufRead;
+        let script = workspace_root().join("bridge/tests/clients/model_api.py");
+        let mut child = std::process::Command::new("python3")
+            .arg(script)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("start the model API stand-in");
+        let mut port = String::new();
+        let stdout = child.stdout.take().unwrap();
+        std::io::BufReader::new(stdout)
+            .read_line(&mut port)
+            .unwrap();
+        ModelApi {
+            child,
+            port: port.trim().to_owned(),
+        }
+    }
+}
+
+impl Drop for ModelApi {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A first run of Claude Code that asks nothing: onboarding done, the
+/// folder trusted, the stand-in's key approved.
+fn seed_claude_home(home: &Path, project: &Path, key: &str) {
+    let seeded = json!({
+        "hasCompletedOnboarding": true,
+        "theme": "dark",
+        "projects": {project.display().to_string(): {
+            "hasTrustDialogAccepted": true,
+            "hasCompletedProjectOnboarding": true,
+        }},
+        "customApiKeyResponses": {"approved": [&key[key.len() - 20..]], "rejected": []},
+    });
+    std::fs::create_dir_all(home).unwrap();
+    std::fs::write(home.join(".claude.json"), seeded.to_string()).unwrap();
+}
+
+#[test]
+fn a_real_claude_code_opens_its_teammate_in_a_zellij_pane() {
+    let claude =
+        workspace_root().join("bridge/tests/fixtures/claude-code/node_modules/.bin/claude");
+    assert!(
+        claude.exists(),
+        "run `make test-deps` (Claude Code, pinned)"
+    );
+    let s = session("tmux-claude-team");
+    let (_client, _) = s.attach_and_wait();
+    let mcp = mcp(&s, "socket");
+    let api = ModelApi::start();
+    let home = s.sandbox().root().join("claude-home");
+    let cwd = s.sandbox().work();
+    std::fs::create_dir_all(&cwd).unwrap();
+    let key = "sk-ant-stand-in-0123456789abcdefghij";
+    seed_claude_home(&home, &cwd, key);
+    let env = |name: &str, value: &str| format!("{name}={value}");
+    let command = [
+        "env".to_owned(),
+        env("HOME", home.to_str().unwrap()),
+        env(
+            "ANTHROPIC_BASE_URL",
+            &format!("http://127.0.0.1:{}", api.port),
+        ),
+        env("ANTHROPIC_API_KEY", key),
+        env("CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS", "1"),
+        env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
+        env("DISABLE_AUTOUPDATER", "1"),
+        env(
+            "ZELLIJ_MCP_ZELLIJ",
+            s.sandbox().zellij_path().to_str().unwrap(),
+        ),
+        bridge().display().to_string(),
+        "claude".into(),
+        "--program".into(),
+        claude.display().to_string(),
+    ];
+    let opened = mcp.ok(
+        "zellij_new_pane",
+        json!({"command": command, "cwd": cwd, "placement": "tiled"}),
+    );
+    let lead = opened["pane_id"].as_str().unwrap().to_owned();
+    let ready = mcp.ok(
+        "zellij_wait_for",
+        json!({"pane_id": lead, "pattern": "for shortcuts", "include_existing": true, "timeout_ms": 90000}),
+    );
+    assert_eq!(ready["outcome"], "matched", "Claude Code's prompt: {ready}");
+    let focus_before = s.client_focus();
+
+    let ask = json!({"pane_id": lead, "text": "SPAWN a teammate", "submit": true});
+    mcp.ok("zellij_write", ask);
+    let lead_tab =
+        zellij_pane(&s, &format!("%{}", &lead["terminal_".len()..])).unwrap()["tab_id"].clone();
+    let mate = wait_for("the teammate's pane", Duration::from_secs(90), || {
+        let panes = s.zellij_panes();
+        let mate = panes.into_iter().find(|p| p["title"] == "researcher")?;
+        Some(mate)
+    });
+    assert_eq!(mate["tab_id"], lead_tab, "beside the lead: {mate}");
+    let mate_id = format!("terminal_{}", mate["id"]);
+    wait_for(
+        "the teammate's Claude Code",
+        Duration::from_secs(60),
+        || {
+            let listed = mcp.ok("zellij_list_panes", json!({}));
+            let entry = listed["panes"]
+                .as_array()?
+                .iter()
+                .find(|p| p["pane_id"] == mate_id)?
+                .clone();
+            let running = entry["running"].to_string();
+            (entry["agent"] == "researcher" && running.contains("--agent-name")).then_some(())
+        },
+    );
+    let seen = mcp.ok(
+        "zellij_wait_for",
+        json!({"pane_id": lead, "pattern": "researcher", "include_existing": true, "timeout_ms": 30000}),
+    );
+    assert_eq!(
+        seen["outcome"], "matched",
+        "the lead lists its teammate: {seen}"
+    );
+    assert_eq!(s.client_focus(), focus_before, "focus unchanged");
 }

@@ -15,7 +15,8 @@ pub struct ClaudeArgs {
     /// The program to start (default `claude`, on PATH).
     #[arg(long, default_value = "claude")]
     pub program: PathBuf,
-    /// Arguments for it.
+    /// Arguments for it; `--teammate-mode tmux` is added unless they set
+    /// a teammate mode.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     pub args: Vec<String>,
 }
@@ -43,8 +44,16 @@ pub fn run(args: ClaudeArgs) -> i32 {
     paths.extend(std::env::split_paths(&path));
     let path = std::env::join_paths(paths).unwrap_or(path);
     let socket = folder.join("tmux-socket");
+    let mut program_args = args.args;
+    // Claude Code's own choice (`auto`) keeps teammates out of panes.
+    if !program_args
+        .iter()
+        .any(|a| a.starts_with("--teammate-mode"))
+    {
+        program_args.extend(["--teammate-mode".into(), "tmux".into()]);
+    }
     let error = std::process::Command::new(&args.program)
-        .args(&args.args)
+        .args(&program_args)
         .env(
             "TMUX",
             format!("{},{},0", socket.display(), std::process::id()),
