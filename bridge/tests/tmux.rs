@@ -14,6 +14,11 @@ use zellij_mcp_harness::{wait_for, workspace_root, Session};
 
 /// Runs `tmux <args>` as the lead in pane `lead` would, from `cwd`.
 fn tmux(s: &Session, lead: &str, cwd: &Path, args: &[&str]) -> Output {
+    tmux_with(s, lead, cwd, &[], args)
+}
+
+/// `tmux`, with `env` set too.
+fn tmux_with(s: &Session, lead: &str, cwd: &Path, env: &[(&str, &str)], args: &[&str]) -> Output {
     let id = lead.trim_start_matches("terminal_");
     let mut cmd = std::process::Command::new(bridge());
     cmd.arg("tmux")
@@ -25,6 +30,7 @@ fn tmux(s: &Session, lead: &str, cwd: &Path, args: &[&str]) -> Output {
         .env("TMUX", "/tmp/zellij-mcp-shim,1,0")
         .env("TMUX_PANE", format!("%{id}"))
         .env("ZMCP_LEAD_VAR", "from-the-lead")
+        .envs(env.iter().copied())
         .current_dir(cwd);
     cmd.output().expect("run zellij-mcp tmux")
 }
@@ -194,6 +200,53 @@ fn claude_codes_teammate_spawn_opens_a_zellij_pane_beside_the_lead() {
         zellij_pane(&s, &mate).is_none().then_some(())
     });
     assert_eq!(s.client_focus(), focus_before, "focus unchanged");
+}
+
+#[test]
+fn teammates_open_in_the_team_tab_when_one_is_named() {
+    let s = session("tmux-team-tab");
+    let (_client, _) = s.attach_and_wait();
+    let mcp = mcp(&s, "socket");
+    let lead = shell_pane(&mcp);
+    let lead_id = format!("%{}", lead.trim_start_matches("terminal_"));
+    let cwd = s.sandbox().work();
+    std::fs::create_dir_all(&cwd).unwrap();
+    let split = [
+        "split-window",
+        "-d",
+        "-t",
+        &lead_id,
+        "-h",
+        "-P",
+        "-F",
+        "#{pane_id}",
+        "--",
+        "cat",
+    ];
+    let team = [("ZELLIJ_MCP_TEAM_TAB", "team")];
+    let mates: Vec<String> = (0..2)
+        .map(|_| {
+            let out = tmux_with(&s, &lead, &cwd, &team, &split);
+            assert!(out.status.success(), "{out:?}");
+            String::from_utf8(out.stdout).unwrap().trim().to_owned()
+        })
+        .collect();
+    let mut names = s.sandbox().zellij();
+    names.args(["--session", s.name(), "action", "query-tab-names"]);
+    let names = String::from_utf8(names.output().unwrap().stdout).unwrap();
+    assert_eq!(names.lines().filter(|n| *n == "team").count(), 1, "{names}");
+    let lead_tab = zellij_pane(&s, &lead_id).unwrap()["tab_id"].clone();
+    let tabs: Vec<Value> = mates
+        .iter()
+        .map(|mate| zellij_pane(&s, mate).expect("listed")["tab_id"].clone())
+        .collect();
+    assert_ne!(tabs[0], lead_tab, "not beside the lead");
+    assert_eq!(tabs[0], tabs[1], "both in the team tab");
+    let in_team = s
+        .zellij_panes()
+        .into_iter()
+        .filter(|p| p["is_plugin"] == false && p["tab_id"] == tabs[0]);
+    assert_eq!(in_team.count(), 2, "the new tab's own shell was closed");
 }
 
 #[test]

@@ -38,7 +38,8 @@ pub struct ShellRun {
     pub asker: Option<Asker>,
     pub pane: PaneRef,
     pub tab_id: Option<usize>,
-    /// What to type: the line and the exit report's suffix.
+    /// What to type: the line and the exit report's suffix, until typed
+    /// (a queued run's is sent again on its turn).
     pub text: String,
     pub deadline: Instant,
     /// Typed into its pane (else queued, or given its turn).
@@ -67,12 +68,13 @@ impl ShellRun {
         }
     }
 
+    /// What to type; the text is not kept after (nothing big stays).
     fn typing(&mut self) -> Typing {
         self.typed = true;
         Typing {
             pane: self.pane,
             tab_id: self.tab_id,
-            text: self.text.clone(),
+            text: std::mem::take(&mut self.text),
         }
     }
 }
@@ -158,6 +160,8 @@ impl ShellRuns {
                 Some(typing)
             }
             _ => {
+                // Sent again on its turn: its text need not wait here.
+                run.text = String::new();
                 queue.push_back(run);
                 None
             }

@@ -24,6 +24,10 @@ const LIST_WINDOWS_FORMAT: &str = "#{window_index}: #{window_name} (#{window_pan
 
 type Output = Result<String, Failure>;
 
+/// The tab teammates open in (`zellij-mcp claude --tab`), else beside the
+/// lead.
+pub const TEAM_TAB: &str = "ZELLIJ_MCP_TEAM_TAB";
+
 impl Shim<'_> {
     pub async fn act(&self, verb: Verb) -> Output {
         match verb {
@@ -56,11 +60,32 @@ impl Shim<'_> {
 
     /// A new pane in the target's tab, running the command (or waiting, for
     /// `cat`) with the caller's environment and directory.
+    /// In the team tab when `zellij-mcp claude --tab` named one.
     async fn split_window(&self, a: SplitWindow) -> Output {
         let target = self.pane(a.target.as_deref())?;
-        let tab = self.locate(target).await?.tab_id.map(TabRef::Id);
+        let beside = self.locate(target).await?.tab_id.map(TabRef::Id);
+        let (tab, spare) = match std::env::var(TEAM_TAB) {
+            Ok(name) if !name.is_empty() => self.team_tab(&name).await?,
+            _ => (beside, Vec::new()),
+        };
         let pane = self.open(tab, a.cwd, &a.env, a.command).await?;
+        self.close_all_but(&spare, pane).await;
         self.printed(pane, a.print.then_some(a.format)).await
+    }
+
+    /// The tab named `name`, made when missing; a new tab's own panes, to
+    /// close once a teammate is in it.
+    async fn team_tab(&self, name: &str) -> Result<(Option<TabRef>, Vec<PaneRef>), Failure> {
+        let tabs = self.call::<op::ListTabs>(&Default::default()).await?.tabs;
+        if let Some(tab) = tabs.iter().find(|t| t.name == name) {
+            return Ok((Some(TabRef::Id(tab.tab_id)), Vec::new()));
+        }
+        let tab = NewTabArgs {
+            name: Some(name.to_owned()),
+            ..Default::default()
+        };
+        let made = self.call::<op::NewTab>(&tab).await?;
+        Ok((Some(TabRef::Id(made.tab_id)), made.pane_ids))
     }
 
     /// Opens a placeholder pane (see [`placeholder`]) in `tab`.

@@ -12,6 +12,10 @@ use super::placeholder;
 
 #[derive(Debug, clap::Args)]
 pub struct ClaudeArgs {
+    /// Open teammates in this tab (made when missing) instead of beside
+    /// this pane.
+    #[arg(long)]
+    pub tab: Option<String>,
     /// The program to start (default `claude`, on PATH).
     #[arg(long, default_value = "claude")]
     pub program: PathBuf,
@@ -52,7 +56,11 @@ pub fn run(args: ClaudeArgs) -> i32 {
     {
         program_args.extend(["--teammate-mode".into(), "tmux".into()]);
     }
-    let error = std::process::Command::new(&args.program)
+    let mut command = std::process::Command::new(&args.program);
+    if let Some(tab) = &args.tab {
+        command.env(super::act::TEAM_TAB, tab);
+    }
+    let error = command
         .args(&program_args)
         .env(
             "TMUX",
