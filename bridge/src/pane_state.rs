@@ -105,10 +105,33 @@ impl Procfs {
 
     /// Whether `pid` sleeps in a terminal read.
     fn reads_terminal(&self, pid: i32) -> bool {
-        let wchan = std::fs::read_to_string(self.root.join(pid.to_string()).join("wchan"));
+        self.sleeps_in(pid, |wchan| matches!(wchan, "wait_woken" | "n_tty_read"))
+    }
+
+    /// Whether the shell `pid` waits in its line editor for a command:
+    /// in the foreground, asleep where its editor waits for keys (`poll`
+    /// or `select` for bash and fish, a terminal read for zsh). Stricter
+    /// than `prompt`, which a shell also is between two commands, while
+    /// what is typed would still be echoed raw by the terminal.
+    pub fn at_line_editor(&self, pid: u32) -> bool {
+        let Some(own) = self.stat(pid) else {
+            return false;
+        };
+        let foreground = own.tpgid > 0 && own.tpgid == own.pgrp;
+        let polls = POLLING_SHELLS.contains(&own.comm.as_str());
+        let editing = |wchan: &str| match polls {
+            true => wchan.contains("poll") || wchan.contains("select"),
+            false => matches!(wchan, "wait_woken" | "n_tty_read"),
+        };
+        foreground && self.sleeps_in(pid as i32, editing)
+    }
+
+    /// Whether `pid` is asleep in a kernel function `wchan` accepts.
+    fn sleeps_in(&self, pid: i32, wchan: impl Fn(&str) -> bool) -> bool {
         let stat = self.stat(pid as u32);
         let asleep = stat.is_some_and(|s| s.state == 'S');
-        asleep && wchan.is_ok_and(|w| matches!(w.trim(), "wait_woken" | "n_tty_read"))
+        let read = std::fs::read_to_string(self.root.join(pid.to_string()).join("wchan"));
+        asleep && read.is_ok_and(|w| wchan(w.trim()))
     }
 }
 
@@ -207,5 +230,25 @@ mod tests {
             ("a (b) c", 'S', 7, 9)
         );
         assert!(parse_stat("garbage").is_none());
+    }
+
+    #[test]
+    fn a_shell_is_at_its_line_editor_only_asleep_where_its_editor_waits() {
+        let p = procfs(
+            "editor",
+            &[
+                (10, "bash", 'S', 10, 10, "poll_schedule_timeout.constprop.0"),
+                (11, "bash", 'R', 11, 11, "0"),
+                (12, "zsh", 'S', 12, 12, "wait_woken"),
+                (13, "bash", 'S', 13, 13, "wait_woken"),
+                (14, "fish", 'S', 14, 99, "do_select"),
+            ],
+        );
+        assert!(p.at_line_editor(10), "bash waiting in poll");
+        assert!(!p.at_line_editor(11), "bash between two commands");
+        assert!(p.at_line_editor(12), "zsh reads the terminal at its prompt");
+        assert!(!p.at_line_editor(13), "bash in a read builtin");
+        assert!(!p.at_line_editor(14), "not in the foreground");
+        assert!(!p.at_line_editor(15), "no such process");
     }
 }

@@ -16,8 +16,10 @@ use zellij_mcp_protocol::{ErrorBody, PaneRef};
 use crate::later::Asker;
 use crate::shares;
 
-/// Longest a reported exit's pipe is held for the bridge's `release`.
-pub const HOLD_REPORT: Duration = Duration::from_secs(2);
+/// Longest a reported exit's pipe is held for the bridge's `release`: long
+/// enough for a loaded machine's read of the output, short enough that a
+/// bridge gone away leaves its shell waiting only a moment.
+pub const HOLD_REPORT: Duration = Duration::from_secs(10);
 
 /// How long a run answered `turn` waits to be sent again.
 pub const TURN_WAIT: Duration = Duration::from_millis(RUN_TURN_WAIT_MS);
@@ -375,9 +377,6 @@ mod tests {
         runs.push(run(1, "b", "c2", t0 + Duration::from_secs(60)));
         runs.push(run(1, "c", "c3", t0 + Duration::from_secs(5)));
         runs.reported("a", "pipe-a", t0);
-        let due = runs.due(t0 + HOLD_REPORT);
-        assert_eq!(due.released, ["pipe-a"]);
-        assert_eq!(due.answers.len(), 1, "b's turn");
         let due = runs.due(t0 + Duration::from_secs(6));
         assert_eq!(due.answers.len(), 1);
         assert_eq!(
@@ -385,6 +384,10 @@ mod tests {
             Ending::NeverTyped,
             "c's timeout passed in the queue"
         );
+        let due = runs.due(t0 + HOLD_REPORT);
+        assert_eq!(due.released, ["pipe-a"]);
+        assert_eq!(due.answers.len(), 1, "b's turn");
+        assert_eq!(due.answers[0].how, Ending::Turn);
         assert_eq!(runs.len(), 1);
         let due = runs.due(t0 + HOLD_REPORT + TURN_WAIT);
         assert!(due.answers.is_empty(), "no one left to have a turn");

@@ -19,7 +19,7 @@ use rmcp::RoleServer;
 use zellij_mcp_protocol::cursor::Cursor;
 use zellij_mcp_protocol::limits::MAX_ARG_BYTES;
 use zellij_mcp_protocol::ops::{
-    op, Op, PaneState, ReleaseArgs, RunArgs, RunInPaneArgs, RunInPaneResult, RunResult, SignalArgs,
+    op, Op, ReleaseArgs, RunArgs, RunInPaneArgs, RunInPaneResult, RunResult, SignalArgs,
     DEFAULT_WAIT_MS, EXIT_PIPE_NAME, RUN_TURN_WAIT_MS,
 };
 use zellij_mcp_protocol::text::tail_capped;
@@ -27,7 +27,7 @@ use zellij_mcp_protocol::{Error, ErrorBody, PaneRef};
 
 use super::scrollback::STATE_LOOK;
 use super::{bad_request, FromSession, OnRequest, ToolFailure, ZellijMcp};
-use crate::pane_state::{pane_state, Procfs};
+use crate::pane_state::Procfs;
 use crate::private::random_hex;
 use crate::transport::cli::cli_configuration;
 use crate::transport::Destination;
@@ -65,11 +65,18 @@ impl Shell {
     }
 }
 
-/// What to type for a run, and the last line of it, whose echo ends the
-/// echo of the whole (it holds the token).
+/// What to type for a run, and how it shows in the pane.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Typed {
     pub text: String,
+    pub echo: Echo,
+}
+
+/// The first line typed, which follows the prompt, and the last, whose
+/// echo ends the echo of the whole (it holds the token).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Echo {
+    pub first_line: String,
     pub last_line: String,
 }
 
@@ -99,7 +106,10 @@ pub fn typed_text(shell: Shell, report: &str, line: &str, token: &str) -> Typed 
     };
     Typed {
         text: format!("\x1b[200~{lines}\n{last_line}\x1b[201~\r"),
-        last_line,
+        echo: Echo {
+            first_line: lines.lines().next().unwrap_or_default().to_owned(),
+            last_line,
+        },
     }
 }
 
@@ -166,6 +176,42 @@ pub fn check_line(line: &str) -> Result<(), ToolFailure> {
     Ok(())
 }
 
+/// The command's output: the rows after the echo (see [`after_echo`]),
+/// without a last row that is the prompt the echo followed. Zellij 0.45.1
+/// does not always keep the report's pipe blocked until the output is
+/// read, and then the shell's next prompt can be there already.
+pub fn output_rows<'r, 'a>(rows: &'r [&'a str], echo: &Echo) -> Option<&'r [&'a str]> {
+    let output = after_echo(rows, &echo.last_line)?;
+    let echo_end = rows.len() - output.len();
+    let Some(prompt) = prompt_before(&rows[..echo_end], &echo.first_line) else {
+        return Some(output);
+    };
+    let mut end = output.len();
+    while end > 0 && output[end - 1].trim().is_empty() {
+        end -= 1;
+    }
+    match end > 0 && output[end - 1].trim_end() == prompt {
+        true => Some(&output[..end - 1]),
+        false => Some(output),
+    }
+}
+
+/// The prompt on the row where the echo of `first_line` begins (searched
+/// from the end of `rows`), or `None` when there is none to tell.
+fn prompt_before(rows: &[&str], first_line: &str) -> Option<String> {
+    let start: String = first_line.trim_end().chars().take(12).collect();
+    if start.trim().is_empty() {
+        return None;
+    }
+    let row = rows
+        .iter()
+        .rev()
+        .take(64)
+        .find(|row| row.contains(&start))?;
+    let prompt = row[..row.rfind(&start)?].trim_end();
+    (!prompt.is_empty()).then(|| prompt.to_owned())
+}
+
 /// The rows after the echo of `last_line` (see [`Typed`]), or `None` when
 /// it is not among `rows`. Spaces are left out of the comparison: a row
 /// wrapped at a space loses it when trimmed.
@@ -210,13 +256,11 @@ impl ZellijMcp {
                 "pass a terminal pane running a shell",
             ));
         };
-        let (mut run, last_line) = self.to_type(&session, pane, pid, line).await?;
+        let (mut run, echo) = self.to_type(&session, pane, pid, line).await?;
         let (session, ran) = self
             .run_in_turn(&session, &mut run, pid, deadline, context)
             .await?;
-        let mut result = self
-            .shell_output(&session, &ran, &last_line, max_bytes)
-            .await;
+        let mut result = self.shell_output(&session, &ran, &echo, max_bytes).await;
         if ran.timed_out && args.kill_on_timeout {
             result.killed = self.interrupt(&session, pane).await;
         }
@@ -227,14 +271,14 @@ impl ZellijMcp {
         Ok(FromSession { session, result })
     }
 
-    /// The run to send for `line`, and the last line typed (see [`Typed`]).
+    /// The run to send for `line`, and how it shows (see [`Typed`]).
     async fn to_type(
         &self,
         session: &str,
         pane: PaneRef,
         pid: u32,
         line: &str,
-    ) -> Result<(RunInPaneArgs, String), ToolFailure> {
+    ) -> Result<(RunInPaneArgs, Echo), ToolFailure> {
         let shell = shell_of(pane, pid)?;
         let token = random_hex(8).map_err(|e| {
             ToolFailure(ErrorBody::from(Error::Internal {
@@ -252,7 +296,7 @@ impl ZellijMcp {
             at_prompt: back_at_prompt(pane, pid).await,
             timeout_ms: None,
         };
-        Ok((run, typed.last_line))
+        Ok((run, typed.echo))
     }
 
     /// Sends `run` until it is typed (it may be queued behind others, then
@@ -289,7 +333,7 @@ impl ZellijMcp {
         &self,
         session: &str,
         ran: &RunInPaneResult,
-        last_line: &str,
+        echo: &Echo,
         max_bytes: usize,
     ) -> RunResult {
         let mut result = RunResult {
@@ -314,7 +358,7 @@ impl ZellijMcp {
                 }
             };
             let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
-            let Some(output) = after_echo(&rows, last_line) else {
+            let Some(output) = output_rows(&rows, echo) else {
                 if tail.is_some() && rows.len() >= FIRST_ROWS {
                     continue;
                 }
@@ -370,7 +414,7 @@ async fn until_prompt(
     pid: u32,
     limit: tokio::time::Instant,
 ) -> Result<(), ToolFailure> {
-    while pane_state(Some(pid)) != Some(PaneState::Prompt) {
+    while !Procfs::default().at_line_editor(pid) {
         if tokio::time::Instant::now() >= limit {
             return Err(ToolFailure(ErrorBody::from(Error::Timeout {
                 problem: format!(
@@ -438,13 +482,16 @@ mod tests {
                 typed.text.contains(" echo 'a b'\necho $x\n"),
                 "verbatim: {typed:?}"
             );
-            assert!(typed.last_line.contains("0f1e"), "{shell:?}: {typed:?}");
+            assert!(
+                typed.echo.last_line.contains("0f1e"),
+                "{shell:?}: {typed:?}"
+            );
             assert!(typed
                 .text
-                .contains(&format!("\n{}\x1b[201~", typed.last_line)));
+                .contains(&format!("\n{}\x1b[201~", typed.echo.last_line)));
         }
         let bash = typed_text(Shell::Bash, REPORT, "true", "0f1e");
-        assert_eq!(bash.last_line, format!(" {REPORT} \"$? \"0f1e"));
+        assert_eq!(bash.echo.last_line, format!(" {REPORT} \"$? \"0f1e"));
         let zsh = typed_text(Shell::Zsh, REPORT, "true", "0f1e");
         assert!(zsh.text.contains(" { true\n} always {"), "{zsh:?}");
         let fish = typed_text(Shell::Fish, REPORT, "true", "0f1e");
@@ -483,6 +530,22 @@ mod tests {
             after_echo(&printed, last),
             Some(&printed[2..]),
             "output that ends like the token is output"
+        );
+    }
+
+    #[test]
+    fn a_prompt_after_the_output_is_not_output() {
+        let typed = typed_text(Shell::Bash, REPORT, "echo hi", "0f1e");
+        let last = typed.echo.last_line.clone();
+        let rows = ["bash-5.2#  echo hi", last.as_str(), "hi", "bash-5.2#", ""];
+        assert_eq!(output_rows(&rows, &typed.echo), Some(&rows[2..3]));
+        let held = ["bash-5.2#  echo hi", last.as_str(), "hi", ""];
+        assert_eq!(output_rows(&held, &typed.echo), Some(&held[2..]));
+        let printed = ["$  echo hi", last.as_str(), "bash-5.2#"];
+        assert_eq!(
+            output_rows(&printed, &typed.echo),
+            Some(&printed[2..]),
+            "another prompt's text is output"
         );
     }
 
