@@ -349,7 +349,9 @@ impl ZellijMcp {
             closed: false,
             cursor: None,
         };
-        for tail in [Some(FIRST_ROWS), None] {
+        let mut tail = Some(FIRST_ROWS);
+        let mut looked_again = false;
+        loop {
             let rows = match self.client.rows(session, ran.pane_id, tail).await {
                 Ok(rows) => rows,
                 Err(e) => {
@@ -358,12 +360,22 @@ impl ZellijMcp {
                 }
             };
             let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
-            let Some(output) = output_rows(&rows, echo) else {
-                if tail.is_some() && rows.len() >= FIRST_ROWS {
+            let output = match output_rows(&rows, echo) {
+                None if tail.is_some() && rows.len() >= FIRST_ROWS => {
+                    tail = None;
                     continue;
                 }
-                tracing::warn!("the echo of a run is not in {}", ran.pane_id);
-                return result;
+                None => {
+                    tracing::warn!("the echo of a run is not in {}", ran.pane_id);
+                    return result;
+                }
+                // Zellij may not have taken in the last output yet: one
+                // more look (a millisecond) before "no output" is believed.
+                Some(output) if !looked_again && output.iter().all(|r| r.trim().is_empty()) => {
+                    looked_again = true;
+                    continue;
+                }
+                Some(output) => output,
             };
             let (text, truncated) = tail_capped(output.iter().copied(), max_bytes);
             result.output = text;
@@ -373,7 +385,6 @@ impl ZellijMcp {
             }
             return result;
         }
-        result
     }
 
     /// Lets the shell of a reported run go on to its prompt.
