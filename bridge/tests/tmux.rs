@@ -4,13 +4,13 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::Duration;
 
 use common::{bridge, mcp, session, shell_pane};
 use serde_json::{json, Value};
-use zellij_mcp_harness::{wait_for, workspace_root, Session};
+use zellij_mcp_harness::{wait_for, workspace_root, AttachedClient, Mcp, Session};
 
 /// Runs `tmux <args>` as the lead in pane `lead` would, from `cwd`.
 fn tmux(s: &Session, lead: &str, cwd: &Path, args: &[&str]) -> Output {
@@ -59,15 +59,22 @@ fn zellij_pane(s: &Session, pane: &str) -> Option<Value> {
         .find(|p| p["is_plugin"] == false && p["id"] == id)
 }
 
-#[test]
-fn claude_codes_teammate_spawn_opens_a_zellij_pane_beside_the_lead() {
-    let s = session("tmux-shim");
-    let (_client, _) = s.attach_and_wait();
-    let mcp = mcp(&s, "socket");
+/// A client attached to `s`, a bridge, and the lead: the layout's shell
+/// pane, its tmux id, and a folder to run in.
+fn lead_of(s: &Session) -> (AttachedClient, Mcp, String, String, PathBuf) {
+    let (client, _) = s.attach_and_wait();
+    let mcp = mcp(s, "socket");
     let lead = shell_pane(&mcp);
     let lead_id = format!("%{}", lead.trim_start_matches("terminal_"));
     let cwd = s.sandbox().work();
     std::fs::create_dir_all(&cwd).unwrap();
+    (client, mcp, lead, lead_id, cwd)
+}
+
+#[test]
+fn claude_codes_teammate_spawn_opens_a_zellij_pane_beside_the_lead() {
+    let s = session("tmux-shim");
+    let (_client, mcp, lead, lead_id, cwd) = lead_of(&s);
     let focus_before = s.client_focus();
 
     // The spawn, as Claude Code issues it.
@@ -205,12 +212,7 @@ fn claude_codes_teammate_spawn_opens_a_zellij_pane_beside_the_lead() {
 #[test]
 fn teammates_open_in_the_team_tab_when_one_is_named() {
     let s = session("tmux-team-tab");
-    let (_client, _) = s.attach_and_wait();
-    let mcp = mcp(&s, "socket");
-    let lead = shell_pane(&mcp);
-    let lead_id = format!("%{}", lead.trim_start_matches("terminal_"));
-    let cwd = s.sandbox().work();
-    std::fs::create_dir_all(&cwd).unwrap();
+    let (_client, _mcp, lead, lead_id, cwd) = lead_of(&s);
     let split = [
         "split-window",
         "-d",
