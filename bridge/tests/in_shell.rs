@@ -217,3 +217,16 @@ fn run_exit_codes(mcp: &Mcp, pane: &str) -> Vec<Value> {
         .map(|e| e["code"].clone())
         .collect()
 }
+
+#[test]
+fn a_run_works_with_several_clients_attached() {
+    let s = session("in-shell-clients");
+    let (_clients, _) = s.attach_clients_and_wait(2);
+    let mcp = mcp(&s, "socket");
+    let pane = shell(&mcp, &["bash", "--norc", "--noprofile"]);
+    for n in 0..3 {
+        let ran = run(&mcp, &pane, &format!("echo two-clients-{n}; (exit {n})"));
+        assert_eq!(ran["output"], format!("two-clients-{n}"), "{ran}");
+        assert_eq!(ran["exit_code"], n, "{ran}");
+    }
+}
