@@ -284,6 +284,7 @@ impl ShellRuns {
     }
 
     /// Runs under way or queued.
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.queues.values().map(VecDeque::len).sum()
     }
