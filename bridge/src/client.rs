@@ -27,6 +27,9 @@ const HELLO_TIMEOUT: Duration = Duration::from_secs(3);
 /// Pause before asking a plugin that is still starting again.
 const HELLO_RETRY: Duration = Duration::from_millis(100);
 
+/// Reads of a pane's rows made again when their connection is ended.
+const ROW_READ_TRIES: usize = 2;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum TransportChoice {
     /// The socket when Zellij's socket contract folder exists, else the CLI.
@@ -270,12 +273,23 @@ impl PluginClient {
     ) -> Result<Vec<String>, ErrorBody> {
         let link = self.link(session).await?;
         let timeout = self.config.timeout;
-        let rows = link
-            .transport
-            .rows(pane, tail, timeout)
-            .await
-            .map_err(|e| call_error(e, session, timeout))?;
-        Ok(trim_rows(rows))
+        let mut tries = 0;
+        loop {
+            // A read's own short connection can be ended by Zellij (a
+            // client id reused while an older one is removed twice): a
+            // read changes nothing, so it is made again.
+            match link.transport.rows(pane, tail, timeout).await {
+                Err(CallError::Transport(why)) if tries < ROW_READ_TRIES => {
+                    tracing::debug!("reading {pane} again: {why}");
+                    tries += 1;
+                }
+                read => {
+                    return Ok(trim_rows(
+                        read.map_err(|e| call_error(e, session, timeout))?,
+                    ))
+                }
+            }
+        }
     }
 
     /// The transport a linked session uses (`socket` or `cli`).

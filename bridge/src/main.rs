@@ -106,6 +106,10 @@ enum Command {
     /// What a pane opened by `tmux` runs first (internal).
     #[command(name = "tmux-pane", hide = true)]
     TmuxPane { spec: PathBuf },
+    /// What a shell run's script waits in until its output is read
+    /// (internal).
+    #[command(name = "read-wait", hide = true)]
+    ReadWait { script: PathBuf },
 }
 
 #[derive(Debug, clap::Args)]
@@ -155,6 +159,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some(Command::TmuxPane { spec }) => {
             eprintln!("zellij-mcp tmux-pane: {}", tmux::run_pane(&spec));
             std::process::exit(127);
+        }
+        Some(Command::ReadWait { script }) => {
+            zellij_mcp::tools::in_shell::wait_until_read(&script);
+            std::process::exit(0);
         }
         _ => {}
     }
@@ -209,7 +217,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             | Command::Doctor(_)
             | Command::Serve(_)
             | Command::Claude(_)
-            | Command::TmuxPane { .. },
+            | Command::TmuxPane { .. }
+            | Command::ReadWait { .. },
         ) => {
             unreachable!("handled above")
         }

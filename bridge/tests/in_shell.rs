@@ -23,7 +23,7 @@ fn shell(mcp: &Mcp, argv: &[&str]) -> String {
 fn at_prompt(mcp: &Mcp, pane: &str) {
     let waited = mcp.ok(
         "zellij_wait_for",
-        json!({"pane_id": pane, "until_state": "prompt", "timeout_ms": 20000}),
+        json!({"pane_id": pane, "until_state": "prompt", "timeout_ms": 60000}),
     );
     assert_eq!(waited["outcome"], "state", "{pane} at its prompt: {waited}");
 }
@@ -228,5 +228,122 @@ fn a_run_works_with_several_clients_attached() {
         let ran = run(&mcp, &pane, &format!("echo two-clients-{n}; (exit {n})"));
         assert_eq!(ran["output"], format!("two-clients-{n}"), "{ran}");
         assert_eq!(ran["exit_code"], n, "{ran}");
+    }
+}
+
+/// One run's exactness: its exit code and its whole output.
+fn exact(mcp: &Mcp, pane: &str, line: &str, code: i64, output: &str) {
+    let ran = mcp.ok(
+        "zellij_run",
+        json!({"pane_id": pane, "command": line, "timeout_ms": 60000, "max_bytes": 1 << 20}),
+    );
+    assert_eq!(ran["exit_code"], code, "{line}: {ran}");
+    assert_eq!(ran["output"], output, "{line}: {ran}");
+    assert_eq!(ran["truncated"], false, "{line}: {ran}");
+}
+
+#[test]
+fn runs_are_exact_beside_a_busy_neighbour_with_two_clients_and_leave_one_short_line() {
+    let s = session("in-shell-load");
+    let (_clients, _) = s.attach_clients_and_wait(2);
+    let mcp = mcp(&s, "socket");
+    mcp.ok(
+        "zellij_new_pane",
+        json!({"command": ["sh", "-c", "while :; do date +%s%N; sleep 0.02; done"],
+               "placement": "tiled"}),
+    );
+    let long: Vec<String> = (1..=300).map(|n| n.to_string()).collect();
+    for shell_argv in [
+        &["bash", "--norc", "--noprofile"][..],
+        &["zsh", "-f"],
+        &["fish", "--no-config"],
+    ] {
+        let pane = shell(&mcp, shell_argv);
+        for n in 0..20 {
+            match n % 5 {
+                0 => exact(
+                    &mcp,
+                    &pane,
+                    "sh -c 'echo dying; kill -INT $$'",
+                    130,
+                    "dying",
+                ),
+                1 => exact(&mcp, &pane, "true", 0, ""),
+                2 => exact(&mcp, &pane, "seq 1 300", 0, &long.join("\n")),
+                3 => exact(&mcp, &pane, "printf no-newline", 0, "no-newline"),
+                _ => exact(
+                    &mcp,
+                    &pane,
+                    &format!("echo run-{n}; sh -c 'exit {n}'"),
+                    n,
+                    &format!("run-{n}"),
+                ),
+            }
+        }
+        // What a person sees: each command line and one short line after
+        // it, no report command, no marker.
+        let screen = wait_for("the last marker erased", Duration::from_secs(20), || {
+            let screen = common::screen(&mcp, &pane);
+            (!screen.contains("zellij-mcp:")).then_some(screen)
+        });
+        assert!(
+            !screen.contains("zellij pipe"),
+            "no report command: {screen}"
+        );
+        assert!(screen.contains("source "), "the short line: {screen}");
+    }
+}
+
+#[test]
+fn a_run_never_runs_a_persons_half_typed_line() {
+    let s = session("in-shell-draft");
+    let mcp = mcp(&s, "socket");
+    let dir = s.sandbox().work();
+    std::fs::create_dir_all(&dir).unwrap();
+    for (n, argv) in [
+        &["bash", "--norc", "--noprofile"][..],
+        &["zsh", "-f"],
+        &["fish", "--no-config"],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let pane = shell(&mcp, argv);
+        let notes = dir.join(format!("notes-{n}.txt"));
+        let draft = format!("touch {}", notes.display());
+        // A person types a line and does not send it.
+        mcp.ok("zellij_write", json!({"pane_id": pane, "text": draft}));
+        wait_for("the draft on screen", Duration::from_secs(20), || {
+            let screen = common::screen(&mcp, &pane)
+                .split_whitespace()
+                .collect::<String>();
+            screen
+                .contains(&draft.split_whitespace().collect::<String>())
+                .then_some(())
+        });
+        let refused = mcp.err(
+            "zellij_run",
+            json!({"pane_id": pane, "command": "echo RUN", "timeout_ms": 20000}),
+        );
+        assert!(refused.starts_with("draft"), "{argv:?}: {refused}");
+        // Had it run, the file would be there by the time a marker typed
+        // after the refusal shows.
+        // (Rows wrap: the screen is compared without its spaces.)
+        let squeezed = |text: &str| text.split_whitespace().collect::<String>();
+        mcp.ok(
+            "zellij_write",
+            json!({"pane_id": pane, "text": " zmcp-after"}),
+        );
+        let line = squeezed(&format!("{draft} zmcp-after"));
+        let screen = wait_for(
+            "the marker after the draft",
+            Duration::from_secs(20),
+            || {
+                let screen = common::screen(&mcp, &pane);
+                squeezed(&screen).contains(&line).then_some(screen)
+            },
+        );
+        assert!(!notes.exists(), "{argv:?}: the person's line ran");
+        assert!(!screen.contains("RUN"), "{argv:?}: nothing typed: {screen}");
     }
 }

@@ -13,6 +13,7 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use zellij_mcp_protocol::ops::{Direction as Edge, Signal};
+use zellij_mcp_protocol::shell_line::ShellLine;
 use zellij_mcp_protocol::{PaneRef, PIPE_NAME};
 use zellij_tile::prelude::*;
 
@@ -67,6 +68,8 @@ pub struct FakeHost {
     pub(crate) calls: Rc<RefCell<Vec<Call>>>,
     /// What every pane shows.
     pub(crate) screen: Rc<RefCell<Vec<String>>>,
+    /// A shell's line in every pane, where a test set one (else empty).
+    pub(crate) shell_line: Rc<RefCell<Option<ShellLine>>>,
     pub(crate) next_pane: Rc<RefCell<u32>>,
     /// Panes Zellij "has" beyond the fixed terminal_1 and plugin_5.
     pub(crate) opened: Rc<RefCell<Vec<PaneRef>>>,
@@ -151,6 +154,9 @@ impl Host for FakeHost {
             return Ok(screen.clone());
         }
         Ok(vec!["$ echo hi".into(), "hi   ".into(), "".into()])
+    }
+    fn shell_line(&self, _pane: PaneRef) -> ShellLine {
+        self.shell_line.borrow().clone().unwrap_or(ShellLine::Empty)
     }
     fn pane_info(&self, pane: PaneRef) -> Option<PaneInfo> {
         if let Some(shown) = self.panes_shown.borrow().get(&pane) {

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use zellij_mcp_protocol::ops::{Direction as Edge, Signal};
+use zellij_mcp_protocol::shell_line::{shell_line, ShellLine};
 use zellij_mcp_protocol::{PaneKind, PaneRef};
 use zellij_tile::prelude::*;
 
@@ -60,6 +61,8 @@ pub trait Host {
     /// The pane's screen, as rows. Never the scrollback: it can be megabytes,
     /// and the plugin lives in a 16 MiB interpreter.
     fn screen(&self, pane: PaneRef) -> Result<Vec<String>, String>;
+    /// What a shell pane's line holds, told from its screen and cursor.
+    fn shell_line(&self, pane: PaneRef) -> ShellLine;
     /// The pane as Zellij has it now (events may lag, or not come at all).
     fn pane_info(&self, pane: PaneRef) -> Option<PaneInfo>;
     fn tab_info(&self, tab_id: usize) -> Option<TabInfo>;
@@ -177,6 +180,13 @@ impl Host for ZellijHost {
 
     fn screen(&self, pane: PaneRef) -> Result<Vec<String>, String> {
         get_pane_scrollback(pane_id(pane), false).map(|contents| contents.viewport)
+    }
+
+    fn shell_line(&self, pane: PaneRef) -> ShellLine {
+        match get_pane_scrollback(pane_id(pane), false) {
+            Ok(contents) => shell_line(&contents.viewport, contents.cursor),
+            Err(_) => ShellLine::Unknown,
+        }
     }
 
     fn pane_info(&self, pane: PaneRef) -> Option<PaneInfo> {

@@ -984,3 +984,22 @@ fn a_run_in_a_busy_pane_or_with_a_bad_token_is_refused() {
     assert_eq!(refused(&mut p, "2", "run_in_pane", bad), "bad_request");
     assert!(typed(&p).is_empty());
 }
+
+#[test]
+fn a_run_never_types_after_a_persons_half_typed_line() {
+    use zellij_mcp_protocol::shell_line::ShellLine;
+    let mut p = plugin("shell-runs-draft");
+    let run = |token: &str| json!({"pane_id": "terminal_1", "text": "true\r", "token": token, "at_prompt": true});
+    for line in [
+        ShellLine::Draft("$ touch notes.txt".into()),
+        ShellLine::Unknown,
+    ] {
+        *p.host.shell_line.borrow_mut() = Some(line);
+        assert_eq!(refused(&mut p, "1", "run_in_pane", run("t1")), "draft");
+    }
+    assert!(typed(&p).is_empty(), "nothing typed");
+    *p.host.shell_line.borrow_mut() = Some(ShellLine::Empty);
+    send(&mut p, "2", Some(&request("2", "run_in_pane", run("t2"))));
+    p.on_timer();
+    assert_eq!(typed(&p).len(), 1, "an empty line takes the run");
+}

@@ -146,6 +146,13 @@ impl ShellRuns {
         queued || self.held.iter().any(|h| h.pane == pane)
     }
 
+    /// Whether run `token` sent for `pane` would be typed now: the pane has
+    /// no other run, or this one's turn came (see [`ShellRuns::push`]).
+    pub fn types_now(&self, pane: PaneRef, token: &str) -> bool {
+        let head = self.queues.get(&pane).and_then(VecDeque::front);
+        !self.busy(pane) || head.is_some_and(|run| run.token == token && !run.typed)
+    }
+
     /// Queues `run`, or takes it as the run whose turn it is; what to type
     /// when it is the pane's to run now.
     pub fn push(&mut self, mut run: ShellRun) -> Option<Typing> {

@@ -28,6 +28,8 @@ pub enum ErrorCode {
     Timeout,
     Transport,
     Busy,
+    Draft,
+    ResultUnknown,
     ReplyLost,
     ReadOnly,
     Cancelled,
@@ -35,7 +37,7 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 18] = [
+    pub const ALL: [ErrorCode; 20] = [
         ErrorCode::NotReady,
         ErrorCode::BadRequest,
         ErrorCode::UnknownOp,
@@ -50,6 +52,8 @@ impl ErrorCode {
         ErrorCode::Timeout,
         ErrorCode::Transport,
         ErrorCode::Busy,
+        ErrorCode::Draft,
+        ErrorCode::ResultUnknown,
         ErrorCode::ReplyLost,
         ErrorCode::ReadOnly,
         ErrorCode::Cancelled,
@@ -72,6 +76,8 @@ impl ErrorCode {
             ErrorCode::Timeout => "timeout",
             ErrorCode::Transport => "transport",
             ErrorCode::Busy => "busy",
+            ErrorCode::Draft => "draft",
+            ErrorCode::ResultUnknown => "result_unknown",
             ErrorCode::ReplyLost => "reply_lost",
             ErrorCode::ReadOnly => "read_only",
             ErrorCode::Cancelled => "cancelled",
@@ -102,6 +108,12 @@ impl ErrorCode {
             ErrorCode::Timeout => "no reply in time",
             ErrorCode::Transport => "the connection to the session failed",
             ErrorCode::Busy => "the caller has its share of something under way",
+            ErrorCode::Draft => {
+                "the pane's line holds text a person typed and did not send, or may"
+            }
+            ErrorCode::ResultUnknown => {
+                "the command ran, but its exit code or output could not be known exactly"
+            }
             ErrorCode::ReplyLost => "the request ran, but its reply is no longer kept",
             ErrorCode::ReadOnly => "the server is read-only and the tool would change something",
             ErrorCode::Cancelled => "the client cancelled the call",
@@ -133,6 +145,10 @@ impl ErrorCode {
                 "check the session is still running (`zellij list-sessions`), then retry"
             }
             ErrorCode::Busy => "wait for some of it to end, then retry",
+            ErrorCode::Draft => {
+                "leave the line to the person: retry once they sent or cleared it, or use another pane"
+            }
+            ErrorCode::ResultUnknown => "read the pane (zellij_read) before running it again",
             ErrorCode::ReplyLost => {
                 "look at the state it left (list or read) before sending it again"
             }
@@ -200,6 +216,14 @@ pub enum Error {
         problem: String,
         fix: String,
     },
+    /// `line`, the row the cursor is on.
+    Draft {
+        pane: String,
+        line: String,
+    },
+    ResultUnknown {
+        problem: String,
+    },
     ReplyLost {
         problem: String,
         fix: String,
@@ -260,6 +284,8 @@ impl Error {
             Error::Timeout { .. } => ErrorCode::Timeout,
             Error::Transport { .. } => ErrorCode::Transport,
             Error::Busy { .. } => ErrorCode::Busy,
+            Error::Draft { .. } => ErrorCode::Draft,
+            Error::ResultUnknown { .. } => ErrorCode::ResultUnknown,
             Error::ReplyLost { .. } => ErrorCode::ReplyLost,
             Error::ReadOnly { .. } => ErrorCode::ReadOnly,
             Error::Cancelled => ErrorCode::Cancelled,
@@ -284,6 +310,12 @@ impl Error {
                 format!("{tool} changes the session, and this server is read-only")
             }
             Error::Cancelled => "cancelled by the client".to_owned(),
+            Error::Draft { pane, line } if line.is_empty() => format!(
+                "{pane}'s shell shows no prompt where its cursor is, so its line may hold a person's text; nothing was typed"
+            ),
+            Error::Draft { pane, line } => format!(
+                "{pane}'s line may hold text a person typed and did not send (the cursor's row reads `{line}`), and a run would send it; nothing was typed"
+            ),
             Error::NotReady { problem }
             | Error::BadRequest { problem, .. }
             | Error::PaneNotFound { problem }
@@ -292,6 +324,7 @@ impl Error {
             | Error::PluginNotLoaded { problem, .. }
             | Error::SessionNotFound { problem, .. }
             | Error::Timeout { problem }
+            | Error::ResultUnknown { problem }
             | Error::Busy { problem, .. }
             | Error::ReplyLost { problem, .. }
             | Error::Internal { problem, .. } => problem.clone(),

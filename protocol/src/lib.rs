@@ -42,6 +42,7 @@ pub mod limits;
 pub mod matching;
 pub mod ops;
 pub mod pane_id;
+pub mod shell_line;
 pub mod tab_ref;
 pub mod text;
 

@@ -1,17 +1,25 @@
 //! `zellij_run` with a `pane_id`: a command line run in the shell a pane
 //! already has (its cwd, env and history), with its exit code and output.
 //!
-//! The line and an exit report are typed as one bracketed paste, then
-//! Enter: the shell reads both before it runs the line, so the line's
-//! program cannot eat the report as input. The report sends `<status>
-//! <token>` with `zellij pipe` to the plugin's instance; the plugin answers
-//! the run and keeps that pipe blocked until the bridge has read the
-//! output, so the shell's next prompt comes after it. The output is the
-//! rows after the echo of the last line typed, which holds the token.
+//! The line and a short `source <script>` line are typed as one bracketed
+//! paste, then Enter: the shell reads both before it runs the line, so the
+//! line's program cannot eat the second as input. The script (written by
+//! this server, 0600, in a 0700 folder of this user's) takes the line's
+//! status, prints a concealed marker, sends `<status> <token>` with
+//! `zellij pipe` to the plugin's instance, and, once let go, erases the
+//! marker and gives the shell the line's status back.
+//!
+//! The output is sound by construction: it is the rows between the echo
+//! of what was typed (it holds the script's name, which no output can
+//! know) and the marker, both in the terminal's own stream. The marker
+//! comes after every byte the line printed, so once it is on screen the
+//! output is all there; and the next prompt comes after it. The plugin
+//! holds the report's pipe until the output is read, so the marker is
+//! still there to find; a marker not found is an error, not a guess.
 //! Runs in one pane take turns (see the plugin's `shell_runs`): a run
 //! queued behind others is typed once its shell is back at its prompt.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rmcp::service::RequestContext;
@@ -40,6 +48,15 @@ const TURN_WAIT: Duration = Duration::from_millis(RUN_TURN_WAIT_MS - 2_000);
 /// before the run is refused (or queued behind a run under way).
 const PROMPT_GRACE: Duration = Duration::from_millis(1_000);
 
+/// How long the marker of a reported run may take to show: Zellij takes
+/// in a pane's output apart from the report, under load many ms later.
+const MARKER_WAIT: Duration = Duration::from_secs(5);
+
+/// How long a timed-out run's line may take to start before its Ctrl-C:
+/// typed while the shell still edits the line, Ctrl-C would drop the line
+/// and its report with it.
+const START_WAIT: Duration = Duration::from_secs(5);
+
 /// Rows read first for the output; the whole scrollback only when the
 /// echo is not among them.
 const FIRST_ROWS: usize = 400;
@@ -65,52 +82,125 @@ impl Shell {
     }
 }
 
-/// What to type for a run, and how it shows in the pane.
+/// One run: what to type, the script it sources, and how to find its
+/// output.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Typed {
+    /// The paste and Enter.
     pub text: String,
-    pub echo: Echo,
+    /// What the shell echoes of it, as typed (its rows may wrap).
+    pub echo: String,
+    /// The end of the echo that holds the script's name: its last line,
+    /// which starts a row of its own (bash draws a line typed after output
+    /// that did not end in a newline out of place, but not the next), and
+    /// for fish, whose script comes first, the whole echo.
+    pub echo_end: String,
+    /// The script the shell sources after the line.
+    pub script: String,
+    /// The concealed text the script prints after the line's output.
+    pub marker: String,
 }
 
-/// The first line typed, which follows the prompt, and the last, whose
-/// echo ends the echo of the whole (it holds the token).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Echo {
-    pub first_line: String,
-    pub last_line: String,
-}
-
-/// What to type for `line`: one paste of the line and the exit report,
-/// each line after a space (out of the history with `ignorespace` /
-/// `HIST_IGNORE_SPACE`; fish leaves such lines out itself), then Enter.
-/// The report must come even when the line's program is killed by Ctrl-C,
-/// which makes zsh and fish drop the rest of the input: zsh runs it in an
-/// `always` block, fish in a handler of the input's end (`fish_postexec`)
-/// set up before the line.
-pub fn typed_text(shell: Shell, report: &str, line: &str, token: &str) -> Typed {
-    let report = |status: &str| format!("{report} \"{status} \"{token}");
-    let (lines, last_line) = match shell {
-        Shell::Bash => (format!(" {line}"), format!(" {}", report("$?"))),
-        Shell::Zsh => (
-            format!(" {{ {line}"),
-            format!("}} always {{ {} }}", report("$?")),
-        ),
-        Shell::Fish => {
-            let handler = format!("__zellij_mcp_{token}");
-            let report = report("$s");
-            let define = format!(
-                " function {handler} --on-event fish_postexec; set -l s $status; functions -e {handler}; {report}; end"
-            );
-            (format!("{define}\n {line}"), format!(" #{token}"))
-        }
+/// What to type for `line` in `shell`, whose report script is at `path`
+/// (its name is the run's token), sends its report with `report` and waits
+/// with `wait` until the output is read.
+/// Every line typed starts with a space (out of the history with
+/// `ignorespace` / `HIST_IGNORE_SPACE`; fish leaves such lines out
+/// itself). The report must come even when the line's program is killed by
+/// Ctrl-C, which makes zsh and fish drop the rest of the input: zsh
+/// sources the script in an `always` block, fish from a handler of the
+/// input's end (`fish_postexec`) that the script sets up before the line.
+pub fn typed_text(shell: Shell, report: &str, wait: &str, path: &str, line: &str) -> Typed {
+    let token = Path::new(path)
+        .file_name()
+        .and_then(|name| name.to_str())
+        .unwrap_or_default();
+    let marker = format!("zellij-mcp:{token}:end");
+    let echo = match shell {
+        Shell::Bash => format!(" {line}\n source {path}"),
+        Shell::Zsh => format!(" {{ {line}\n}} always {{ source {path} }}"),
+        Shell::Fish => format!(" source {path}; {line}"),
+    };
+    let echo_end = match shell {
+        Shell::Fish => echo.clone(),
+        Shell::Bash | Shell::Zsh => echo.rsplit('\n').next().unwrap_or_default().to_owned(),
     };
     Typed {
-        text: format!("\x1b[200~{lines}\n{last_line}\x1b[201~\r"),
-        echo: Echo {
-            first_line: lines.lines().next().unwrap_or_default().to_owned(),
-            last_line,
-        },
+        text: format!("\x1b[200~{echo}\x1b[201~\r"),
+        script: report_script(shell, &[report, wait], path, token, &marker),
+        echo,
+        echo_end,
+        marker,
     }
+}
+
+/// The script a run sources after its line (see the module): the marker
+/// is saved-cursor, concealed text, so a person sees nothing of it, and is
+/// erased once the bridge has read the output (`wait` returns).
+fn report_script(
+    shell: Shell,
+    [report, wait]: &[&str; 2],
+    path: &str,
+    token: &str,
+    marker: &str,
+) -> String {
+    let mark = format!("printf '\\e7\\e[8m%s\\e[28m' '{marker}'");
+    let erase = "printf '\\e8\\e[J'";
+    match shell {
+        Shell::Bash | Shell::Zsh => format!(
+            "__zellij_mcp_status=$?\n\
+             {mark}\n\
+             {report} \"$__zellij_mcp_status {token}\"\n\
+             {wait}\n\
+             {erase}\n\
+             command rm -f -- {path}\n\
+             eval \"unset __zellij_mcp_status; return $__zellij_mcp_status\"\n"
+        ),
+        Shell::Fish => format!(
+            "function __zellij_mcp_{token} --on-event fish_postexec\n\
+             set -l s $status\n\
+             functions -e __zellij_mcp_{token}\n\
+             {mark}\n\
+             {report} \"$s {token}\"\n\
+             {wait}\n\
+             {erase}\n\
+             command rm -f -- {path}\n\
+             end\n"
+        ),
+    }
+}
+
+/// A private folder for run scripts: `$XDG_RUNTIME_DIR/zellij-mcp`, else
+/// `zellij-mcp-<uid>` in the temporary folder; made 0700, and refused when
+/// someone else owns it or can write to it (a shell sources what is there).
+pub fn scripts_folder() -> Result<PathBuf, ToolFailure> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+    let uid = std::fs::metadata("/proc/self")
+        .map(|m| m.uid())
+        .unwrap_or(0);
+    let folder = std::env::var_os("XDG_RUNTIME_DIR")
+        .map(PathBuf::from)
+        .filter(|dir| dir.is_absolute() && dir.is_dir())
+        .map(|dir| dir.join("zellij-mcp"))
+        .unwrap_or_else(|| std::env::temp_dir().join(format!("zellij-mcp-{uid}")));
+    let made = std::fs::DirBuilder::new().mode(0o700).create(&folder);
+    if let (Err(e), false) = (&made, folder.is_dir()) {
+        return Err(bad_request(
+            format!("cannot make {}: {e}", folder.display()),
+            "make the temporary folder writable, or set XDG_RUNTIME_DIR",
+        ));
+    }
+    let meta = std::fs::symlink_metadata(&folder);
+    let private = meta
+        .as_ref()
+        .is_ok_and(|m| m.is_dir() && m.uid() == uid && m.permissions().mode() & 0o077 == 0);
+    if !private {
+        return Err(bad_request(
+            format!("{} is not a folder of this user's alone", folder.display()),
+            "remove it, or make it a 0700 folder of this user's",
+        ));
+    }
+    Ok(folder)
 }
 
 /// The command that sends the exit report to the session's plugin (the
@@ -176,62 +266,61 @@ pub fn check_line(line: &str) -> Result<(), ToolFailure> {
     Ok(())
 }
 
-/// The command's output: the rows after the echo (see [`after_echo`]),
-/// without a last row that is the prompt the echo followed. Zellij 0.45.1
-/// does not always keep the report's pipe blocked until the output is
-/// read, and then the shell's next prompt can be there already.
-pub fn output_rows<'r, 'a>(rows: &'r [&'a str], echo: &Echo) -> Option<&'r [&'a str]> {
-    let output = after_echo(rows, &echo.last_line)?;
-    let echo_end = rows.len() - output.len();
-    let Some(prompt) = prompt_before(&rows[..echo_end], &echo.first_line) else {
-        return Some(output);
-    };
-    let mut end = output.len();
-    while end > 0 && output[end - 1].trim().is_empty() {
-        end -= 1;
-    }
-    match end > 0 && output[end - 1].trim_end() == prompt {
-        true => Some(&output[..end - 1]),
-        false => Some(output),
-    }
+/// Squeezed text: spaces are left out of comparisons, since a row
+/// wrapped at a space loses it when trimmed, and fish indents the
+/// continuation lines it echoes.
+fn squeeze(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
 }
 
-/// The prompt on the row where the echo of `first_line` begins (searched
-/// from the end of `rows`), or `None` when there is none to tell.
-fn prompt_before(rows: &[&str], first_line: &str) -> Option<String> {
-    let start: String = first_line.trim_end().chars().take(12).collect();
-    if start.trim().is_empty() {
-        return None;
+/// The index of the row after the echo that ends with `echo` in `rows`
+/// (its rows may wrap), or `None` when it is not there.
+pub fn after_echo(rows: &[&str], echo: &str) -> Option<usize> {
+    let echo = squeeze(echo);
+    let mut joined = String::new();
+    let mut ends = Vec::with_capacity(rows.len());
+    for row in rows {
+        joined.push_str(&squeeze(row));
+        ends.push(joined.len());
     }
-    let row = rows
-        .iter()
-        .rev()
-        .take(64)
-        .find(|row| row.contains(&start))?;
-    let prompt = row[..row.rfind(&start)?].trim_end();
-    (!prompt.is_empty()).then(|| prompt.to_owned())
+    let last_byte = joined.rfind(&echo)? + echo.len().max(1) - 1;
+    Some(ends.partition_point(|&end| end <= last_byte) + 1)
 }
 
-/// The rows after the echo of `last_line` (see [`Typed`]), or `None` when
-/// it is not among `rows`. Spaces are left out of the comparison: a row
-/// wrapped at a space loses it when trimmed.
-pub fn after_echo<'r, 'a>(rows: &'r [&'a str], last_line: &str) -> Option<&'r [&'a str]> {
-    let squeeze = |text: &str| -> String { text.chars().filter(|c| !c.is_whitespace()).collect() };
-    let echo = squeeze(last_line);
-    let ends_echo = |at: usize| {
-        let mut joined = squeeze(rows[at]);
-        if joined.is_empty() || !echo.ends_with(&joined) {
-            return false;
+/// Where `marker` is in `rows`: its row and the text before it there (a
+/// last line the output did not end), also when it wrapped to the next
+/// row.
+fn find_marker<'a>(rows: &[&'a str], marker: &str) -> Option<(usize, &'a str)> {
+    (0..rows.len()).rev().find_map(|at| {
+        let row = rows[at];
+        if let Some(col) = row.find(marker) {
+            return Some((at, &row[..col]));
         }
-        let mut first = at;
-        while joined.len() < echo.len() && first > 0 {
-            first -= 1;
-            joined.insert_str(0, &squeeze(rows[first]));
-        }
-        joined.ends_with(&echo)
-    };
-    let at = (0..rows.len()).rev().find(|&at| ends_echo(at))?;
-    Some(&rows[at + 1..])
+        let rest = rows.get(at + 1)?.trim_end();
+        let head = marker
+            .strip_suffix(rest)
+            .filter(|head| !head.is_empty() && !rest.is_empty())?;
+        let col = row.trim_end().strip_suffix(head)?.len();
+        Some((at, &row[..col]))
+    })
+}
+
+/// A reported run's output: the rows after the echo up to the marker,
+/// and whether it starts at the echo (else the echo left the scrollback
+/// or the screen was cleared, and the output is the rows before the
+/// marker). `None` while the marker is not on screen.
+pub fn reported_output<'a>(
+    rows: &[&'a str],
+    echo: &str,
+    marker: &str,
+) -> Option<(Vec<&'a str>, bool)> {
+    let (end, last) = find_marker(rows, marker)?;
+    let start = after_echo(&rows[..end], echo);
+    let mut output = rows[start.unwrap_or(0).min(end)..end].to_vec();
+    if !last.trim().is_empty() {
+        output.push(last);
+    }
+    Some((output, start.is_some()))
 }
 
 impl ZellijMcp {
@@ -256,29 +345,35 @@ impl ZellijMcp {
                 "pass a terminal pane running a shell",
             ));
         };
-        let (mut run, echo) = self.to_type(&session, pane, pid, line).await?;
+        let (mut run, typed, reading) = self.to_type(&session, pane, pid, line).await?;
         let (session, ran) = self
             .run_in_turn(&session, &mut run, pid, deadline, context)
             .await?;
-        let mut result = self.shell_output(&session, &ran, &echo, max_bytes).await;
-        if ran.timed_out && args.kill_on_timeout {
-            result.killed = self.interrupt(&session, pane).await;
-        }
+        let output = self
+            .shell_output(&session, &ran, &typed, pid, max_bytes)
+            .await;
+        // Read (or timed out): the script may erase its marker and go on.
+        drop(reading);
         if !ran.timed_out {
             self.release(&session, run.token).await;
+        }
+        let mut result = output?;
+        if ran.timed_out && args.kill_on_timeout {
+            result.killed = self.interrupt(&session, pane, pid).await;
         }
         result.elapsed_ms = started.elapsed().as_millis() as u64;
         Ok(FromSession { session, result })
     }
 
-    /// The run to send for `line`, and how it shows (see [`Typed`]).
+    /// The run to send for `line`, with its script written and locked
+    /// until the output is read (see [`Typed`] and [`wait_until_read`]).
     async fn to_type(
         &self,
         session: &str,
         pane: PaneRef,
         pid: u32,
         line: &str,
-    ) -> Result<(RunInPaneArgs, Echo), ToolFailure> {
+    ) -> Result<(RunInPaneArgs, Typed, std::fs::File), ToolFailure> {
         let shell = shell_of(pane, pid)?;
         let token = random_hex(8).map_err(|e| {
             ToolFailure(ErrorBody::from(Error::Internal {
@@ -288,15 +383,19 @@ impl ZellijMcp {
         })?;
         let to = self.client.destination(session).await?;
         let report = report_command(&self.client.config().zellij, &to)?;
-        let typed = typed_text(shell, &report, line, &token);
+        let path = scripts_folder()?.join(&token);
+        let path_word = shell_word(&path.to_string_lossy())?;
+        let wait = format!("{} {READ_WAIT} {path_word}", shell_word(&own_binary()?)?);
+        let typed = typed_text(shell, &report, &wait, &path_word, line);
+        let reading = write_script(&path, &typed.script)?;
         let run = RunInPaneArgs {
             pane_id: pane,
-            text: typed.text,
+            text: typed.text.clone(),
             token,
             at_prompt: back_at_prompt(pane, pid).await,
             timeout_ms: None,
         };
-        Ok((run, typed.echo))
+        Ok((run, typed, reading))
     }
 
     /// Sends `run` until it is typed (it may be queued behind others, then
@@ -328,14 +427,16 @@ impl ZellijMcp {
         }
     }
 
-    /// The run's result with its output (and a cursor when it goes on).
+    /// The run's result with its output: up to the marker once it reported
+    /// (see [`reported_output`]), else what it printed so far and a cursor.
     async fn shell_output(
         &self,
         session: &str,
         ran: &RunInPaneResult,
-        echo: &Echo,
+        typed: &Typed,
+        pid: u32,
         max_bytes: usize,
-    ) -> RunResult {
+    ) -> Result<RunResult, ToolFailure> {
         let mut result = RunResult {
             pane_id: ran.pane_id,
             tab_id: ran.tab_id,
@@ -349,41 +450,53 @@ impl ZellijMcp {
             closed: false,
             cursor: None,
         };
+        let unknown = |problem: String| {
+            ToolFailure(ErrorBody::from(Error::ResultUnknown {
+                problem: format!(
+                    "the command line ran in {} and exited with {:?}, but its output could not be read exactly: {problem}",
+                    ran.pane_id, ran.exit_code
+                ),
+            }))
+        };
+        let looking_since = tokio::time::Instant::now();
         let mut tail = Some(FIRST_ROWS);
-        let mut looked_again = false;
         loop {
-            let rows = match self.client.rows(session, ran.pane_id, tail).await {
-                Ok(rows) => rows,
-                Err(e) => {
-                    tracing::warn!("could not read the output of {}: {e}", ran.pane_id);
-                    return result;
-                }
-            };
+            let rows = self
+                .client
+                .rows(session, ran.pane_id, tail)
+                .await
+                .map_err(|e| unknown(e.to_string()))?;
             let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
-            let output = match output_rows(&rows, echo) {
-                None if tail.is_some() && rows.len() >= FIRST_ROWS => {
-                    tail = None;
-                    continue;
+            let (output, whole) = if ran.timed_out {
+                let start = after_echo(&rows, &typed.echo_end);
+                result.cursor = Some(Cursor::after(&rows).encode());
+                (rows[start.unwrap_or(0)..].to_vec(), start.is_some())
+            } else {
+                match reported_output(&rows, &typed.echo_end, &typed.marker) {
+                    Some(found) => found,
+                    None if looking_since.elapsed() > MARKER_WAIT => {
+                        return Err(unknown("its end marker never showed".into()))
+                    }
+                    // Let go early (its marker erased) or not yet taken
+                    // in by Zellij: the first is told by the shell. The
+                    // marker is at the cursor, so within the first rows.
+                    None if Procfs::default().at_line_editor(pid) => {
+                        return Err(unknown("its shell went on before it was read".into()))
+                    }
+                    None => {
+                        tokio::time::sleep(Duration::from_millis(5)).await;
+                        continue;
+                    }
                 }
-                None => {
-                    tracing::warn!("the echo of a run is not in {}", ran.pane_id);
-                    return result;
-                }
-                // Zellij may not have taken in the last output yet: one
-                // more look (a millisecond) before "no output" is believed.
-                Some(output) if !looked_again && output.iter().all(|r| r.trim().is_empty()) => {
-                    looked_again = true;
-                    continue;
-                }
-                Some(output) => output,
             };
+            if !whole && tail.is_some() && rows.len() >= FIRST_ROWS {
+                tail = None;
+                continue;
+            }
             let (text, truncated) = tail_capped(output.iter().copied(), max_bytes);
             result.output = text;
-            result.truncated = truncated;
-            if ran.timed_out {
-                result.cursor = Some(Cursor::after(&rows).encode());
-            }
-            return result;
+            result.truncated = truncated || !whole;
+            return Ok(result);
         }
     }
 
@@ -399,8 +512,17 @@ impl ZellijMcp {
         }
     }
 
-    /// Types Ctrl-C into `pane` (a timed-out run with `kill_on_timeout`).
-    async fn interrupt(&self, session: &str, pane: PaneRef) -> bool {
+    /// Types Ctrl-C into `pane` (a timed-out run with `kill_on_timeout`),
+    /// once its shell has left its line editor: typed while the line is
+    /// still being read, Ctrl-C would drop it and its report.
+    async fn interrupt(&self, session: &str, pane: PaneRef, pid: u32) -> bool {
+        let started = tokio::time::Instant::now() + START_WAIT;
+        while Procfs::default().at_line_editor(pid) {
+            if tokio::time::Instant::now() >= started {
+                return false;
+            }
+            tokio::time::sleep(STATE_LOOK).await;
+        }
         let args = SignalArgs {
             pane_id: pane,
             signal: zellij_mcp_protocol::ops::Signal::Interrupt,
@@ -410,6 +532,61 @@ impl ZellijMcp {
         let sent = self.client.call::<op::Signal>(Some(session), &args, how);
         sent.await.is_ok()
     }
+}
+
+/// The hidden command a run's script waits in (see [`wait_until_read`]).
+pub const READ_WAIT: &str = "read-wait";
+
+/// Longest a run's script waits for its output to be read.
+const READ_WAIT_MOST: Duration = Duration::from_secs(10);
+
+/// Waits until no bridge holds `script`'s lock (it holds it until it has
+/// read the run's output), or [`READ_WAIT_MOST`]: a bridge gone away lets
+/// go of its lock at once, a stuck one keeps the shell only that long.
+pub fn wait_until_read(script: &Path) {
+    let Ok(file) = std::fs::File::open(script) else {
+        return;
+    };
+    let (done, locked) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = file.lock_shared();
+        let _ = done.send(());
+    });
+    let _ = locked.recv_timeout(READ_WAIT_MOST);
+}
+
+/// This program's path, for the script to run [`READ_WAIT`] with.
+fn own_binary() -> Result<String, ToolFailure> {
+    let exe = std::env::current_exe().map_err(|e| {
+        bad_request(
+            format!("this server's own path is unknown: {e}"),
+            "run zellij-mcp from a path that exists",
+        )
+    })?;
+    Ok(exe.to_string_lossy().into_owned())
+}
+
+/// Writes a run's script, 0600 and new (a name already there is refused),
+/// and locks it until the file returned is dropped.
+fn write_script(path: &Path, script: &str) -> Result<std::fs::File, ToolFailure> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .and_then(|mut file| {
+            file.write_all(script.as_bytes())?;
+            file.lock()?;
+            Ok(file)
+        });
+    written.map_err(|e| {
+        bad_request(
+            format!("cannot write {}: {e}", path.display()),
+            "make the folder writable, or set XDG_RUNTIME_DIR",
+        )
+    })
 }
 
 /// Whether the shell `pid` is at its prompt, given a moment to get back
@@ -482,81 +659,111 @@ mod tests {
     use super::*;
 
     const REPORT: &str = "zellij pipe -p file:/p.wasm -n zellij-mcp-exit --";
+    const SCRIPT: &str = "/run/user/1/zellij-mcp/0f1e";
+    const WAIT: &str = "/bin/zellij-mcp read-wait /run/user/1/zellij-mcp/0f1e";
 
     #[test]
-    fn each_shell_gets_one_paste_ending_in_a_line_with_the_token() {
+    fn each_shell_gets_one_paste_whose_echo_names_the_script() {
         for shell in [Shell::Bash, Shell::Zsh, Shell::Fish] {
-            let typed = typed_text(shell, REPORT, "echo 'a b'\necho $x", "0f1e");
+            let typed = typed_text(shell, REPORT, WAIT, SCRIPT, "echo 'a b'\necho $x");
             assert!(typed.text.starts_with("\x1b[200~ "), "{shell:?}: {typed:?}");
             assert!(typed.text.ends_with("\x1b[201~\r"), "{shell:?}: {typed:?}");
             assert!(
-                typed.text.contains(" echo 'a b'\necho $x\n"),
+                typed.text.contains("echo 'a b'\necho $x"),
                 "verbatim: {typed:?}"
             );
+            assert_eq!(typed.text, format!("\x1b[200~{}\x1b[201~\r", typed.echo));
             assert!(
-                typed.echo.last_line.contains("0f1e"),
-                "{shell:?}: {typed:?}"
+                typed.echo.contains(&format!("source {SCRIPT}")),
+                "{typed:?}"
             );
-            assert!(typed
-                .text
-                .contains(&format!("\n{}\x1b[201~", typed.echo.last_line)));
+            assert_eq!(typed.marker, "zellij-mcp:0f1e:end");
+            assert!(!typed.echo.contains(&typed.marker), "the echo is no marker");
+            assert!(typed.script.contains("zellij-mcp-exit -- \""), "{typed:?}");
+            assert!(typed.script.contains(" 0f1e\""), "the token: {typed:?}");
+            assert!(typed.script.contains(&format!("rm -f -- {SCRIPT}")));
         }
-        let bash = typed_text(Shell::Bash, REPORT, "true", "0f1e");
-        assert_eq!(bash.echo.last_line, format!(" {REPORT} \"$? \"0f1e"));
-        let zsh = typed_text(Shell::Zsh, REPORT, "true", "0f1e");
-        assert!(zsh.text.contains(" { true\n} always {"), "{zsh:?}");
-        let fish = typed_text(Shell::Fish, REPORT, "true", "0f1e");
+        let bash = typed_text(Shell::Bash, REPORT, WAIT, SCRIPT, "true");
+        assert_eq!(bash.echo, format!(" true\n source {SCRIPT}"));
+        assert_eq!(bash.echo_end, format!(" source {SCRIPT}"));
         assert!(
-            fish.text
-                .contains("--on-event fish_postexec; set -l s $status;"),
-            "{fish:?}"
+            bash.script.starts_with("__zellij_mcp_status=$?\n"),
+            "{bash:?}"
         );
+        let zsh = typed_text(Shell::Zsh, REPORT, WAIT, SCRIPT, "true");
+        assert_eq!(
+            zsh.echo,
+            format!(" {{ true\n}} always {{ source {SCRIPT} }}")
+        );
+        assert_eq!(zsh.echo_end, format!("}} always {{ source {SCRIPT} }}"));
+        let fish = typed_text(Shell::Fish, REPORT, WAIT, SCRIPT, "true");
+        assert_eq!(fish.echo, format!(" source {SCRIPT}; true"));
+        assert_eq!(fish.echo_end, fish.echo);
         assert!(
-            fish.text
-                .contains(&format!("{REPORT} \"$s \"0f1e; end\n true\n")),
+            fish.script
+                .contains("--on-event fish_postexec\nset -l s $status\n"),
             "{fish:?}"
         );
     }
 
     #[test]
-    fn the_output_starts_after_the_echo_even_when_it_wrapped() {
-        let last = " zellij pipe -p file:/p.wasm -n zellij-mcp-exit -- \"$? \"0f1e";
+    fn the_output_is_between_the_echo_and_the_marker() {
+        let typed = typed_text(Shell::Bash, REPORT, WAIT, SCRIPT, "echo hi");
+        let marker = typed.marker.as_str();
+        let echo_row = format!(" source {SCRIPT}");
         let rows = [
-            "$ old output 0f1e",
-            "$ echo hi",
-            " zellij pipe -p file:/p.wa",
-            "sm -n zellij-mcp-exit -- ",
-            "\"$? \"0f1e",
+            "$ earlier output",
+            "$  echo hi",
+            echo_row.as_str(),
             "hi",
             "",
+            marker,
+            "$ ",
         ];
-        assert_eq!(after_echo(&rows, last), Some(&rows[5..]));
-        assert_eq!(after_echo(&rows[..2], last), None, "no echo, no output");
-        let printed = [
-            "$ echo 0f1e",
-            " zellij pipe -p file:/p.wasm -n zellij-mcp-exit -- \"$? \"0f1e",
-            "0f1e",
-        ];
+        let (output, whole) = reported_output(&rows, &typed.echo_end, marker).unwrap();
+        assert_eq!((output, whole), (vec!["hi", ""], true));
+        let early = reported_output(&rows[..5], &typed.echo_end, marker);
+        assert!(early.is_none(), "no marker yet");
+
+        let unended = format!("no newline{marker}");
+        let rows = ["$  echo hi", echo_row.as_str(), unended.as_str()];
+        let (output, _) = reported_output(&rows, &typed.echo_end, marker).unwrap();
+        assert_eq!(output, ["no newline"], "a last line the output did not end");
+
+        let (head, tail) = marker.split_at(7);
+        let wrapped = format!("12345{head}");
+        let rows = ["$  echo hi", echo_row.as_str(), wrapped.as_str(), tail];
+        let (output, _) = reported_output(&rows, &typed.echo_end, marker).unwrap();
+        assert_eq!(output, ["12345"], "a marker that wrapped");
+
+        let rows = ["cleared", marker];
+        let (output, whole) = reported_output(&rows, &typed.echo_end, marker).unwrap();
         assert_eq!(
-            after_echo(&printed, last),
-            Some(&printed[2..]),
-            "output that ends like the token is output"
+            (output, whole),
+            (vec!["cleared"], false),
+            "the echo is gone"
         );
     }
 
     #[test]
-    fn a_prompt_after_the_output_is_not_output() {
-        let typed = typed_text(Shell::Bash, REPORT, "echo hi", "0f1e");
-        let last = typed.echo.last_line.clone();
-        let rows = ["bash-5.2#  echo hi", last.as_str(), "hi", "bash-5.2#", ""];
-        assert_eq!(output_rows(&rows, &typed.echo), Some(&rows[2..3]));
-        let held = ["bash-5.2#  echo hi", last.as_str(), "hi", ""];
-        assert_eq!(output_rows(&held, &typed.echo), Some(&held[2..]));
-        let printed = ["$  echo hi", last.as_str(), "bash-5.2#"];
+    fn the_echo_is_found_however_it_wrapped_and_whatever_the_output_repeats() {
+        let typed = typed_text(Shell::Fish, REPORT, WAIT, SCRIPT, "echo one\necho two");
+        let rows = [
+            "~> source /run/user/1/zel",
+            "lij-mcp/0f1e; echo one",
+            "                echo two",
+            "one",
+            "source /run/user/1/zellij-mcp/0f1e; echo one",
+        ];
+        assert_eq!(after_echo(&rows, &typed.echo_end), Some(3));
+        assert_eq!(after_echo(&rows[..2], &typed.echo_end), None);
+        let bash = typed_text(Shell::Bash, REPORT, WAIT, SCRIPT, "echo run");
+        let garbled = format!(" source {SCRIPT}");
+        let rows = ["no-newline echo rung", garbled.as_str(), "run"];
         assert_eq!(
-            output_rows(&printed, &typed.echo),
-            Some(&printed[2..]),
-            "another prompt's text is output"
+            after_echo(&rows, &bash.echo_end),
+            Some(2),
+            "a first line bash drew out of place"
         );
     }
 
@@ -590,5 +797,22 @@ mod tests {
         );
         assert!(report_command(Path::new("/it's/zellij"), &plugin("file:/z.wasm", &[])).is_err());
         assert!(report_command(Path::new("zellij"), &Destination::Broadcast).is_err());
+    }
+
+    #[test]
+    fn scripts_are_kept_in_a_folder_of_the_users_alone() {
+        use std::os::unix::fs::PermissionsExt;
+        let folder = scripts_folder().unwrap();
+        let mode = std::fs::metadata(&folder).unwrap().permissions().mode();
+        assert_eq!(mode & 0o077, 0, "{}", folder.display());
+        let path = folder.join(format!("test-{}", std::process::id()));
+        write_script(&path, "true\n").unwrap();
+        assert!(
+            write_script(&path, "again\n").is_err(),
+            "never over another"
+        );
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        std::fs::remove_file(&path).unwrap();
     }
 }

@@ -8,7 +8,7 @@
 //! - [`scrollback`]: the work on whole scrollbacks that stays out of the plugin.
 //! - [`resources`]: the session's event log as a resource, with subscriptions.
 
-mod in_shell;
+pub mod in_shell;
 mod io;
 mod panes;
 mod paths;

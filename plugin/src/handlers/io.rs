@@ -7,6 +7,7 @@ use zellij_mcp_protocol::ops::{
     LocateResult, PaneArgs, PaneResult, ReadArgs, ReadResult, RunInPaneArgs, SignalArgs, WriteArgs,
     WriteResult, MAX_SUBMIT_DELAY_MS, MAX_WRITE_BYTES,
 };
+use zellij_mcp_protocol::shell_line::ShellLine;
 use zellij_mcp_protocol::text::{shape_read, trim_rows};
 use zellij_mcp_protocol::{Error, ErrorBody, PaneKind, PaneRef};
 
@@ -85,11 +86,9 @@ impl<H: Host> Zellij<'_, H> {
                 "run the command in a live shell pane, or with argv in a new pane",
             ));
         }
-        if !args.at_prompt && !runs.busy(args.pane_id) {
-            return Err(ErrorBody::from(Error::Busy {
-                problem: format!("{} is not at its shell's prompt", args.pane_id),
-                fix: "wait for it (zellij_wait_for until_state: prompt), or run the command in a new pane".into(),
-            }));
+        // A refused turn is dropped after its wait, as one not taken.
+        if runs.types_now(args.pane_id, &args.token) {
+            self.refuse_unless_at_empty_line(args.pane_id, args.at_prompt)?;
         }
         runs.room(asker.client())?;
         let deadline = self.host.now() + super::waiting::timeout(args.timeout_ms)?;
@@ -103,6 +102,29 @@ impl<H: Host> Zellij<'_, H> {
             deadline,
         );
         Ok(Handled::ShellRun(Box::new(run)))
+    }
+
+    /// A run is typed now only into a shell waiting at an empty line: at
+    /// its prompt (`at_prompt`, which the bridge tells), and with no text a
+    /// person typed there, which the run would send.
+    fn refuse_unless_at_empty_line(&self, pane: PaneRef, at_prompt: bool) -> Result<(), ErrorBody> {
+        if !at_prompt {
+            return Err(ErrorBody::from(Error::Busy {
+                problem: format!("{pane} is not at its shell's prompt"),
+                fix: "wait for it (zellij_wait_for until_state: prompt), or run the command in a new pane".into(),
+            }));
+        }
+        match self.host.shell_line(pane) {
+            ShellLine::Empty => Ok(()),
+            ShellLine::Draft(line) => Err(ErrorBody::from(Error::Draft {
+                pane: pane.to_string(),
+                line,
+            })),
+            ShellLine::Unknown => Err(ErrorBody::from(Error::Draft {
+                pane: pane.to_string(),
+                line: String::new(),
+            })),
+        }
     }
 
     /// The pane's screen.

@@ -26,19 +26,23 @@ use paths::Paths;
 use table::{measure, Table};
 use waits::{dump_poll_latency, wait_latency, MarkPane};
 
+/// Shell runs counted for exactness under load.
+const EXACT_RUNS: usize = 2000;
+
 fn main() {
     let (bridge, rounds, session) = program_setup("bench", 200);
     // The raw CLI channel's `zellij pipe` children find the session this way.
     for (key, value) in session.sandbox().env() {
         std::env::set_var(key, value);
     }
-    // One part alone: `scale` (panes and clients), `runs` (zellij_run) or
-    // `callers` (16 callers).
+    // One part alone: `scale` (panes and clients), `runs` (zellij_run),
+    // `exact` (2,000 shell runs under load) or `callers` (16 callers).
     if let Ok(part) = std::env::var("BENCH_ONLY") {
         let mut table = Table::default();
         match part.as_str() {
             "scale" => scale_rows(&mut table, &bridge, rounds),
             "runs" => runs::shell_runs(&mut table, &session, &bridge, rounds),
+            "exact" => runs::exact_runs(&mut table, &session, &bridge, EXACT_RUNS),
             _ => {
                 let (_client, _) = session.attach_and_wait();
                 let paths = Paths::open(&session, &bridge);
@@ -68,6 +72,7 @@ fn main() {
     concurrency(&mut table, &paths, rounds.max(2000));
     submits(&mut table, &paths, rounds);
     runs::shell_runs(&mut table, &session, &bridge, rounds);
+    runs::exact_runs(&mut table, &session, &bridge, EXACT_RUNS);
     footprint(&mut table, &session, &bridge, rounds);
     scale_rows(&mut table, &bridge, rounds);
 

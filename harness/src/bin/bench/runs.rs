@@ -42,3 +42,108 @@ pub fn shell_runs(table: &mut Table, session: &Session, bridge: &Path, rounds: u
         shell.p50 / pane_stats.p50
     ));
 }
+
+/// Shell runs under load: bash, zsh and fish panes beside a pane printing
+/// every 20 ms, with one client attached and then four; one run in ten is
+/// killed by SIGINT, some print nothing and some 5,000 lines. Counts the
+/// runs answered exactly (their exit code and whole output), those
+/// answered with a typed error, and those answered wrong.
+pub fn exact_runs(table: &mut Table, session: &Session, bridge: &Path, total: usize) {
+    table.section("zellij_run exactness under load: bash, zsh, fish, a busy neighbour");
+    let mcp = Mcp::start(bridge, session.sandbox(), &[]);
+    mcp.ok(
+        "zellij_new_pane",
+        json!({"command": ["sh", "-c", "while :; do date +%s%N; sleep 0.02; done"],
+               "placement": "tiled"}),
+    );
+    let panes: Vec<String> = [
+        &["bash", "--norc", "--noprofile"][..],
+        &["zsh", "-f"],
+        &["fish", "--no-config"],
+    ]
+    .iter()
+    .map(|argv| shell_pane(&mcp, argv))
+    .collect();
+    let long: String = (1..=5000).map(|n| format!("{n}\n")).collect();
+    let mut clients = vec![session.attach_and_wait().0];
+    let mut tally = Tally::default();
+    for n in 0..total {
+        if n == total / 2 {
+            tally.row(table, "1 client attached");
+            tally = Tally::default();
+            clients.extend(session.attach_clients_and_wait(3).0);
+        }
+        let pane = &panes[n % panes.len()];
+        let (line, code, output) = match n % 10 {
+            0 => (
+                "sh -c 'echo dying; kill -INT $$'".to_owned(),
+                130,
+                "dying".to_owned(),
+            ),
+            1 => ("true".to_owned(), 0, String::new()),
+            2 if n % 100 == 2 => ("seq 1 5000".to_owned(), 0, long.trim_end().to_owned()),
+            _ => (
+                format!("echo run-{n}; sh -c 'exit {}'", n % 7),
+                n % 7,
+                format!("run-{n}"),
+            ),
+        };
+        let args =
+            json!({"pane_id": pane, "command": line, "timeout_ms": 60000, "max_bytes": 1 << 20});
+        let answer = mcp.call("zellij_run", args);
+        tally.count(&answer, code, &output);
+    }
+    tally.row(table, &format!("{} clients attached", clients.len()));
+}
+
+/// Answers to runs, by how right they were.
+#[derive(Default)]
+struct Tally {
+    exact: usize,
+    errors: Vec<String>,
+    wrong: Vec<String>,
+}
+
+impl Tally {
+    fn count(&mut self, answer: &rmcp::model::CallToolResult, code: usize, output: &str) {
+        let Some(ran) = answer.structured_content.as_ref() else {
+            self.errors.push(zellij_mcp_harness::text_of(answer));
+            return;
+        };
+        match ran["exit_code"] == code && ran["output"] == output && ran["truncated"] == false {
+            true => self.exact += 1,
+            false => self.wrong.push(format!("expected {code}: {ran}")),
+        }
+    }
+
+    fn row(&self, table: &mut Table, what: &str) {
+        let all = self.exact + self.errors.len() + self.wrong.len();
+        table.figure(
+            &format!("runs answered exactly, {what}"),
+            &format!("{} / {all}", self.exact),
+            &format!(
+                "{} typed errors, {} wrong answers; target: all exact",
+                self.errors.len(),
+                self.wrong.len()
+            ),
+        );
+        for seen in self.errors.iter().chain(&self.wrong).take(5) {
+            let short: String = seen.chars().take(300).collect();
+            table.note(&short);
+        }
+    }
+}
+
+/// A new tiled pane running the shell `argv`, once it is at its prompt.
+fn shell_pane(mcp: &Mcp, argv: &[&str]) -> String {
+    let opened = mcp.ok(
+        "zellij_new_pane",
+        json!({"command": argv, "placement": "tiled"}),
+    );
+    let pane = opened["pane_id"].as_str().expect("a pane").to_owned();
+    wait_for("the shell at its prompt", Duration::from_secs(60), || {
+        let read = mcp.ok("zellij_read", json!({"pane_id": pane}));
+        (read["state"] == "prompt").then_some(())
+    });
+    pane
+}
