@@ -28,7 +28,7 @@ const HELLO_TIMEOUT: Duration = Duration::from_secs(3);
 const HELLO_RETRY: Duration = Duration::from_millis(100);
 
 /// Reads of a pane's rows made again when their connection is ended.
-const ROW_READ_TRIES: usize = 2;
+const ROW_READ_TRIES: usize = 5;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum TransportChoice {
@@ -282,6 +282,7 @@ impl PluginClient {
                 Err(CallError::Transport(why)) if tries < ROW_READ_TRIES => {
                     tracing::debug!("reading {pane} again: {why}");
                     tries += 1;
+                    tokio::time::sleep(Duration::from_millis(10 * tries as u64)).await;
                 }
                 read => {
                     return Ok(trim_rows(

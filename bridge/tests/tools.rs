@@ -840,7 +840,7 @@ fn panes_tell_whether_they_are_at_a_prompt_running_waiting_for_input_or_exited()
     let until = |pane: &str, state: &str| {
         let waited = mcp.ok(
             "zellij_wait_for",
-            json!({"pane_id": pane, "until_state": state, "timeout_ms": 20000}),
+            json!({"pane_id": pane, "until_state": state, "timeout_ms": 60000}),
         );
         assert_eq!(waited["outcome"], "state", "{pane} to be {state}: {waited}");
     };

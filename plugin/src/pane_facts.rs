@@ -24,7 +24,7 @@ pub struct Facts {
 #[derive(Debug, Default)]
 pub struct PaneFacts {
     known: HashMap<PaneRef, Facts>,
-    pids: HashMap<PaneRef, Option<u32>>,
+    pids: HashMap<PaneRef, u32>,
 }
 
 impl PaneFacts {
@@ -34,9 +34,16 @@ impl PaneFacts {
         self.known.entry(pane).or_insert_with(ask).clone()
     }
 
-    /// The pid of the pane's own process: known, else what `ask` answers.
+    /// The pid of the pane's own process: known, else what `ask` answers;
+    /// a pane Zellij has no pid for yet (its process is still starting) is
+    /// asked again next time.
     pub fn pid(&mut self, pane: PaneRef, ask: impl FnOnce() -> Option<u32>) -> Option<u32> {
-        *self.pids.entry(pane).or_insert_with(ask)
+        if let Some(pid) = self.pids.get(&pane) {
+            return Some(*pid);
+        }
+        let pid = ask()?;
+        self.pids.insert(pane, pid);
+        Some(pid)
     }
 
     /// `CwdChanged`; only for panes already known (the others are asked
@@ -102,6 +109,15 @@ mod tests {
         known.cwd_changed(b, "/early".into());
         assert_eq!(known.get(b, || ask("/two")), facts("/two"));
         assert_eq!(asked, 2);
+    }
+
+    #[test]
+    fn a_pid_is_kept_once_known_and_asked_again_until_then() {
+        let mut known = PaneFacts::default();
+        let pane = PaneRef::terminal(1);
+        assert_eq!(known.pid(pane, || None), None, "still starting");
+        assert_eq!(known.pid(pane, || Some(42)), Some(42), "asked again");
+        assert_eq!(known.pid(pane, || Some(7)), Some(42), "kept");
     }
 
     #[test]

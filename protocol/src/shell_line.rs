@@ -11,7 +11,7 @@
 //! draft, or a line that cannot be told apart from one, and a run never
 //! types after it.
 
-use unicode_width::UnicodeWidthChar;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// The signs prompts end with, before their last space, that command
 /// lines hold too.
@@ -39,6 +39,10 @@ pub fn shell_line<S: AsRef<str>>(rows: &[S], cursor: Option<(usize, usize)>) -> 
     };
     let text = rows.get(row).map(AsRef::as_ref).unwrap_or_default();
     let (before, after) = split_at_cell(text, column);
+    // Zellij drops a row's trailing spaces when it rewraps it (a client of
+    // another size attached): a cursor past the text has blanks before it.
+    let blanks = column.saturating_sub(before.width());
+    let before = format!("{before}{}", " ".repeat(blanks));
     let draft = || ShellLine::Draft(text.trim_end().to_owned());
     if !after.trim().is_empty() {
         return draft();
@@ -88,6 +92,11 @@ mod tests {
         assert_eq!(line("~/src ❯ ", 8), ShellLine::Empty, "one cell a sign");
         assert_eq!(line("日本$ ", 6), ShellLine::Empty, "wide cells");
         assert_eq!(line("no-newlinebash-5.2# ", 20), ShellLine::Empty);
+        assert_eq!(
+            line("bash-5.2#", 10),
+            ShellLine::Empty,
+            "a trailing space dropped"
+        );
     }
 
     #[test]

@@ -6,16 +6,17 @@
 //! line's program cannot eat the second as input. The script (written by
 //! this server, 0600, in a 0700 folder of this user's) takes the line's
 //! status, prints a concealed marker, sends `<status> <token>` with
-//! `zellij pipe` to the plugin's instance, and, once let go, erases the
-//! marker and gives the shell the line's status back.
+//! `zellij pipe` to the plugin's instance, waits until this server has
+//! read the output (it holds the script's lock until then, see
+//! [`wait_until_read`]), erases the marker and gives the shell the line's
+//! status back.
 //!
 //! The output is sound by construction: it is the rows between the echo
 //! of what was typed (it holds the script's name, which no output can
 //! know) and the marker, both in the terminal's own stream. The marker
 //! comes after every byte the line printed, so once it is on screen the
-//! output is all there; and the next prompt comes after it. The plugin
-//! holds the report's pipe until the output is read, so the marker is
-//! still there to find; a marker not found is an error, not a guess.
+//! output is all there, and the next prompt comes after it; it stays until
+//! the output is read. A marker not found is an error, not a guess.
 //! Runs in one pane take turns (see the plugin's `shell_runs`): a run
 //! queued behind others is typed once its shell is back at its prompt.
 
@@ -31,7 +32,7 @@ use zellij_mcp_protocol::ops::{
     DEFAULT_WAIT_MS, EXIT_PIPE_NAME, RUN_TURN_WAIT_MS,
 };
 use zellij_mcp_protocol::text::tail_capped;
-use zellij_mcp_protocol::{Error, ErrorBody, PaneRef};
+use zellij_mcp_protocol::{Error, ErrorBody, ErrorCode, PaneRef};
 
 use super::scrollback::STATE_LOOK;
 use super::{bad_request, FromSession, OnRequest, ToolFailure, ZellijMcp};
@@ -50,7 +51,11 @@ const PROMPT_GRACE: Duration = Duration::from_millis(1_000);
 
 /// How long the marker of a reported run may take to show: Zellij takes
 /// in a pane's output apart from the report, under load many ms later.
-const MARKER_WAIT: Duration = Duration::from_secs(5);
+const MARKER_WAIT: Duration = Duration::from_secs(8);
+
+/// How long a shell's line must look like a person's draft before a run
+/// is refused: the screen can lag the shell's new prompt.
+const DRAFT_SETTLE: Duration = Duration::from_millis(500);
 
 /// How long a timed-out run's line may take to start before its Ctrl-C:
 /// typed while the shell still edits the line, Ctrl-C would drop the line
@@ -345,15 +350,19 @@ impl ZellijMcp {
                 "pass a terminal pane running a shell",
             ));
         };
-        let (mut run, typed, reading) = self.to_type(&session, pane, pid, line).await?;
-        let (session, ran) = self
+        let (mut run, typed, script) = self.to_type(&session, pane, pid, line).await?;
+        let (session, ran) = match self
             .run_in_turn(&session, &mut run, pid, deadline, context)
-            .await?;
+            .await
+        {
+            Ok(ran) => ran,
+            Err(e) => return Err(script.unless_typed(e)),
+        };
         let output = self
             .shell_output(&session, &ran, &typed, pid, max_bytes)
             .await;
         // Read (or timed out): the script may erase its marker and go on.
-        drop(reading);
+        drop(script);
         if !ran.timed_out {
             self.release(&session, run.token).await;
         }
@@ -373,7 +382,7 @@ impl ZellijMcp {
         pane: PaneRef,
         pid: u32,
         line: &str,
-    ) -> Result<(RunInPaneArgs, Typed, std::fs::File), ToolFailure> {
+    ) -> Result<(RunInPaneArgs, Typed, Script), ToolFailure> {
         let shell = shell_of(pane, pid)?;
         let token = random_hex(8).map_err(|e| {
             ToolFailure(ErrorBody::from(Error::Internal {
@@ -387,7 +396,7 @@ impl ZellijMcp {
         let path_word = shell_word(&path.to_string_lossy())?;
         let wait = format!("{} {READ_WAIT} {path_word}", shell_word(&own_binary()?)?);
         let typed = typed_text(shell, &report, &wait, &path_word, line);
-        let reading = write_script(&path, &typed.script)?;
+        let script = Script::write(path, &typed.script)?;
         let run = RunInPaneArgs {
             pane_id: pane,
             text: typed.text.clone(),
@@ -395,7 +404,7 @@ impl ZellijMcp {
             at_prompt: back_at_prompt(pane, pid).await,
             timeout_ms: None,
         };
-        Ok((run, typed, reading))
+        Ok((run, typed, script))
     }
 
     /// Sends `run` until it is typed (it may be queued behind others, then
@@ -408,14 +417,28 @@ impl ZellijMcp {
         deadline: tokio::time::Instant,
         context: &RequestContext<RoleServer>,
     ) -> Result<(String, RunInPaneResult), ToolFailure> {
+        let mut draft_since = None;
         loop {
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());
             run.timeout_ms = Some(left.as_millis().max(1) as u64);
             let on = OnRequest::default();
             let sent = self.send_noted::<op::RunInPane>(session, run, left, &on);
-            let (session, ran) = self
+            let (session, ran) = match self
                 .waiting(session, op::RunInPane::NAME, &on, context, sent)
-                .await?;
+                .await
+            {
+                // Zellij may not show the shell's new prompt yet: a draft
+                // is believed once the screen said so for a while.
+                Err(ToolFailure(e)) if e.code == ErrorCode::Draft => {
+                    let since = *draft_since.get_or_insert_with(tokio::time::Instant::now);
+                    if since.elapsed() >= DRAFT_SETTLE {
+                        return Err(ToolFailure(e));
+                    }
+                    tokio::time::sleep(STATE_LOOK).await;
+                    continue;
+                }
+                sent => sent?,
+            };
             if !ran.turn {
                 return Ok((session, ran));
             }
@@ -566,27 +589,47 @@ fn own_binary() -> Result<String, ToolFailure> {
     Ok(exe.to_string_lossy().into_owned())
 }
 
-/// Writes a run's script, 0600 and new (a name already there is refused),
-/// and locks it until the file returned is dropped.
-fn write_script(path: &Path, script: &str) -> Result<std::fs::File, ToolFailure> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-        .and_then(|mut file| {
-            file.write_all(script.as_bytes())?;
-            file.lock()?;
-            Ok(file)
-        });
-    written.map_err(|e| {
-        bad_request(
-            format!("cannot write {}: {e}", path.display()),
-            "make the folder writable, or set XDG_RUNTIME_DIR",
-        )
-    })
+/// A run's script, locked until dropped (see [`wait_until_read`]); it
+/// deletes itself once sourced.
+struct Script {
+    path: PathBuf,
+    _lock: std::fs::File,
+}
+
+impl Script {
+    /// Writes `text` at `path`, 0600 and new (a name already there is
+    /// refused), and locks it.
+    fn write(path: PathBuf, text: &str) -> Result<Script, ToolFailure> {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        let written = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)
+            .and_then(|mut file| {
+                file.write_all(text.as_bytes())?;
+                file.lock()?;
+                Ok(file)
+            });
+        match written {
+            Ok(lock) => Ok(Script { path, _lock: lock }),
+            Err(e) => Err(bad_request(
+                format!("cannot write {}: {e}", path.display()),
+                "make the folder writable, or set XDG_RUNTIME_DIR",
+            )),
+        }
+    }
+
+    /// `failure`, after deleting the script when the failure says nothing
+    /// was typed (else the shell may still source it).
+    fn unless_typed(self, failure: ToolFailure) -> ToolFailure {
+        let untyped = [ErrorCode::Draft, ErrorCode::Busy, ErrorCode::BadRequest];
+        if untyped.contains(&failure.0.code) {
+            let _ = std::fs::remove_file(&self.path);
+        }
+        failure
+    }
 }
 
 /// Whether the shell `pid` is at its prompt, given a moment to get back
@@ -806,13 +849,34 @@ mod tests {
         let mode = std::fs::metadata(&folder).unwrap().permissions().mode();
         assert_eq!(mode & 0o077, 0, "{}", folder.display());
         let path = folder.join(format!("test-{}", std::process::id()));
-        write_script(&path, "true\n").unwrap();
+        let script = Script::write(path.clone(), "true\n").unwrap();
         assert!(
-            write_script(&path, "again\n").is_err(),
+            Script::write(path.clone(), "again\n").is_err(),
             "never over another"
         );
         let mode = std::fs::metadata(&path).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600);
+        let refused = ToolFailure(ErrorBody::from(Error::Draft {
+            pane: "terminal_1".into(),
+            line: "$ ls".into(),
+        }));
+        script.unless_typed(refused);
+        assert!(!path.exists(), "a run never typed leaves no script");
+    }
+
+    #[test]
+    fn a_script_waits_until_its_lock_is_let_go() {
+        let folder = scripts_folder().unwrap();
+        let path = folder.join(format!("wait-{}", std::process::id()));
+        let script = Script::write(path.clone(), "true\n").unwrap();
+        let waiting = {
+            let path = path.clone();
+            std::thread::spawn(move || wait_until_read(&path))
+        };
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(!waiting.is_finished(), "held while the output is read");
+        drop(script);
+        waiting.join().unwrap();
         std::fs::remove_file(&path).unwrap();
     }
 }

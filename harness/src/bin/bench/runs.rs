@@ -65,13 +65,14 @@ pub fn exact_runs(table: &mut Table, session: &Session, bridge: &Path, total: us
     .map(|argv| shell_pane(&mcp, argv))
     .collect();
     let long: String = (1..=5000).map(|n| format!("{n}\n")).collect();
-    let mut clients = vec![session.attach_and_wait().0];
+    let (mut clients, _) = session.attach_clients_and_wait(1);
     let mut tally = Tally::default();
     for n in 0..total {
         if n == total / 2 {
             tally.row(table, "1 client attached");
             tally = Tally::default();
-            clients.extend(session.attach_clients_and_wait(3).0);
+            clients.clear();
+            clients = session.attach_clients_and_wait(4).0;
         }
         let pane = &panes[n % panes.len()];
         let (line, code, output) = match n % 10 {
@@ -127,9 +128,14 @@ impl Tally {
                 self.wrong.len()
             ),
         );
-        for seen in self.errors.iter().chain(&self.wrong).take(5) {
-            let short: String = seen.chars().take(300).collect();
-            table.note(&short);
+        let seen: std::collections::BTreeSet<String> = self
+            .errors
+            .iter()
+            .chain(&self.wrong)
+            .map(|seen| seen.chars().take(200).collect())
+            .collect();
+        for seen in seen.iter().take(3) {
+            table.note(seen);
         }
     }
 }
