@@ -102,7 +102,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_run",
-        description = "Run command (argv; a shell only as [\"sh\",\"-c\",...]) in a new hidden command pane, or with pane_id one command line typed verbatim into that pane's bash/zsh/fish (its cwd, env); returns exit_code, output, elapsed_ms, timed_out (it runs on unless kill_on_timeout; a shell run's exit then comes as a run_exited event). On: a tab (default: the caller's), or pane_id. Focus: never moves. After: a new pane stays unless close_on_exit; a shell is back at its prompt. Don't: pass a string without pane_id. Needs: cwd exists; the shell at its prompt.",
+        description = "Run command (argv; a shell only as [\"sh\",\"-c\",...]) in a new hidden command pane, or with pane_id one command line typed verbatim into that pane's bash/zsh/fish (its cwd, env); returns exit_code, output, elapsed_ms, timed_out (it runs on unless kill_on_timeout; a shell run's exit then comes as a run_exited event). On: a tab (default: the caller's), or pane_id. Focus: never moves. After: a new pane stays unless close_on_exit; a shell is back at its prompt. Don't: pass a string without pane_id. Needs: cwd exists; the shell at its prompt with an empty line (a person's half-typed line is refused: draft).",
         input_schema = input::<RunArgs>(),
         output_schema = output::<RunResult>(),
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = true)
