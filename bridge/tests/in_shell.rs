@@ -292,6 +292,12 @@ fn runs_are_exact_beside_a_busy_neighbour_with_two_clients_and_leave_one_short_l
         );
         assert!(screen.contains("source "), "the short line: {screen}");
     }
+    // Every run's script is gone once its output was read.
+    let folder = s.sandbox().root().join("run/zellij-mcp");
+    let left: Vec<_> = std::fs::read_dir(&folder)
+        .expect("the scripts' folder")
+        .collect();
+    assert!(left.is_empty(), "scripts left: {left:?}");
 }
 
 #[test]

@@ -58,6 +58,7 @@ impl Sandbox {
             "cache/zellij",
             "cfg",
             "tmp",
+            "run",
             "work",
             "home/.local/share/zellij-mcp",
         ] {
@@ -109,6 +110,8 @@ impl Sandbox {
             ("HOME", root.join("home")),
             // Zellij's log goes to its temp folder: one log per sandbox.
             ("TMPDIR", root.join("tmp")),
+            // Where a shell run's script goes (and nothing else of the host's).
+            ("XDG_RUNTIME_DIR", root.join("run")),
             ("SHELL", PathBuf::from("/bin/sh")),
             ("EDITOR", crate::workspace_root().join("harness/editor/vim")),
         ]

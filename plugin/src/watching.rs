@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use zellij_mcp_protocol::ops::{
     CancelArgs, CancelResult, Happened, ReleaseArgs, ReleaseResult, RunInPaneResult, RunResult,
-    Signal, WaitForResult, WaitOutcome, WaitReply,
+    Signal, WaitForResult, WaitOutcome, WaitReply, RUN_READ,
 };
 use zellij_mcp_protocol::{Error, ErrorBody, JsonText, PaneRef};
 use zellij_tile::prelude::PaneInfo;
@@ -260,6 +260,9 @@ impl<H: Host> McpPlugin<H> {
             released: released.is_some(),
         };
         if let Some((pipe_id, turns)) = released {
+            // Said on the report's pipe, so the shell's script need not wait
+            // for the bridge itself (it does when the pipe ends without it).
+            self.host.output(&pipe_id, &format!("{RUN_READ}\n"));
             self.host.unblock(&pipe_id);
             self.answer_runs(turns);
             self.arm_wake(now);

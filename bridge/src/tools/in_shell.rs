@@ -29,7 +29,7 @@ use zellij_mcp_protocol::cursor::Cursor;
 use zellij_mcp_protocol::limits::MAX_ARG_BYTES;
 use zellij_mcp_protocol::ops::{
     op, Op, ReleaseArgs, RunArgs, RunInPaneArgs, RunInPaneResult, RunResult, SignalArgs,
-    DEFAULT_WAIT_MS, EXIT_PIPE_NAME, RUN_TURN_WAIT_MS,
+    DEFAULT_WAIT_MS, EXIT_PIPE_NAME, RUN_READ, RUN_TURN_WAIT_MS,
 };
 use zellij_mcp_protocol::text::tail_capped;
 use zellij_mcp_protocol::{Error, ErrorBody, ErrorCode, PaneRef};
@@ -48,6 +48,10 @@ const TURN_WAIT: Duration = Duration::from_millis(RUN_TURN_WAIT_MS - 2_000);
 /// How long a shell that is not at its prompt gets to come back to it
 /// before the run is refused (or queued behind a run under way).
 const PROMPT_GRACE: Duration = Duration::from_millis(1_000);
+
+/// How often a shell is looked at while a run waits for its prompt: two
+/// small reads under `/proc`, and the shell is back within milliseconds.
+const PROMPT_LOOK: Duration = Duration::from_millis(2);
 
 /// How long the marker of a reported run may take to show: Zellij takes
 /// in a pane's output apart from the report, under load many ms later.
@@ -141,7 +145,11 @@ pub fn typed_text(shell: Shell, report: &str, wait: &str, path: &str, line: &str
 
 /// The script a run sources after its line (see the module): the marker
 /// is saved-cursor, concealed text, so a person sees nothing of it, and is
-/// erased once the bridge has read the output (`wait` returns).
+/// erased once the bridge has read the output. The plugin holds the
+/// report's pipe until then and ends it saying so, and the bridge deletes
+/// the script; a pipe that ended without saying it (a run that timed out,
+/// or Zellij letting it go early) leaves the script to `wait` for the
+/// bridge itself, then delete itself.
 fn report_script(
     shell: Shell,
     [report, wait]: &[&str; 2],
@@ -155,10 +163,9 @@ fn report_script(
         Shell::Bash | Shell::Zsh => format!(
             "__zellij_mcp_status=$?\n\
              {mark}\n\
-             {report} \"$__zellij_mcp_status {token}\"\n\
-             {wait}\n\
+             [ \"$({report} \"$__zellij_mcp_status {token}\")\" = {RUN_READ} ] || \
+             {{ {wait}; command rm -f -- {path}; }}\n\
              {erase}\n\
-             command rm -f -- {path}\n\
              eval \"unset __zellij_mcp_status; return $__zellij_mcp_status\"\n"
         ),
         Shell::Fish => format!(
@@ -166,10 +173,9 @@ fn report_script(
              set -l s $status\n\
              functions -e __zellij_mcp_{token}\n\
              {mark}\n\
-             {report} \"$s {token}\"\n\
-             {wait}\n\
+             test \"$({report} \"$s {token}\")\" = {RUN_READ}; \
+             or begin; {wait}; command rm -f -- {path}; end\n\
              {erase}\n\
-             command rm -f -- {path}\n\
              end\n"
         ),
     }
@@ -362,7 +368,10 @@ impl ZellijMcp {
             .shell_output(&session, &ran, &typed, pid, max_bytes)
             .await;
         // Read (or timed out): the script may erase its marker and go on.
-        drop(script);
+        match ran.timed_out {
+            true => drop(script),
+            false => script.read(),
+        }
         if !ran.timed_out {
             self.release(&session, run.token).await;
         }
@@ -507,7 +516,7 @@ impl ZellijMcp {
                         return Err(unknown("its shell went on before it was read".into()))
                     }
                     None => {
-                        tokio::time::sleep(Duration::from_millis(5)).await;
+                        tokio::time::sleep(PROMPT_LOOK).await;
                         continue;
                     }
                 }
@@ -523,7 +532,8 @@ impl ZellijMcp {
         }
     }
 
-    /// Lets the shell of a reported run go on to its prompt.
+    /// Tells the plugin a reported run's output is read: the pane's next run
+    /// may have its turn.
     async fn release(&self, session: &str, token: String) {
         let how = self.client.sending();
         let released = self
@@ -621,6 +631,12 @@ impl Script {
         }
     }
 
+    /// Its run's output is read: the shell, which sources it already, goes
+    /// on without it.
+    fn read(self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+
     /// `failure`, after deleting the script when the failure says nothing
     /// was typed (else the shell may still source it).
     fn unless_typed(self, failure: ToolFailure) -> ToolFailure {
@@ -653,7 +669,7 @@ async fn until_prompt(
                 ),
             })));
         }
-        tokio::time::sleep(STATE_LOOK).await;
+        tokio::time::sleep(PROMPT_LOOK).await;
     }
     Ok(())
 }

@@ -293,9 +293,11 @@ impl Default for RunCommand {
 }
 
 /// `run_in_pane`: types `text` into a shell pane and answers when the
-/// shell sends the exit report `text` ends with: `<status> <token>` on the
-/// pipe [`EXIT_PIPE_NAME`]. The report's pipe is held until `release`, so
-/// the shell's next prompt comes after the bridge read the output.
+/// shell sends the exit report `text` leads to: `<status> <token>` on the
+/// pipe [`EXIT_PIPE_NAME`]. The report's pipe is held until `release` (the
+/// bridge has read the output), then ends with [`RUN_READ`]; so does the
+/// pane's next run wait. Typed only at an empty line (else the error
+/// `draft`).
 ///
 /// Runs in one pane go one at a time. A run queued behind others is
 /// answered `turn` once they are over, not typed: its shell may not be at
@@ -328,7 +330,8 @@ pub struct RunInPaneResult {
 /// run has its turn.
 pub const RUN_TURN_WAIT_MS: u64 = 10_000;
 
-/// `release`: the shell of run `token` may go on.
+/// `release`: the output of run `token` is read; its shell and the pane's
+/// next run may go on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReleaseArgs {
     pub token: String,
@@ -341,6 +344,9 @@ pub struct ReleaseResult {
 
 /// The pipe a shell's exit report comes on: `<status> <token>`.
 pub const EXIT_PIPE_NAME: &str = "zellij-mcp-exit";
+
+/// What the plugin says on a report's pipe when the run's output is read.
+pub const RUN_READ: &str = "read";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
