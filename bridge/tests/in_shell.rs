@@ -9,6 +9,13 @@ use common::{mcp, session, type_line};
 use serde_json::{json, Value};
 use zellij_mcp_harness::{wait_for, Mcp};
 
+/// The shells runs are typed into, without the user's configuration.
+const SHELLS: [&[&str]; 3] = [
+    &["bash", "--norc", "--noprofile"],
+    &["zsh", "-f"],
+    &["fish", "--no-config"],
+];
+
 /// A new tiled pane running `argv`, once its shell is at its prompt.
 fn shell(mcp: &Mcp, argv: &[&str]) -> String {
     let opened = mcp.ok(
@@ -78,11 +85,7 @@ fn a_command_line_runs_in_an_existing_bash_zsh_and_fish_shell() {
     let dir = s.sandbox().work();
     std::fs::create_dir_all(&dir).unwrap();
     let dir = dir.to_str().unwrap();
-    for argv in [
-        &["bash", "--norc", "--noprofile"][..],
-        &["zsh", "-f"],
-        &["fish", "--no-config"],
-    ] {
+    for argv in SHELLS {
         let pane = shell(&mcp, argv);
         runs_with_exit_codes_and_only_its_output(&mcp, &pane, dir);
         // Its prompt comes back: the pane takes another run at once.
@@ -253,11 +256,7 @@ fn runs_are_exact_beside_a_busy_neighbour_with_two_clients_and_leave_one_short_l
                "placement": "tiled"}),
     );
     let long: Vec<String> = (1..=300).map(|n| n.to_string()).collect();
-    for shell_argv in [
-        &["bash", "--norc", "--noprofile"][..],
-        &["zsh", "-f"],
-        &["fish", "--no-config"],
-    ] {
+    for shell_argv in SHELLS {
         let pane = shell(&mcp, shell_argv);
         for n in 0..20 {
             match n % 5 {
@@ -306,14 +305,7 @@ fn a_run_never_runs_a_persons_half_typed_line() {
     let mcp = mcp(&s, "socket");
     let dir = s.sandbox().work();
     std::fs::create_dir_all(&dir).unwrap();
-    for (n, argv) in [
-        &["bash", "--norc", "--noprofile"][..],
-        &["zsh", "-f"],
-        &["fish", "--no-config"],
-    ]
-    .into_iter()
-    .enumerate()
-    {
+    for (n, argv) in SHELLS.into_iter().enumerate() {
         let pane = shell(&mcp, argv);
         let notes = dir.join(format!("notes-{n}.txt"));
         let draft = format!("touch {}", notes.display());
