@@ -176,15 +176,34 @@ fn output_that_scrolls_by_between_two_looks_is_still_found() {
     let mcp = mcp(&s, "socket");
     // Each burst is more than a screen (so the plugin loses track) and less
     // than Zellij's 10,000-row scrollback (so the rows are still there).
-    let script = "sleep 1; seq 1 3000; echo MARK-$((3+4)); seq 1 3000; echo STOP-$((1+1)); seq 1 3000; exec sleep 600";
-    let pane = mcp.ok(
-        "zellij_new_pane",
-        json!({"command": ["sh", "-c", script], "placement": "tiled"}),
-    )["pane_id"]
-        .clone();
-    let matched = mcp.ok(
-        "zellij_wait_for",
+    // Each burst starts once the wait is under way (a file made then).
+    let work = s.sandbox().work();
+    std::fs::create_dir_all(&work).unwrap();
+    let burst = |go: &std::path::Path| {
+        let script = format!(
+            "while [ ! -e '{}' ]; do sleep 0.05; done; seq 1 3000; echo MARK-$((3+4)); seq 1 3000; echo STOP-$((1+1)); seq 1 3000; exec sleep 600",
+            go.display()
+        );
+        mcp.ok(
+            "zellij_new_pane",
+            json!({"command": ["sh", "-c", script], "placement": "tiled"}),
+        )["pane_id"]
+            .clone()
+    };
+    let wait_then_go = |args: serde_json::Value, go: &std::path::Path| {
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                until_waiting(&mcp, 1);
+                std::fs::write(go, "").unwrap();
+            });
+            mcp.ok("zellij_wait_for", args)
+        })
+    };
+    let go = work.join("go-1");
+    let pane = burst(&go);
+    let matched = wait_then_go(
         json!({"pane_id": pane, "pattern": r"MARK-\d", "timeout_ms": 30000}),
+        &go,
     );
     assert_eq!(
         (matched["outcome"].clone(), matched["line"].clone()),
@@ -193,14 +212,11 @@ fn output_that_scrolls_by_between_two_looks_is_still_found() {
     );
 
     // The same burst again: a stop pattern that scrolled by wins.
-    let again = mcp.ok(
-        "zellij_new_pane",
-        json!({"command": ["sh", "-c", script], "placement": "tiled"}),
-    )["pane_id"]
-        .clone();
-    let stopped = mcp.ok(
-        "zellij_wait_for",
+    let go = work.join("go-2");
+    let again = burst(&go);
+    let stopped = wait_then_go(
         json!({"pane_id": again, "pattern": "never-printed", "stop": ["STOP-2"], "timeout_ms": 30000}),
+        &go,
     );
     assert_eq!(stopped["outcome"], "stopped", "{stopped}");
 
