@@ -7,6 +7,7 @@ LAYOUT_DIR     := $(HOME)/.config/zellij/layouts
 INK_FIXTURE    := bridge/tests/fixtures/ink-echo
 INSPECTOR      := bridge/tests/fixtures/inspector
 CLAUDE_CODE    := bridge/tests/fixtures/claude-code
+CLAUDE_CODE_FIRST := bridge/tests/fixtures/claude-code-2.1.197
 PY_CLIENT      := target/mcp-clients/venv
 PY_CLIENT_REQS := bridge/tests/clients/requirements.txt
 
@@ -47,6 +48,7 @@ test-deps:
 	npm ci --prefix $(INK_FIXTURE) --no-audit --no-fund
 	npm ci --prefix $(INSPECTOR) --no-audit --no-fund
 	npm ci --prefix $(CLAUDE_CODE) --no-audit --no-fund
+	npm ci --prefix $(CLAUDE_CODE_FIRST) --no-audit --no-fund
 	@if ! cmp -s $(PY_CLIENT_REQS) $(PY_CLIENT)/installed.txt; then \
 		python3 -m venv $(PY_CLIENT) && \
 		$(PY_CLIENT)/bin/pip install --quiet --disable-pip-version-check -r $(PY_CLIENT_REQS) && \

@@ -19,12 +19,8 @@
 use std::path::PathBuf;
 
 use zellij_mcp_protocol::ops::PaneState;
+use zellij_mcp_protocol::shell_line::SHELLS;
 
-/// Shells, by the name their process has.
-const SHELLS: &[&str] = &[
-    "bash", "zsh", "fish", "sh", "dash", "ksh", "mksh", "tcsh", "csh", "nu", "elvish", "xonsh",
-    "yash", "ash",
-];
 /// Shells whose prompt waits in `poll`/`select`, so that a blocking read of
 /// theirs is a `read` builtin, not the prompt (zsh's prompt reads).
 const POLLING_SHELLS: &[&str] = &["bash", "fish"];

@@ -74,7 +74,7 @@ fn submit_into_ink(transport: &str) {
         json!({"pane_id": pane, "text": command, "keys": ["Enter"]}),
     );
     wait_for("the Ink prompt", Duration::from_secs(30), || {
-        screen(&mcp, &pane).contains("READY>").then_some(())
+        screen(&mcp, &pane).contains("READY ·").then_some(())
     });
 
     let mut expected: Vec<String> = Vec::new();

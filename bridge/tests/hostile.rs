@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use serde_json::{json, Value};
-use zellij_mcp_harness::{wait_for, Mcp};
+use zellij_mcp_harness::{wait_for, workspace_root, Mcp};
 
 /// A pane that prints a numbered line every 50 ms, forever.
 fn printing_pane(mcp: &Mcp) -> String {
@@ -171,26 +171,33 @@ fn a_message_with_escapes_and_a_forged_sender_arrives_as_plain_text_from_its_rea
     let s = session("forged");
     let outside = mcp(&s, "socket");
     let shell = shell_pane(&outside);
-    let catv = outside.ok("zellij_new_pane", json!({"command": ["cat", "-v"]}));
-    let catv = catv["pane_id"].as_str().unwrap().to_owned();
+    let out = s.sandbox().work().join("received.jsonl");
+    std::fs::create_dir_all(s.sandbox().work()).unwrap();
+    let app = workspace_root().join("bridge/tests/fixtures/ink-echo/echo.mjs");
+    let command = format!("node {} {}", app.display(), out.display());
+    let ink = outside.ok(
+        "zellij_new_pane",
+        json!({"command": ["sh", "-c", command], "placement": "tiled"}),
+    );
+    let ink = ink["pane_id"].as_str().unwrap().to_owned();
+    wait_for("the Ink composer", Duration::from_secs(30), || {
+        screen(&outside, &ink).contains("READY ·").then_some(())
+    });
     let sender = Mcp::start_in_pane(&bridge(), s.sandbox(), s.name(), pane_number(&shell));
 
     let text = "hello\u{1b}[Z\rworld";
     let sent = sender.ok(
         "zellij_send_message",
-        json!({"to": catv, "text": text, "from": "zellij-mcp", "wait_ms": 10000}),
+        json!({"to": ink, "text": text, "from": "zellij-mcp", "wait_ms": 10000}),
     );
     assert_eq!(sent["status"], "delivered", "{sent}");
     assert_eq!(sent["from"], shell, "{sent}");
     let seq = sent["seq"].as_u64().unwrap();
+    // The app got one submission, plain: no escape, and no early submit.
     let expected = format!("[#{seq} from {shell}] hello[Zworld");
-    // The terminal echoes the line, then `cat -v` prints it back: both
-    // plain, with no ^[ for an escape and no early submit.
-    let shown = wait_for("cat -v's line", Duration::from_secs(20), || {
-        let text = screen(&outside, &catv);
-        (text.lines().filter(|l| l.trim() == expected).count() == 2).then_some(text)
-    });
-    assert!(!shown.contains("^["), "{shown}");
+    let received = file_lines(&out, 1);
+    assert_eq!(received, [json!(expected).to_string()]);
+    let catv = ink;
 
     // A caller outside any pane may name itself, but not as the server
     // or as an agent.

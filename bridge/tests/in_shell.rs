@@ -324,6 +324,11 @@ fn a_run_never_runs_a_persons_half_typed_line() {
             json!({"pane_id": pane, "command": "echo RUN", "timeout_ms": 20000}),
         );
         assert!(refused.starts_with("draft"), "{argv:?}: {refused}");
+        // The pane's state says so, and a message is no command line.
+        let read = mcp.ok("zellij_read", json!({"pane_id": pane}));
+        assert_eq!(read["state"], "draft", "{argv:?}: {read}");
+        let refused = mcp.err("zellij_send_message", json!({"to": pane, "text": "RUN"}));
+        assert!(refused.starts_with("not_an_agent"), "{argv:?}: {refused}");
         // Had it run, the file would be there by the time a marker typed
         // after the refusal shows.
         // (Rows wrap: the screen is compared without its spaces.)

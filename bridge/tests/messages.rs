@@ -25,7 +25,7 @@ fn ink_app(mcp: &Mcp, out: &Path) -> String {
         json!({"pane_id": pane, "text": command, "keys": ["Enter"]}),
     );
     wait_for("the Ink prompt", Duration::from_secs(30), || {
-        screen(mcp, &pane).contains("READY>").then_some(())
+        screen(mcp, &pane).contains("READY ·").then_some(())
     });
     pane
 }
@@ -372,7 +372,7 @@ fn ink_agent(s: &zellij_mcp_harness::Session, mcp: &Mcp, out: &Path, name: &str)
     );
     let pane = pane["pane_id"].as_str().unwrap().to_owned();
     wait_for("the Ink prompt", Duration::from_secs(30), || {
-        screen(mcp, &pane).contains("READY>").then_some(())
+        screen(mcp, &pane).contains("READY ·").then_some(())
     });
     let agent = Mcp::start_in_pane(&bridge(), s.sandbox(), s.name(), pane_number(&pane));
     agent.ok("zellij_register_agent", json!({"name": name}));

@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::Duration;
 
+use common::claude::{claude_bin, claude_command, ModelApi, FIRST};
 use common::{bridge, mcp, session, shell_pane};
 use serde_json::{json, Value};
-use zellij_mcp_harness::{wait_for, workspace_root, AttachedClient, Mcp, Session};
+use zellij_mcp_harness::{wait_for, AttachedClient, Mcp, Session};
 
 /// Runs `tmux <args>` as the lead in pane `lead` would, from `cwd`.
 fn tmux(s: &Session, lead: &str, cwd: &Path, args: &[&str]) -> Output {
@@ -280,94 +281,21 @@ fn claude_is_started_with_the_shim_as_its_tmux() {
     );
 }
 
-/// The stand-in for the model API (`clients/model_api.py`), killed on drop.
-struct ModelApi {
-    child: std::process::Child,
-    port: String,
-}
-
-impl ModelApi {
-    fn start() -> ModelApi {
-        use std::io::BufRead;
-        let script = workspace_root().join("bridge/tests/clients/model_api.py");
-        let mut child = std::process::Command::new("python3")
-            .arg(script)
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .expect("start the model API stand-in");
-        let mut port = String::new();
-        let stdout = child.stdout.take().unwrap();
-        std::io::BufReader::new(stdout)
-            .read_line(&mut port)
-            .unwrap();
-        ModelApi {
-            child,
-            port: port.trim().to_owned(),
-        }
-    }
-}
-
-impl Drop for ModelApi {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A first run of Claude Code that asks nothing: onboarding done, the
-/// folder trusted, the stand-in's key approved.
-fn seed_claude_home(home: &Path, project: &Path, key: &str) {
-    let seeded = json!({
-        "hasCompletedOnboarding": true,
-        "theme": "dark",
-        "projects": {project.display().to_string(): {
-            "hasTrustDialogAccepted": true,
-            "hasCompletedProjectOnboarding": true,
-        }},
-        "customApiKeyResponses": {"approved": [&key[key.len() - 20..]], "rejected": []},
-    });
-    std::fs::create_dir_all(home).unwrap();
-    std::fs::write(home.join(".claude.json"), seeded.to_string()).unwrap();
-}
-
 #[test]
 fn a_real_claude_code_opens_its_teammate_in_a_zellij_pane() {
-    let claude =
-        workspace_root().join("bridge/tests/fixtures/claude-code/node_modules/.bin/claude");
-    assert!(
-        claude.exists(),
-        "run `make test-deps` (Claude Code, pinned)"
-    );
+    let claude = claude_bin(FIRST);
     let s = session("tmux-claude-team");
     let (_client, _) = s.attach_and_wait();
     let mcp = mcp(&s, "socket");
-    let api = ModelApi::start();
-    let home = s.sandbox().root().join("claude-home");
+    let api = ModelApi::start(&s.sandbox().root().join("requests.jsonl"));
     let cwd = s.sandbox().work();
-    std::fs::create_dir_all(&cwd).unwrap();
-    let key = "sk-ant-stand-in-0123456789abcdefghij";
-    seed_claude_home(&home, &cwd, key);
-    let env = |name: &str, value: &str| format!("{name}={value}");
-    let command = [
-        "env".to_owned(),
-        env("HOME", home.to_str().unwrap()),
-        env(
-            "ANTHROPIC_BASE_URL",
-            &format!("http://127.0.0.1:{}", api.port),
-        ),
-        env("ANTHROPIC_API_KEY", key),
-        env("CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS", "1"),
-        env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
-        env("DISABLE_AUTOUPDATER", "1"),
-        env(
-            "ZELLIJ_MCP_ZELLIJ",
-            s.sandbox().zellij_path().to_str().unwrap(),
-        ),
+    let program = [
         bridge().display().to_string(),
         "claude".into(),
         "--program".into(),
         claude.display().to_string(),
     ];
+    let command = claude_command(&s, &api, &cwd, &program);
     let opened = mcp.ok(
         "zellij_new_pane",
         json!({"command": command, "cwd": cwd, "placement": "tiled"}),

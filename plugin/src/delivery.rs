@@ -6,14 +6,38 @@
 use std::time::{Duration, Instant};
 
 use zellij_mcp_protocol::agent_name::{parent_of, SERVER_NAME};
-use zellij_mcp_protocol::ops::{Happened, DEFAULT_MESSAGE_TTL_S};
-use zellij_mcp_protocol::PaneRef;
+use zellij_mcp_protocol::agent_screen::{is_agent_program, AgentScreen};
+use zellij_mcp_protocol::ops::{Happened, HoldReason, DEFAULT_MESSAGE_TTL_S};
+use zellij_mcp_protocol::{PaneKind, PaneRef};
 
 use crate::handlers::{to_json, Zellij};
 use crate::host::Host;
 use crate::messages::{Answer, Message, Recipient};
+use crate::pane_facts::Facts;
 use crate::writes::{PendingWrite, WriteDone};
 use crate::McpPlugin;
+
+/// Whether a message's target takes it now.
+enum Taking {
+    Now(PaneRef),
+    /// The pane is there, but shows something the message must not be
+    /// typed into.
+    Held(PaneRef, HoldReason),
+    /// The pane is missing, exited or busy.
+    Later,
+}
+
+/// Why a pane whose screen shows `agent` must not be typed into, if so:
+/// only an empty composer (idle, or working, where the program queues what
+/// is typed) takes a message.
+pub fn held_because(agent: Option<AgentScreen>) -> Option<HoldReason> {
+    match agent {
+        Some(AgentScreen::Idle | AgentScreen::Working) => None,
+        Some(AgentScreen::Draft) => Some(HoldReason::Draft),
+        Some(AgentScreen::Asking) => Some(HoldReason::Asking),
+        None => Some(HoldReason::NoComposer),
+    }
+}
 
 impl<H: Host> McpPlugin<H> {
     /// Appends to the event log (see [`crate::event_log::EventLog::record`]).
@@ -31,8 +55,9 @@ impl<H: Host> McpPlugin<H> {
         self.confirm_submitted(now);
         for (seq, to) in self.outbox.due(now) {
             match self.pane_taking(&to) {
-                Some(pane) => self.type_message(seq, pane, now),
-                None => self.retry_later(seq, &to, now),
+                Taking::Now(pane) => self.type_message(seq, pane, now),
+                Taking::Held(pane, why) => self.hold_message(seq, pane, why, now),
+                Taking::Later => self.retry_later(seq, &to, now),
             }
         }
         let (answers, expired) = self.outbox.answers_due(now);
@@ -129,15 +154,41 @@ impl<H: Host> McpPlugin<H> {
         }
     }
 
-    /// The live terminal pane `to` stands for, if it can take input now.
-    fn pane_taking(&self, to: &Recipient) -> Option<PaneRef> {
+    /// The target's pane shows something the message must not be typed
+    /// into: it waits, and the sender and the log learn why.
+    fn hold_message(&mut self, seq: u64, pane_id: PaneRef, why: HoldReason, now: Instant) {
+        if self.outbox.hold(seq, why, now) {
+            self.log_event(Happened::Held {
+                message: seq,
+                pane_id,
+                why,
+            });
+        }
+    }
+
+    /// Whether the live terminal pane `to` stands for takes a message now:
+    /// only an agent's empty composer does (see [`held_because`]).
+    fn pane_taking(&self, to: &Recipient) -> Taking {
         let pane = match to {
             Recipient::Pane(pane) => *pane,
-            Recipient::Agent(name) => *self.agents.all().get(name)?,
+            Recipient::Agent(name) => match self.agents.all().get(name) {
+                Some(pane) => *pane,
+                None => return Taking::Later,
+            },
         };
-        let info = self.zellij().pane_now(pane)?;
-        let free = self.input.room(pane).is_ok();
-        (!info.exited && free).then_some(pane)
+        let Some(info) = self.zellij().pane_now(pane) else {
+            return Taking::Later;
+        };
+        if info.exited || self.input.room(pane).is_err() {
+            return Taking::Later;
+        }
+        let Some(shown) = self.host.shown(pane) else {
+            return Taking::Later;
+        };
+        match held_because(shown.agent) {
+            Some(why) => Taking::Held(pane, why),
+            None => Taking::Now(pane),
+        }
     }
 
     fn type_message(&mut self, seq: u64, pane: PaneRef, now: Instant) {
@@ -154,6 +205,34 @@ impl<H: Host> McpPlugin<H> {
         };
         let steps = self.input.push(write, now);
         self.run_steps(steps);
+    }
+
+    /// Looks at every agent's screen (panes with an agent's name, or
+    /// running an agent program): one that started asking is logged, so
+    /// whoever watches the log learns that it needs someone.
+    pub fn look_at_agents(&mut self) {
+        let by_name = self.agents.by_pane();
+        let host = &self.host;
+        let live = self.view.entries().into_iter().filter(|p| !p.exited);
+        let terminals = live
+            .map(|p| p.pane_id)
+            .filter(|p| p.kind == PaneKind::Terminal);
+        self.pane_facts.learn(terminals, |pane| Facts {
+            cwd: host.cwd(pane),
+            running: host.running_command(pane),
+        });
+        let mut panes = self.pane_facts.running(is_agent_program);
+        panes.extend(by_name.keys().copied());
+        panes.sort_unstable();
+        panes.dedup();
+        for &pane_id in &panes {
+            let shown = self.host.shown(pane_id).and_then(|shown| shown.agent);
+            if self.attention.seen(pane_id, shown) {
+                let name = by_name.get(&pane_id).cloned();
+                self.log_event(Happened::Asking { pane_id, name });
+            }
+        }
+        self.attention.keep_only(&panes);
     }
 
     /// Releases the names of panes Zellij no longer has, telling their

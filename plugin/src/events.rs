@@ -100,7 +100,9 @@ impl<H: Host> McpPlugin<H> {
     }
 
     pub fn heartbeat(&mut self, now: Instant) {
-        self.is_acting();
+        if self.is_acting() {
+            self.look_at_agents();
+        }
         self.host.set_timeout(HEARTBEAT);
         self.acting.next_heartbeat = Some(now + HEARTBEAT);
     }

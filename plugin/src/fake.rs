@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
+use zellij_mcp_protocol::agent_screen::{AgentScreen, Shown};
 use zellij_mcp_protocol::ops::{Direction as Edge, Signal};
 use zellij_mcp_protocol::shell_line::ShellLine;
 use zellij_mcp_protocol::{PaneRef, PIPE_NAME};
@@ -69,7 +70,9 @@ pub struct FakeHost {
     /// What every pane shows.
     pub(crate) screen: Rc<RefCell<Vec<String>>>,
     /// A shell's line in every pane, where a test set one (else empty).
-    pub(crate) shell_line: Rc<RefCell<Option<ShellLine>>>,
+    /// What every pane's screen shows (default: an idle agent's composer,
+    /// and an empty shell line, so messages and runs are typed).
+    pub(crate) shown: Rc<RefCell<Option<Shown>>>,
     pub(crate) next_pane: Rc<RefCell<u32>>,
     /// Panes Zellij "has" beyond the fixed terminal_1 and plugin_5.
     pub(crate) opened: Rc<RefCell<Vec<PaneRef>>>,
@@ -155,8 +158,12 @@ impl Host for FakeHost {
         }
         Ok(vec!["$ echo hi".into(), "hi   ".into(), "".into()])
     }
-    fn shell_line(&self, _pane: PaneRef) -> ShellLine {
-        self.shell_line.borrow().clone().unwrap_or(ShellLine::Empty)
+    fn shown(&self, _pane: PaneRef) -> Option<Shown> {
+        let typed_into = Shown {
+            agent: Some(AgentScreen::Idle),
+            line: ShellLine::Empty,
+        };
+        Some(self.shown.borrow().clone().unwrap_or(typed_into))
     }
     fn pane_info(&self, pane: PaneRef) -> Option<PaneInfo> {
         if let Some(shown) = self.panes_shown.borrow().get(&pane) {

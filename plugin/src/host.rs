@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use zellij_mcp_protocol::agent_screen::Shown;
 use zellij_mcp_protocol::ops::{Direction as Edge, Signal};
-use zellij_mcp_protocol::shell_line::{shell_line, ShellLine};
 use zellij_mcp_protocol::{PaneKind, PaneRef};
 use zellij_tile::prelude::*;
 
@@ -61,8 +61,10 @@ pub trait Host {
     /// The pane's screen, as rows. Never the scrollback: it can be megabytes,
     /// and the plugin lives in a 16 MiB interpreter.
     fn screen(&self, pane: PaneRef) -> Result<Vec<String>, String>;
-    /// What a shell pane's line holds, told from its screen and cursor.
-    fn shell_line(&self, pane: PaneRef) -> ShellLine;
+    /// What the pane's screen shows (an agent's composer or dialog, a
+    /// shell's line), told from its screen and cursor; `None` when the
+    /// screen cannot be read.
+    fn shown(&self, pane: PaneRef) -> Option<Shown>;
     /// The pane as Zellij has it now (events may lag, or not come at all).
     fn pane_info(&self, pane: PaneRef) -> Option<PaneInfo>;
     fn tab_info(&self, tab_id: usize) -> Option<TabInfo>;
@@ -182,11 +184,9 @@ impl Host for ZellijHost {
         get_pane_scrollback(pane_id(pane), false).map(|contents| contents.viewport)
     }
 
-    fn shell_line(&self, pane: PaneRef) -> ShellLine {
-        match get_pane_scrollback(pane_id(pane), false) {
-            Ok(contents) => shell_line(&contents.viewport, contents.cursor),
-            Err(_) => ShellLine::Unknown,
-        }
+    fn shown(&self, pane: PaneRef) -> Option<Shown> {
+        let contents = get_pane_scrollback(pane_id(pane), false).ok()?;
+        Some(Shown::of(&contents.viewport, contents.cursor))
     }
 
     fn pane_info(&self, pane: PaneRef) -> Option<PaneInfo> {

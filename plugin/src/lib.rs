@@ -9,7 +9,8 @@
 //! - [`handlers`]: one handler per op; each says what its answer waits for
 //!   ([`handled`]).
 //! - [`lifecycle`]: the life of a request answered later, to its one answer.
-//! - [`delivery`]: typing queued messages into their targets' panes.
+//! - [`delivery`]: typing queued messages into their targets' panes, only
+//!   into an agent's empty composer; noting agents that start asking.
 //! - [`watching`]: looking at waited-on panes, and answering finished waits;
 //!   and shell runs' exit reports and timeouts.
 //! - [`events`]: one function per Zellij event.
@@ -28,7 +29,8 @@
 //! - [`shares`]: what the plugin caps, and each client's share of it;
 //! - [`pane_facts`]: panes' cwd and running command, from Zellij's events;
 //! - [`waits`]: event-driven waits on output, idleness and exit;
-//! - [`shell_runs`]: command lines run in shell panes, one at a time.
+//! - [`shell_runs`]: command lines run in shell panes, one at a time;
+//! - [`attention`]: what each agent's screen last showed (who is asking).
 //!
 //! Modules depend one way (`layers.rs` checks it): the state above
 //! knows nothing of [`McpPlugin`]; the plugin holds the state; handlers
@@ -36,6 +38,7 @@
 //! delivery, watching, the events and the pipe act on the plugin.
 
 mod agents;
+mod attention;
 mod commands;
 mod delivery;
 pub mod entry;
@@ -72,6 +75,7 @@ use zellij_mcp_protocol::PERMISSIONS;
 use zellij_tile::prelude::*;
 
 use agents::Agents;
+use attention::Attention;
 use event_log::EventLog;
 use handled::HandlerResult;
 use host::{Host, ZellijHost};
@@ -126,6 +130,8 @@ pub struct McpPlugin<H: Host + 'static> {
     log: EventLog,
     /// Command lines typed into shell panes, waiting for their exit reports.
     shell_runs: ShellRuns,
+    /// What each agent's screen last showed.
+    attention: Attention,
 }
 
 /// The request and reply bookkeeping.

@@ -8,7 +8,9 @@
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-use zellij_mcp_protocol::ops::{DeliveryStatus, Happened, LoggedEvent, SendMessageResult};
+use zellij_mcp_protocol::ops::{
+    DeliveryStatus, Happened, HoldReason, LoggedEvent, SendMessageResult,
+};
 use zellij_mcp_protocol::{Error, ErrorBody, PaneRef};
 
 use crate::event_log::EventLog;
@@ -19,6 +21,9 @@ use crate::shares;
 /// [`LONGEST_BACKOFF`].
 const FIRST_BACKOFF: Duration = Duration::from_millis(250);
 const LONGEST_BACKOFF: Duration = Duration::from_secs(5);
+/// A held message's target is looked at again this often, so the message
+/// goes within a second of the target taking it.
+pub const HELD_LOOK: Duration = Duration::from_millis(250);
 /// A submitted message counts as delivered when its pane was there, and had
 /// not exited, when its CR was written; else it is typed again. When Zellij
 /// does not answer whether the pane is there, it is asked again after this,
@@ -69,6 +74,8 @@ pub struct Message {
     confirm_tries: u32,
     /// The request waiting for delivery, and until when it waits.
     waiter: Option<(Asker, Instant)>,
+    /// Why its target's pane cannot take it now, when it is there.
+    held: Option<HoldReason>,
 }
 
 impl Message {
@@ -94,6 +101,7 @@ impl Message {
             confirm_at: None,
             confirm_tries: 0,
             waiter: None,
+            held: None,
         }
     }
 
@@ -165,13 +173,20 @@ impl Message {
         self.next_try = now + backoff.min(LONGEST_BACKOFF);
     }
 
+    /// The result with `status`; one not delivered yet is `held` while
+    /// its target shows something it must not be typed into.
     fn result(&self, status: DeliveryStatus) -> SendMessageResult {
+        let held_because = self.held.filter(|_| status == DeliveryStatus::Queued);
         SendMessageResult {
             seq: self.seq,
-            status,
+            status: match held_because {
+                Some(_) => DeliveryStatus::Held,
+                None => status,
+            },
             attempts: self.attempts,
             pane_id: self.sending,
             from: self.from.clone(),
+            held_because,
         }
     }
 }
@@ -289,7 +304,18 @@ impl Outbox {
         if let Some(message) = self.find(seq) {
             message.attempts += 1;
             message.sending = Some(pane);
+            message.held = None;
         }
+    }
+
+    /// Its target's pane shows something it must not be typed into: it is
+    /// looked at again after [`HELD_LOOK`]. Whether the reason is new.
+    pub fn hold(&mut self, seq: u64, why: HoldReason, now: Instant) -> bool {
+        let Some(message) = self.find(seq) else {
+            return false;
+        };
+        message.next_try = now + HELD_LOOK;
+        message.held.replace(why) != Some(why)
     }
 
     /// Typed and submitted: to be confirmed now (see [`CONFIRM_RETRY`]).
@@ -334,6 +360,7 @@ impl Outbox {
     pub fn retry_later(&mut self, seq: u64, now: Instant) -> Option<(u32, Duration)> {
         let message = self.find(seq)?;
         message.attempts += 1;
+        message.held = None;
         message.back_off(now);
         Some((message.attempts, message.next_try - now))
     }

@@ -5,10 +5,12 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use zellij_mcp_protocol::agent_screen::{AgentScreen, Shown};
 use zellij_mcp_protocol::ops::{
     op, ArrangePaneResult, ClientEntry, CloseResult, ClosedPane, DeliveryStatus, DumpLayoutResult,
-    Geometry, NewTabResult, PaneResult, RequestState, TargetResult, WaitOutcome,
+    Geometry, HoldReason, NewTabResult, PaneResult, RequestState, TargetResult, WaitOutcome,
 };
+use zellij_mcp_protocol::shell_line::ShellLine;
 use zellij_mcp_protocol::PaneRef;
 use zellij_tile::prelude::*;
 
@@ -987,19 +989,100 @@ fn a_run_in_a_busy_pane_or_with_a_bad_token_is_refused() {
 
 #[test]
 fn a_run_never_types_after_a_persons_half_typed_line() {
-    use zellij_mcp_protocol::shell_line::ShellLine;
     let mut p = plugin("shell-runs-draft");
+    let shell = |line| Some(Shown { agent: None, line });
     let run = |token: &str| json!({"pane_id": "terminal_1", "text": "true\r", "token": token, "at_prompt": true});
     for line in [
         ShellLine::Draft("$ touch notes.txt".into()),
         ShellLine::Unknown,
     ] {
-        *p.host.shell_line.borrow_mut() = Some(line);
+        *p.host.shown.borrow_mut() = shell(line);
         assert_eq!(refused(&mut p, "1", "run_in_pane", run("t1")), "draft");
     }
     assert!(typed(&p).is_empty(), "nothing typed");
-    *p.host.shell_line.borrow_mut() = Some(ShellLine::Empty);
+    *p.host.shown.borrow_mut() = shell(ShellLine::Empty);
     send(&mut p, "2", Some(&request("2", "run_in_pane", run("t2"))));
     p.on_timer();
     assert_eq!(typed(&p).len(), 1, "an empty line takes the run");
+}
+
+/// What every pane's screen shows from now on.
+fn screen_shows(p: &mut Plugin, agent: Option<AgentScreen>, line: ShellLine) {
+    *p.host.shown.borrow_mut() = Some(Shown { agent, line });
+}
+
+/// The events of the log, by name.
+fn events_named(p: &mut Plugin, id: &str, name: &str) -> Vec<Value> {
+    send(p, id, Some(&request(id, "read_events", json!({}))));
+    let read: Value =
+        serde_json::to_value(result_of::<op::ReadEvents>(only_reply(p, id, id))).unwrap();
+    let events = read["events"].as_array().cloned().unwrap_or_default();
+    events.into_iter().filter(|e| e["event"] == name).collect()
+}
+
+#[test]
+fn a_message_is_held_while_its_agent_asks_or_holds_a_draft_and_typed_once_it_is_free() {
+    let mut p = plugin("op-message-held");
+    let register = request_from("terminal_1", "1", "register_agent", json!({"name": "main"}));
+    send(&mut p, "1", Some(&register));
+    only_reply(&p, "1", "1");
+    screen_shows(&mut p, Some(AgentScreen::Asking), ShellLine::Unknown);
+    let args = json!({"to": "main", "text": "hello", "from": "ci", "wait_ms": 100});
+    send(&mut p, "2", Some(&request("2", "send_message", args)));
+    assert!(typed(&p).is_empty(), "nothing typed into the dialog");
+    p.host.advance(Duration::from_millis(150));
+    p.on_timer();
+    let sent = result_of::<op::SendMessage>(only_reply(&p, "2", "2"));
+    assert_eq!(
+        (sent.status, sent.held_because),
+        (DeliveryStatus::Held, Some(HoldReason::Asking))
+    );
+    screen_shows(&mut p, Some(AgentScreen::Draft), ShellLine::Unknown);
+    p.host.advance(Duration::from_millis(300));
+    p.on_timer();
+    assert!(typed(&p).is_empty(), "nothing typed after a person's draft");
+    let held: Vec<Value> = events_named(&mut p, "3", "held");
+    let reasons: Vec<&Value> = held.iter().map(|e| &e["why"]).collect();
+    assert_eq!(reasons, [&json!("asking"), &json!("draft")], "{held:?}");
+    screen_shows(&mut p, Some(AgentScreen::Working), ShellLine::Unknown);
+    p.host.advance(Duration::from_millis(300));
+    p.on_timer();
+    let header = "[#2 from ci] hello".to_owned();
+    assert_eq!(
+        typed(&p),
+        [(PaneRef::terminal(1), header)],
+        "typed once free"
+    );
+}
+
+#[test]
+fn a_message_to_a_pane_that_shows_no_agent_is_refused_and_nothing_is_typed() {
+    let mut p = plugin("op-message-not-agent");
+    screen_shows(&mut p, None, ShellLine::Draft("$ touch notes.txt".into()));
+    let args = json!({"to": "terminal_1", "text": "hello", "from": "ci"});
+    assert_eq!(refused(&mut p, "1", "send_message", args), "not_an_agent");
+    p.host.advance(Duration::from_millis(300));
+    p.on_timer();
+    assert!(typed(&p).is_empty());
+    // A name waits for its agent's composer instead.
+    let args = json!({"to": "later", "text": "hello", "from": "ci", "wait_ms": 0});
+    send(&mut p, "2", Some(&request("2", "send_message", args)));
+    let sent = result_of::<op::SendMessage>(only_reply(&p, "2", "2"));
+    assert_eq!(sent.status, DeliveryStatus::Queued);
+}
+
+#[test]
+fn writing_into_a_dialog_needs_answer_and_is_logged() {
+    let mut p = plugin("op-write-asking");
+    screen_shows(&mut p, Some(AgentScreen::Asking), ShellLine::Unknown);
+    let keys = json!({"pane_id": "terminal_1", "keys": ["Enter"]});
+    assert_eq!(refused(&mut p, "1", "write", keys), "asking");
+    assert!(typed(&p).is_empty());
+    let meant = json!({"pane_id": "terminal_1", "keys": ["Esc"], "answer": true});
+    send(&mut p, "2", Some(&request("2", "write", meant)));
+    only_reply(&p, "2", "2");
+    assert_eq!(typed(&p), [(PaneRef::terminal(1), "\u{1b}".to_owned())]);
+    let answered = events_named(&mut p, "3", "answered");
+    assert_eq!(answered.len(), 1, "{answered:?}");
+    assert_eq!(answered[0]["pane_id"], json!("terminal_1"));
 }

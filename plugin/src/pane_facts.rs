@@ -61,6 +61,23 @@ impl PaneFacts {
         }
     }
 
+    /// Asks `ask` the facts of the panes not known yet.
+    pub fn learn(&mut self, panes: impl Iterator<Item = PaneRef>, ask: impl Fn(PaneRef) -> Facts) {
+        for pane in panes {
+            self.known.entry(pane).or_insert_with(|| ask(pane));
+        }
+    }
+
+    /// The panes whose running command, as last told, passes `test`.
+    pub fn running(&self, test: impl Fn(&[String]) -> bool) -> Vec<PaneRef> {
+        let runs = |facts: &Facts| facts.running.as_deref().is_some_and(&test);
+        self.known
+            .iter()
+            .filter(|(_, facts)| runs(facts))
+            .map(|(pane, _)| *pane)
+            .collect()
+    }
+
     /// Forgets the pane's facts: its program may have changed.
     pub fn forget(&mut self, pane: PaneRef) {
         self.known.remove(&pane);

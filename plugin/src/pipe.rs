@@ -200,10 +200,12 @@ impl<H: Host> McpPlugin<H> {
             op::ReadEvents::NAME => self
                 .now::<op::ReadEvents>(args, asker, |p, a, _| handlers::read_events(&mut p.log, a)),
             op::Read::NAME => self.now::<op::Read>(args, asker, |p, a, _| {
-                Zellij::of(&p.host, &p.view).read(&mut p.pane_facts, a)
+                let named = p.agents.by_pane().contains_key(&a.pane_id);
+                Zellij::of(&p.host, &p.view).read(&mut p.pane_facts, named, a)
             }),
             op::Locate::NAME => self.now::<op::Locate>(args, asker, |p, a, _| {
-                Zellij::of(&p.host, &p.view).locate(&mut p.pane_facts, a)
+                let named = p.agents.by_pane().contains_key(&a.pane_id);
+                Zellij::of(&p.host, &p.view).locate(&mut p.pane_facts, named, a)
             }),
             op::PaneOfProcess::NAME => {
                 self.now::<op::PaneOfProcess>(args, asker, |p, a, _| p.zellij().pane_of_process(a))
@@ -211,7 +213,7 @@ impl<H: Host> McpPlugin<H> {
             op::Write::NAME => self.now::<op::Write>(args, asker, |p, a, asker| {
                 let delay_ms = p.settings.submit_delay_ms;
                 let zellij = Zellij::of(&p.host, &p.view);
-                zellij.write(&p.input, &mut p.pane_facts, delay_ms, a, asker)
+                zellij.write(&p.input, &mut p.pane_facts, &mut p.log, delay_ms, a, asker)
             }),
             op::WaitFor::NAME => self.now::<op::WaitFor>(args, asker, |p, a, asker| {
                 p.zellij().wait_for(&p.waits, a, asker)

@@ -29,6 +29,8 @@ pub enum ErrorCode {
     Transport,
     Busy,
     Draft,
+    Asking,
+    NotAnAgent,
     ResultUnknown,
     ReplyLost,
     ReadOnly,
@@ -37,7 +39,7 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 20] = [
+    pub const ALL: [ErrorCode; 22] = [
         ErrorCode::NotReady,
         ErrorCode::BadRequest,
         ErrorCode::UnknownOp,
@@ -53,6 +55,8 @@ impl ErrorCode {
         ErrorCode::Transport,
         ErrorCode::Busy,
         ErrorCode::Draft,
+        ErrorCode::Asking,
+        ErrorCode::NotAnAgent,
         ErrorCode::ResultUnknown,
         ErrorCode::ReplyLost,
         ErrorCode::ReadOnly,
@@ -77,6 +81,8 @@ impl ErrorCode {
             ErrorCode::Transport => "transport",
             ErrorCode::Busy => "busy",
             ErrorCode::Draft => "draft",
+            ErrorCode::Asking => "asking",
+            ErrorCode::NotAnAgent => "not_an_agent",
             ErrorCode::ResultUnknown => "result_unknown",
             ErrorCode::ReplyLost => "reply_lost",
             ErrorCode::ReadOnly => "read_only",
@@ -110,6 +116,12 @@ impl ErrorCode {
             ErrorCode::Busy => "the caller has its share of something under way",
             ErrorCode::Draft => {
                 "the pane's line holds text a person typed and did not send, or may"
+            }
+            ErrorCode::Asking => {
+                "the pane shows a dialog, question or menu, and these keys would answer it"
+            }
+            ErrorCode::NotAnAgent => {
+                "the pane shows no agent's composer: a message would be typed into another program"
             }
             ErrorCode::ResultUnknown => {
                 "the command ran, but its exit code or output could not be known exactly"
@@ -147,6 +159,12 @@ impl ErrorCode {
             ErrorCode::Busy => "wait for some of it to end, then retry",
             ErrorCode::Draft => {
                 "leave the line to the person: retry once they sent or cleared it, or use another pane"
+            }
+            ErrorCode::Asking => {
+                "leave it to the person, or pass answer: true to answer it on purpose (it is logged)"
+            }
+            ErrorCode::NotAnAgent => {
+                "send to an agent's pane or name (a name waits for its agent), or type with zellij_write"
             }
             ErrorCode::ResultUnknown => "read the pane (zellij_read) before running it again",
             ErrorCode::ReplyLost => {
@@ -221,6 +239,14 @@ pub enum Error {
         pane: String,
         line: String,
     },
+    Asking {
+        pane: String,
+    },
+    /// `program`, what the pane runs, when known.
+    NotAnAgent {
+        pane: String,
+        program: Option<String>,
+    },
     ResultUnknown {
         problem: String,
     },
@@ -285,6 +311,8 @@ impl Error {
             Error::Transport { .. } => ErrorCode::Transport,
             Error::Busy { .. } => ErrorCode::Busy,
             Error::Draft { .. } => ErrorCode::Draft,
+            Error::Asking { .. } => ErrorCode::Asking,
+            Error::NotAnAgent { .. } => ErrorCode::NotAnAgent,
             Error::ResultUnknown { .. } => ErrorCode::ResultUnknown,
             Error::ReplyLost { .. } => ErrorCode::ReplyLost,
             Error::ReadOnly { .. } => ErrorCode::ReadOnly,
@@ -315,6 +343,13 @@ impl Error {
             ),
             Error::Draft { pane, line } => format!(
                 "{pane}'s line may hold text a person typed and did not send (the cursor's row reads `{line}`), and a run would send it; nothing was typed"
+            ),
+            Error::Asking { pane } => format!(
+                "{pane} shows a dialog, question or menu, and anything typed would answer it; nothing was typed"
+            ),
+            Error::NotAnAgent { pane, program } => format!(
+                "{pane} shows no agent's composer{}; a message would be typed into it as input, so none was queued",
+                program.as_ref().map(|p| format!(" (it runs {p})")).unwrap_or_default()
             ),
             Error::NotReady { problem }
             | Error::BadRequest { problem, .. }

@@ -32,6 +32,7 @@
 //! session; the bridge adds it.
 
 pub mod agent_name;
+pub mod agent_screen;
 pub mod cursor;
 pub mod envelope;
 pub mod errors;

@@ -13,6 +13,20 @@
 
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
+/// Shells, by the name their process has.
+pub const SHELLS: &[&str] = &[
+    "bash", "zsh", "fish", "sh", "dash", "ksh", "mksh", "tcsh", "csh", "nu", "elvish", "xonsh",
+    "yash", "ash",
+];
+
+/// Whether `argv` is a shell's (a login shell's name starts with `-`).
+pub fn is_shell(argv: &[String]) -> bool {
+    argv.first().is_some_and(|program| {
+        let name = program.rsplit('/').next().unwrap_or(program);
+        SHELLS.contains(&name.trim_start_matches('-'))
+    })
+}
+
 /// The signs prompts end with, before their last space, that command
 /// lines hold too.
 pub const TYPED_SIGNS: [char; 4] = ['$', '#', '%', '>'];

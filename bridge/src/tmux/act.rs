@@ -449,6 +449,7 @@ fn write_to(pane: PaneRef) -> WriteArgs {
         submit: false,
         submit_delay_ms: None,
         allow_exited: false,
+        answer: false,
         force: false,
     }
 }

@@ -7,10 +7,11 @@ use rmcp::service::RequestContext;
 use rmcp::Json;
 use rmcp::{tool, tool_router, RoleServer};
 use zellij_mcp_protocol::ops::{
-    check_max_bytes, op, CancelMessagesArgs, CancelMessagesResult, Op, PaneResult, ReadArgs,
-    ReadEventsArgs, ReadEventsResult, ReadResult, RunArgs, RunCommand, RunResult, SendMessageArgs,
-    SendMessageResult, SignalArgs, WaitForArgs, WaitForResult, WriteArgs, WriteResult,
-    DEFAULT_DELIVERY_WAIT_MS, DEFAULT_SUBMIT_DELAY_MS, DEFAULT_WAIT_MS, MAX_DELIVERY_WAIT_MS,
+    check_max_bytes, op, CancelMessagesArgs, CancelMessagesResult, Op, PaneResult, PaneState,
+    ReadArgs, ReadEventsArgs, ReadEventsResult, ReadResult, RunArgs, RunCommand, RunResult,
+    SendMessageArgs, SendMessageResult, SignalArgs, WaitForArgs, WaitForResult, WriteArgs,
+    WriteResult, DEFAULT_DELIVERY_WAIT_MS, DEFAULT_SUBMIT_DELAY_MS, DEFAULT_WAIT_MS,
+    MAX_DELIVERY_WAIT_MS,
 };
 use zellij_mcp_protocol::text::shape_read;
 
@@ -33,7 +34,9 @@ impl ZellijMcp {
             let Json(mut read) = self
                 .send::<op::Read>(p.session.as_deref(), &p.args, Duration::ZERO)
                 .await?;
-            read.result.state = pane_state(read.result.pid);
+            let processes = pane_state(read.result.pid);
+            read.result.state = PaneState::of(read.result.state, read.result.line_draft, processes);
+            read.result.line_draft = false;
             return Ok(Json(read));
         }
         let (max_bytes, since) = p.args.checked()?;
@@ -55,13 +58,13 @@ impl ZellijMcp {
         let shaped = shape_read(&rows, since.as_ref(), p.args.tail_lines, max_bytes);
         let mut result = ReadResult::new(pane, located.tab_id, shaped);
         result.pid = located.pid;
-        result.state = pane_state(located.pid);
+        result.state = PaneState::of(located.state, located.line_draft, pane_state(located.pid));
         Ok(Json(FromSession { session, result }))
     }
 
     #[tool(
         name = "zellij_write",
-        description = "Type text, then keys (Enter, Tab, Esc, Up, 'Ctrl c'...); paste: as a bracketed paste; submit: then a lone CR after submit_delay_ms (Ink-safe), returning after it. On: a terminal pane_id. Focus: never moves. After: returns pane_id, tab_id. Don't: end text with \\r when submitting. Needs: a live pane, not its own (allow_exited, force).",
+        description = "Type text, then keys (Enter, Tab, Esc, Up, 'Ctrl c'...); paste: as a bracketed paste; submit: then a lone CR after submit_delay_ms (Ink-safe), returning after it. On: a terminal pane_id. Focus: never moves. After: returns pane_id, tab_id. Don't: end text with \\r when submitting; answer a dialog (state asking) unless meant (answer: true). Needs: a live pane, not its own (allow_exited, force).",
         input_schema = input::<WriteArgs>(),
         output_schema = output::<WriteResult>(),
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
@@ -148,7 +151,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_send_message",
-        description = "Type a message into an agent's pane, headed [#seq from sender], and submit it (Ink-safe). to: pane id, agent name or parent. In seq order per target; a missing or exited target is retried until ttl_s. On: the target. Focus: never moves. After: returns seq, status. Don't: use zellij_write for agents. Needs: text up to 64 KiB.",
+        description = "Type [#seq from sender] text into an agent's empty composer and submit it (Ink-safe). to: pane id, agent name or parent. In seq order per target; held (held_because) while it asks, has a draft or no composer; retried until ttl_s if missing. On: the target. Focus: never moves. After: returns seq, status. Don't: use zellij_write for agents. Needs: an agent's pane, text up to 64 KiB.",
         input_schema = input::<SendMessageArgs>(),
         output_schema = output::<SendMessageResult>(),
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)

@@ -466,6 +466,7 @@ mod tests {
                 attempts: 0,
                 pane_id: None,
                 from: "ci".into(),
+                held_because: None,
             },
         };
         let value = serde_json::to_value(&sent).unwrap();

@@ -48,9 +48,9 @@ impl ZellijMcp {
             .await
     }
 
-    /// `wait_for {until_state}`: the pane's processes are looked at every
-    /// [`STATE_LOOK`] until it is in `state` or the timeout passes. The
-    /// plugin is asked once, for the pane's process.
+    /// `wait_for {until_state}`: the pane's processes (and for states told
+    /// from the screen, the plugin) are looked at every [`STATE_LOOK`] until
+    /// it is in `state` or the timeout passes.
     pub(super) async fn wait_for_state(
         &self,
         session: &str,
@@ -67,15 +67,22 @@ impl ZellijMcp {
         let timeout =
             Duration::from_millis(args.timeout_ms.unwrap_or(DEFAULT_WAIT_MS).min(MAX_WAIT_MS));
         let started = tokio::time::Instant::now();
-        let (session, located) = self.locate(session, args.pane_id).await?;
+        let (session, mut located) = self.locate(session, args.pane_id).await?;
+        // A shell's `prompt` and the agents' states need the screen: the
+        // plugin is asked each time; the processes alone are looked at here.
+        let on_screen = state.is_shown() || state == PaneState::Prompt;
         let outcome = loop {
-            if pane_state(located.pid) == Some(state) {
+            let now = PaneState::of(located.state, located.line_draft, pane_state(located.pid));
+            if now == Some(state) {
                 break WaitOutcome::State;
             }
             if started.elapsed() >= timeout {
                 break WaitOutcome::Timeout;
             }
             tokio::time::sleep(STATE_LOOK).await;
+            if on_screen {
+                located = self.locate(&session, args.pane_id).await?.1;
+            }
         };
         let result = WaitForResult {
             pane_id: args.pane_id,

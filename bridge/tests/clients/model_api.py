@@ -1,13 +1,25 @@
-"""A scripted stand-in for the model API Claude Code talks to, for the
-agent-teams test: Claude Code's first turn on a prompt with SPAWN gets one
-call of its Agent tool that starts a teammate named researcher; every other
-turn gets a short text answer. Streams as the Messages API does (SSE).
+"""A scripted stand-in for the model API Claude Code talks to. Streams as
+the Messages API does (SSE). What a user turn holds decides the answer:
+- SPAWN: one call of the Agent tool that starts a teammate named researcher;
+- BASH <command>: one call of the Bash tool running <command> (so Claude
+  Code asks permission first);
+- HOLD <path>: the answer waits until <path> exists (a turn under way);
+- anything else: a short text answer.
+A tool's result gets a short text answer.
 
-Prints the port it listens on (127.0.0.1), then serves until killed."""
+Usage: model_api.py [requests.jsonl]: with a path, each request's last
+user text is appended to it as a JSON line, with whether it is a turn of
+the agent's loop (it offers tools) rather than a side request (a title). Prints the port it listens on
+(127.0.0.1), then serves until killed."""
 
 import http.server
 import json
+import os
+import re
 import sys
+import time
+
+REQUESTS = sys.argv[1] if len(sys.argv) > 1 else None
 
 TEAMMATE = {"description": "say hello", "prompt": "say hello", "name": "researcher"}
 
@@ -40,18 +52,49 @@ def events(model, blocks, stop_reason):
     yield "message_stop", {"type": "message_stop"}
 
 
+def user_text(content):
+    """The text parts of a user message's content."""
+    if isinstance(content, str):
+        return content
+    parts = content if isinstance(content, list) else []
+    return "\n".join(p.get("text", "") for p in parts if isinstance(p, dict) and p.get("type") == "text")
+
+
+def latest_user_text(messages):
+    """The text of the user messages since the model last spoke."""
+    texts = []
+    for message in reversed(messages):
+        if message.get("role") == "assistant":
+            break
+        texts.append(user_text(message.get("content")))
+    return "\n".join(reversed(texts))
+
+
+def tool_call(name, arguments):
+    start = {"type": "tool_use", "id": f"toolu_stand_in_{time.monotonic_ns()}", "name": name, "input": {}}
+    delta = {"type": "input_json_delta", "partial_json": json.dumps(arguments)}
+    return [(start, delta)], "tool_use"
+
+
 def answer(request):
-    """Spawn the teammate on the lead's first turn, else say ok."""
+    """The answer to the last user turn (see the module's doc)."""
     messages = request.get("messages", [])
     tools = {tool.get("name") for tool in request.get("tools", [])}
     last = messages[-1].get("content") if messages else None
     answered_tool = isinstance(last, list) and any(
         isinstance(part, dict) and part.get("type") == "tool_result" for part in last
     )
+    text = "" if answered_tool else latest_user_text(messages)
     if "SPAWN" in json.dumps(messages[:1]) and "Agent" in tools and not answered_tool:
-        start = {"type": "tool_use", "id": "toolu_stand_in", "name": "Agent", "input": {}}
-        delta = {"type": "input_json_delta", "partial_json": json.dumps(TEAMMATE)}
-        return [(start, delta)], "tool_use"
+        return tool_call("Agent", TEAMMATE)
+    bash = re.search(r"BASH (.+)", text)
+    if bash and "Bash" in tools:
+        return tool_call("Bash", {"command": bash.group(1).strip(), "description": "Run the command"})
+    hold = re.search(r"HOLD (\S+)", text)
+    if hold:
+        deadline = time.monotonic() + 120
+        while not os.path.exists(hold.group(1)) and time.monotonic() < deadline:
+            time.sleep(0.05)
     start = {"type": "text", "text": ""}
     delta = {"type": "text_delta", "text": "ok"}
     return [(start, delta)], "end_turn"
@@ -71,6 +114,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if "count_tokens" in self.path:
             self.reply_json({"input_tokens": 1})
             return
+        if REQUESTS:
+            messages = request.get("messages", [])
+            last = latest_user_text(messages)
+            with open(REQUESTS, "a") as log:
+                turn = bool(request.get("tools"))
+                log.write(json.dumps({"last_user_text": last, "turn": turn}) + "\n")
         blocks, stop_reason = answer(request)
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")

@@ -7,6 +7,8 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use zellij_mcp_harness::{repo_layout, wait_for, Mcp, Sandbox, Session};
 
+pub mod claude;
+
 /// Runs a test body once per transport.
 #[macro_export]
 macro_rules! on_both_transports {

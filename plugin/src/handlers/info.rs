@@ -105,6 +105,7 @@ impl<H: Host> Zellij<'_, H> {
         let mut agents = agents.by_pane();
         for pane in &mut panes {
             pane.agent = agents.remove(&pane.pane_id);
+            let named = pane.agent.is_some();
             if pane.pane_id.kind == PaneKind::Terminal {
                 pane.pid = self.pid_of(facts, pane.pane_id);
             }
@@ -116,6 +117,9 @@ impl<H: Host> Zellij<'_, H> {
                 });
                 (pane.cwd, pane.running) = (facts.cwd, facts.running);
             }
+            pane.state = pane
+                .state
+                .or_else(|| self.shown_state(facts, pane.pane_id, false, named).0);
         }
         if let Some(needle) = &args.command {
             panes.retain(|p| {

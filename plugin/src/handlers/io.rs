@@ -2,20 +2,22 @@
 
 use std::time::Duration;
 
+use zellij_mcp_protocol::agent_screen::{is_agent_program, AgentScreen};
 use zellij_mcp_protocol::keys::key_bytes;
 use zellij_mcp_protocol::ops::{
-    LocateResult, PaneArgs, PaneResult, ReadArgs, ReadResult, RunInPaneArgs, SignalArgs, WriteArgs,
-    WriteResult, MAX_SUBMIT_DELAY_MS, MAX_WRITE_BYTES,
+    Happened, LocateResult, PaneArgs, PaneResult, PaneState, ReadArgs, ReadResult, RunInPaneArgs,
+    SignalArgs, WriteArgs, WriteResult, MAX_SUBMIT_DELAY_MS, MAX_WRITE_BYTES,
 };
-use zellij_mcp_protocol::shell_line::ShellLine;
+use zellij_mcp_protocol::shell_line::{is_shell, ShellLine};
 use zellij_mcp_protocol::text::{shape_read, trim_rows};
 use zellij_mcp_protocol::{Error, ErrorBody, PaneKind, PaneRef};
 
 use super::{bad_request, now, refuse_own_pane, Zellij};
 use super::{Handled, HandlerResult};
+use crate::event_log::EventLog;
 use crate::host::Host;
 use crate::later::Asker;
-use crate::pane_facts::PaneFacts;
+use crate::pane_facts::{Facts, PaneFacts};
 use crate::shell_runs::{ShellRun, ShellRuns};
 use crate::writes::{PendingWrite, WriteDone, WriteQueue};
 
@@ -26,7 +28,7 @@ impl<H: Host> Zellij<'_, H> {
     /// The pane's screen; scrollback reads (`full`, `since`) are the bridge's.
     /// `read` of the screen, with the pane's pid (from `facts`) for the
     /// bridge to tell its state.
-    pub fn read(&self, facts: &mut PaneFacts, args: ReadArgs) -> HandlerResult {
+    pub fn read(&self, facts: &mut PaneFacts, named: bool, args: ReadArgs) -> HandlerResult {
         let (max_bytes, _) = args.checked()?;
         if args.needs_scrollback() {
             return Err(ErrorBody::from(Error::Unsupported {
@@ -43,17 +45,62 @@ impl<H: Host> Zellij<'_, H> {
         let tab_id = self.view.tab_id_of(args.pane_id);
         let mut read = ReadResult::new(args.pane_id, tab_id, shaped);
         read.pid = self.pid_of(facts, args.pane_id);
+        (read.state, read.line_draft) = self.shown_state(facts, args.pane_id, true, named);
         now(read)
     }
 
-    /// `locate`: the pane's tab and process, or `pane_not_found`.
-    pub fn locate(&self, facts: &mut PaneFacts, args: PaneArgs) -> HandlerResult {
+    /// `locate`: the pane's tab and process, or `pane_not_found`; and what
+    /// its screen shows, for an agent (`named`, or by its program) or a
+    /// shell.
+    pub fn locate(&self, facts: &mut PaneFacts, named: bool, args: PaneArgs) -> HandlerResult {
         self.require_pane(args.pane_id)?;
+        let (state, line_draft) = self.shown_state(facts, args.pane_id, true, named);
         now(LocateResult {
             pane_id: args.pane_id,
             tab_id: self.view.tab_id_of(args.pane_id),
             pid: self.pid_of(facts, args.pane_id),
+            state,
+            line_draft,
         })
+    }
+
+    /// What a live terminal pane's screen shows: for a pane that is an
+    /// agent's (`named`) or runs an agent program, its state (`unknown`
+    /// when the screen is not recognised); and, for a shell (when
+    /// `shells`), whether its line holds text. A list reads no shell's
+    /// screen: one read per pane.
+    pub fn shown_state(
+        &self,
+        facts: &mut PaneFacts,
+        pane: PaneRef,
+        shells: bool,
+        named: bool,
+    ) -> (Option<PaneState>, bool) {
+        let exited = self.view.find(pane).is_some_and(|(_, info)| info.exited);
+        if pane.kind != PaneKind::Terminal || exited {
+            return (None, false);
+        }
+        let host = self.host;
+        let running = facts
+            .get(pane, || Facts {
+                cwd: host.cwd(pane),
+                running: host.running_command(pane),
+            })
+            .running
+            .unwrap_or_default();
+        let shell = is_shell(&running);
+        let agent = (named || is_agent_program(&running)) && !shell;
+        if !(agent || shells && shell) {
+            return (None, false);
+        }
+        let Some(shown) = self.host.shown(pane) else {
+            return (None, false);
+        };
+        match shown.agent {
+            Some(screen) => (Some(screen.into()), false),
+            None if agent => (Some(PaneState::Unknown), false),
+            None => (None, matches!(shown.line, ShellLine::Draft(_))),
+        }
     }
 
     /// A terminal pane's own process, asked of Zellij once per pane.
@@ -114,7 +161,8 @@ impl<H: Host> Zellij<'_, H> {
                 fix: "wait for it (zellij_wait_for until_state: prompt), or run the command in a new pane".into(),
             }));
         }
-        match self.host.shell_line(pane) {
+        let line = self.host.shown(pane).map(|shown| shown.line);
+        match line.unwrap_or(ShellLine::Unknown) {
             ShellLine::Empty => Ok(()),
             ShellLine::Draft(line) => Err(ErrorBody::from(Error::Draft {
                 pane: pane.to_string(),
@@ -144,6 +192,7 @@ impl<H: Host> Zellij<'_, H> {
         &self,
         input: &WriteQueue,
         facts: &mut PaneFacts,
+        log: &mut EventLog,
         submit_delay_ms: u64,
         args: WriteArgs,
         asker: &Asker,
@@ -173,6 +222,7 @@ impl<H: Host> Zellij<'_, H> {
             ));
         }
         input.room(args.pane_id)?;
+        self.refuse_to_answer_unless_meant(args.pane_id, args.answer, asker, log)?;
         facts.forget(args.pane_id);
         Ok(Handled::Write(PendingWrite {
             done: WriteDone::Answer(asker.clone()),
@@ -181,6 +231,36 @@ impl<H: Host> Zellij<'_, H> {
             bytes,
             submit_delay,
         }))
+    }
+
+    /// Anything typed into a dialog an agent shows (state `asking`) would
+    /// answer it: refused unless the caller says it means to (`answer`),
+    /// and then logged.
+    fn refuse_to_answer_unless_meant(
+        &self,
+        pane: PaneRef,
+        answer: bool,
+        asker: &Asker,
+        log: &mut EventLog,
+    ) -> Result<(), ErrorBody> {
+        let agent = self.host.shown(pane).and_then(|shown| shown.agent);
+        if agent != Some(AgentScreen::Asking) {
+            return Ok(());
+        }
+        if !answer {
+            return Err(ErrorBody::from(Error::Asking {
+                pane: pane.to_string(),
+            }));
+        }
+        let client = asker.client().to_owned();
+        log.record(
+            self.host.unix_ms(),
+            Happened::Answered {
+                pane_id: pane,
+                client,
+            },
+        );
+        Ok(())
     }
 
     pub fn signal(&self, facts: &mut PaneFacts, args: SignalArgs, asker: &Asker) -> HandlerResult {

@@ -4,13 +4,14 @@
 use std::time::Duration;
 
 use zellij_mcp_protocol::agent_name::{check_agent_name, parent_of, OUTSIDE_SENDER, PARENT};
+use zellij_mcp_protocol::agent_screen::is_agent_program;
 use zellij_mcp_protocol::ops::{
     CancelMessagesArgs, CancelMessagesResult, Happened, ReadEventsArgs, SendMessageArgs,
     DEFAULT_DELIVERY_WAIT_MS, DEFAULT_EVENTS_BYTES, DEFAULT_MESSAGE_TTL_S, MAX_DELIVERY_WAIT_MS,
     MAX_EVENTS_BYTES, MAX_MESSAGE_BYTES, MAX_MESSAGE_TTL_S,
 };
 use zellij_mcp_protocol::text::plain_text;
-use zellij_mcp_protocol::{ErrorBody, PaneKind, PaneRef};
+use zellij_mcp_protocol::{Error, ErrorBody, PaneKind, PaneRef};
 
 use super::{bad_request, now, Handled, HandlerResult};
 use crate::agents::Agents;
@@ -58,6 +59,7 @@ pub fn send_message(
     let caller_name = asker.caller.and_then(|p| agents.by_pane().remove(&p));
     let to = recipient(&args.to, caller_name.as_deref())?;
     refuse_message_to_self(agents, &to, asker.caller)?;
+    refuse_unless_an_agent(host, agents, &to)?;
     let from = sender(agents, args.from, caller_name, asker.caller)?;
     let text = plain_text(&args.text);
     outbox.room(text.len(), asker.client())?;
@@ -161,6 +163,35 @@ fn sender(
         ));
     }
     Ok(from)
+}
+
+/// A message to a pane by id goes only to an agent: a pane whose screen
+/// shows an agent's composer or dialog, that runs an agent program, or that
+/// has an agent's name. Anything else (a shell, an editor) would take the
+/// message as its own input, so it is refused now rather than held until
+/// its TTL. A missing pane is queued, as a pane that may still open.
+fn refuse_unless_an_agent(
+    host: &impl Host,
+    agents: &Agents,
+    to: &Recipient,
+) -> Result<(), ErrorBody> {
+    let Recipient::Pane(pane) = to else {
+        return Ok(());
+    };
+    if agents.by_pane().contains_key(pane) {
+        return Ok(());
+    }
+    let Some(shown) = host.shown(*pane) else {
+        return Ok(());
+    };
+    let running = host.running_command(*pane).unwrap_or_default();
+    if shown.agent.is_some() || is_agent_program(&running) {
+        return Ok(());
+    }
+    Err(ErrorBody::from(Error::NotAnAgent {
+        pane: pane.to_string(),
+        program: running.first().cloned(),
+    }))
 }
 
 /// A message to the caller's own pane would be typed into the agent that

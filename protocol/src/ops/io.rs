@@ -79,6 +79,11 @@ pub struct ReadResult {
     pub pid: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<PaneState>,
+    /// From the plugin to the bridge: the cursor's row holds text after a
+    /// shell's prompt (`draft` when the processes say `prompt`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub line_draft: bool,
 }
 
 impl ReadResult {
@@ -93,12 +98,12 @@ impl ReadResult {
             cursor_reset: shaped.cursor_reset,
             pid: None,
             state: None,
+            line_draft: false,
         }
     }
 }
 
-/// What a terminal pane is doing, told from its processes (README: Pane
-/// states).
+/// README: Pane states.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "snake_case")]
@@ -107,6 +112,31 @@ pub enum PaneState {
     Prompt,
     WaitingInput,
     Exited,
+    Working,
+    Idle,
+    Draft,
+    Asking,
+    Unknown,
+}
+
+impl PaneState {
+    /// The states told from what a pane's screen shows.
+    pub fn is_shown(self) -> bool {
+        use PaneState::*;
+        matches!(self, Working | Idle | Draft | Asking | Unknown)
+    }
+}
+
+impl From<crate::agent_screen::AgentScreen> for PaneState {
+    fn from(screen: crate::agent_screen::AgentScreen) -> Self {
+        use crate::agent_screen::AgentScreen;
+        match screen {
+            AgentScreen::Working => PaneState::Working,
+            AgentScreen::Idle => PaneState::Idle,
+            AgentScreen::Draft => PaneState::Draft,
+            AgentScreen::Asking => PaneState::Asking,
+        }
+    }
 }
 
 /// `locate`: the pane's tab and its own process.
@@ -116,6 +146,30 @@ pub struct LocateResult {
     pub tab_id: Option<usize>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pid: Option<u32>,
+    /// What an agent's screen shows (see [`PaneState`]); else the
+    /// processes tell.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<PaneState>,
+    /// See [`ReadResult::line_draft`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub line_draft: bool,
+}
+
+impl PaneState {
+    /// A pane's state: what an agent's screen shows (`shown`), else what
+    /// its processes tell (`processes`), a shell at its prompt being
+    /// `draft` when its line holds text (`line_draft`).
+    pub fn of(
+        shown: Option<PaneState>,
+        line_draft: bool,
+        processes: Option<PaneState>,
+    ) -> Option<PaneState> {
+        match (shown, processes) {
+            (Some(shown), _) => Some(shown),
+            (None, Some(PaneState::Prompt)) if line_draft => Some(PaneState::Draft),
+            (None, processes) => processes,
+        }
+    }
 }
 
 /// One pane, by id (`locate`: its tab, or `pane_not_found`).
@@ -144,6 +198,9 @@ pub struct WriteArgs {
     /// Type into an exited or held pane anyway (a CR there re-runs its command).
     #[serde(default)]
     pub allow_exited: bool,
+    /// Answer the dialog it shows (state asking); logged.
+    #[serde(default)]
+    pub answer: bool,
     /// Allow this server's own pane.
     #[serde(default)]
     pub force: bool,
@@ -435,4 +492,27 @@ pub enum RequestState {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReplayArgs {
     pub request_id: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PaneState::*;
+    use super::*;
+
+    #[test]
+    fn an_agents_screen_tells_first_and_a_shells_draft_only_at_its_prompt() {
+        assert_eq!(
+            PaneState::of(Some(Asking), false, Some(WaitingInput)),
+            Some(Asking)
+        );
+        assert_eq!(PaneState::of(None, true, Some(Prompt)), Some(Draft));
+        assert_eq!(PaneState::of(None, false, Some(Prompt)), Some(Prompt));
+        // A `read` builtin or a command: the row after it is no draft.
+        assert_eq!(
+            PaneState::of(None, true, Some(WaitingInput)),
+            Some(WaitingInput)
+        );
+        assert_eq!(PaneState::of(None, true, Some(Running)), Some(Running));
+        assert_eq!(PaneState::of(None, true, None), None);
+    }
 }

@@ -29,17 +29,18 @@ pub struct SendMessageArgs {
     pub wait_ms: Option<u64>,
 }
 
+/// `delivered`: typed into the target and submitted. Not yet: `queued`
+/// (the target is missing, exited or busy; retried until the TTL) or `held`
+/// (see `held_because`). `failed`: the TTL passed first. `cancelled`: its
+/// sender cancelled it first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum DeliveryStatus {
-    /// Typed into the target and submitted.
     Delivered,
-    /// Not yet: the target is missing, exited or busy; retried until the TTL.
     Queued,
-    /// The TTL passed before delivery.
+    Held,
     Failed,
-    /// Its sender cancelled it before delivery.
     Cancelled,
 }
 
@@ -54,6 +55,19 @@ pub struct SendMessageResult {
     pub pane_id: Option<PaneRef>,
     #[serde(default)]
     pub from: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_because: Option<HoldReason>,
+}
+
+/// Why a message waits for a pane that is there (README: Messages).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum HoldReason {
+    Asking,
+    Draft,
+    NoComposer,
+    HeldByView,
 }
 
 /// Most bytes of events one `read_events` returns by default, and at most.
@@ -99,6 +113,27 @@ pub enum Happened {
         attempts: u32,
         why: String,
         next_in_ms: u64,
+    },
+    /// The target's pane shows something it must not be typed into; it is
+    /// typed once that ends. Logged when a message is first held, and
+    /// again when the reason changes.
+    Held {
+        message: u64,
+        pane_id: PaneRef,
+        why: HoldReason,
+    },
+    /// A pane's agent started asking (a dialog, question or menu): someone
+    /// must answer it.
+    Asking {
+        pane_id: PaneRef,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+    },
+    /// A caller answered, on purpose, the dialog a pane's agent showed.
+    Answered {
+        pane_id: PaneRef,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        client: String,
     },
     /// Its TTL passed before delivery.
     Expired { message: u64, attempts: u32 },

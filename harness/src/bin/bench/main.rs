@@ -36,13 +36,18 @@ fn main() {
         std::env::set_var(key, value);
     }
     // One part alone: `scale` (panes and clients), `runs` (zellij_run),
-    // `exact` (2,000 shell runs under load) or `callers` (16 callers).
+    // `exact` (2,000 shell runs under load), `messages` (delivery into a
+    // composer) or `callers` (16 callers).
     if let Ok(part) = std::env::var("BENCH_ONLY") {
         let mut table = Table::default();
         match part.as_str() {
             "scale" => scale_rows(&mut table, &bridge, rounds),
             "runs" => runs::shell_runs(&mut table, &session, &bridge, rounds),
             "exact" => runs::exact_runs(&mut table, &session, &bridge, EXACT_RUNS),
+            "messages" => {
+                let (_client, _) = session.attach_and_wait();
+                deliveries(&mut table, &Paths::open(&session, &bridge), rounds);
+            }
             _ => {
                 let (_client, _) = session.attach_and_wait();
                 let paths = Paths::open(&session, &bridge);
@@ -71,6 +76,7 @@ fn main() {
     table.section("many callers, submits, footprint");
     concurrency(&mut table, &paths, rounds.max(2000));
     submits(&mut table, &paths, rounds);
+    deliveries(&mut table, &paths, rounds);
     runs::shell_runs(&mut table, &session, &bridge, rounds);
     runs::exact_runs(&mut table, &session, &bridge, EXACT_RUNS);
     footprint(&mut table, &session, &bridge, rounds);
@@ -347,6 +353,54 @@ fn submits(table: &mut Table, paths: &Paths, rounds: usize) {
     table.note(&format!(
         "{:+.1} ms over the delay (target ≤ +20)",
         stats.p50 - delay
+    ));
+}
+
+/// A composer as agent programs draw it (a prompt between two rules, a
+/// status row), redrawn empty after each line it reads.
+const COMPOSER: &str = "rule=$(printf '%.0s─' $(seq 40)); \
+    while :; do printf '\\033[H\\033[2J%s\\n❯ \\n%s\\n  ? for shortcuts\\033[2;3H' \"$rule\" \"$rule\"; \
+    IFS= read -r line || exit; done";
+
+/// A message into an idle agent's composer, beside a submit of the same
+/// text: the plugin looks at the composer before typing.
+fn deliveries(table: &mut Table, paths: &Paths, rounds: usize) {
+    let tab = paths.socket.ok("zellij_new_tab", json!({"name": "agent"}))["tab_id"].clone();
+    let args = json!({"command": ["sh", "-c", COMPOSER], "wait": false, "tab": tab});
+    let pane = paths.socket.ok("zellij_run", args)["pane_id"].clone();
+    wait_for("the composer", Duration::from_secs(20), || {
+        let read = paths.socket.ok("zellij_read", json!({"pane_id": pane}));
+        (read["state"] == "idle" || read["text"].as_str()?.contains("for shortcuts")).then_some(())
+    });
+    let submit = |n: usize| {
+        let args = json!({"pane_id": pane, "text": format!("line {n}"), "submit": true});
+        measure(1, || {
+            paths.socket.ok("zellij_write", args.clone());
+        })[0]
+    };
+    let message = |n: usize| {
+        let args =
+            json!({"to": pane, "text": format!("line {n}"), "from": "bench", "wait_ms": 10000});
+        measure(1, || {
+            let sent = paths.socket.ok("zellij_send_message", args.clone());
+            assert_eq!(sent["status"], "delivered", "{sent}");
+        })[0]
+    };
+    let (mut submits, mut messages) = (Vec::new(), Vec::new());
+    for n in 0..rounds {
+        submits.push(submit(n));
+        std::thread::sleep(Duration::from_millis(200));
+        messages.push(message(n));
+    }
+    let submitted = table.timed("zellij_write submit into a composer", submits, "");
+    let delivered = table.timed(
+        "zellij_send_message delivered into an idle composer",
+        messages,
+        "",
+    );
+    table.note(&format!(
+        "{:.2}× the submit (the composer looked at before typing; target ≤ 1.1×)",
+        delivered.p50 / submitted.p50
     ));
 }
 
