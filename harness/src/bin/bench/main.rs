@@ -387,10 +387,12 @@ fn deliveries(table: &mut Table, paths: &Paths, rounds: usize) {
         })[0]
     };
     let (mut submits, mut messages) = (Vec::new(), Vec::new());
+    // After a submit the pane takes no input for a while: each starts after it.
     for n in 0..rounds {
         submits.push(submit(n));
         std::thread::sleep(Duration::from_millis(200));
         messages.push(message(n));
+        std::thread::sleep(Duration::from_millis(200));
     }
     let submitted = table.timed("zellij_write submit into a composer", submits, "");
     let delivered = table.timed(
