@@ -223,45 +223,12 @@ fn with_two_clients_attached_one_instance_acts_and_replies_once() {
             "v": 1, "id": format!("mark-{n}"), "op": "write",
             "args": {"pane_id": pane, "text": format!("echo mark-{n} >> {}", out.display()), "keys": ["Enter"]}
         });
-        let id = format!("\"mark-{n}\"");
-        // A `zellij pipe` client sometimes exits before the reply it was
-        // sent. As the bridge does, the test then asks with `replay`: the
-        // plugin keeps the reply, exactly once; `null` means the plugin never
-        // saw the request, so it is sent again. The file, checked below,
-        // shows each write ran exactly once.
-        for attempt in 1..=3 {
-            let output = s
-                .pipe(Some(&s.sandbox().plugin_url()), &payload.to_string())
-                .expect("zellij pipe finished");
-            let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-            let replies = stdout.lines().filter(|l| l.contains(&id)).count();
-            if replies > 0 {
-                assert_eq!(
-                    replies, 1,
-                    "one reply with {client_count} clients: {stdout}"
-                );
-                return;
-            }
-            let replay = json!({"v": 1, "id": format!("r-{n}-{attempt}"), "op": "replay", "args": {"request_id": format!("mark-{n}")}});
-            let kept = wait_for("a replay's answer", Duration::from_secs(10), || {
-                let out = s.pipe(Some(&s.sandbox().plugin_url()), &replay.to_string())?;
-                let line = String::from_utf8_lossy(&out.stdout)
-                    .lines()
-                    .next()?
-                    .to_owned();
-                serde_json::from_str::<Value>(&line).ok()
-            });
-            eprintln!(
-                "zellij pipe exited before its reply ({}, stderr {:?}); replay said {kept}",
-                output.status,
-                String::from_utf8_lossy(&output.stderr)
-            );
-            if !kept["result"].is_null() {
-                assert_eq!(kept["result"]["id"], json!(format!("mark-{n}")), "{kept}");
-                return;
-            }
-        }
-        panic!("mark-{n} was never seen by the plugin in 3 tries");
+        let replies = raw_request(&s, &payload);
+        assert_eq!(
+            replies.len(),
+            1,
+            "one reply with {client_count} clients: {replies:?}"
+        );
     };
     mark(1, "two");
     // And through the bridge.

@@ -218,21 +218,9 @@ fn a_message_with_escapes_and_a_forged_sender_arrives_as_plain_text_from_its_rea
     assert!(error.contains("own pane"), "{error}");
 
     // The plugin itself refuses a caller's own pane, whoever sends the request.
-    let url = s.sandbox().plugin_url();
     let raw = json!({"v": 1, "id": "raw-own", "op": "write", "caller": shell,
                      "args": {"pane_id": shell, "text": "typed-by-raw"}});
-    let out = s.pipe(Some(&url), &raw.to_string()).expect("zellij pipe");
-    let mut reply = String::from_utf8_lossy(&out.stdout).into_owned();
-    if reply.is_empty() {
-        // A `zellij pipe` client sometimes exits before the reply it was
-        // sent; the plugin keeps the reply for `replay`.
-        let replay = json!({"v": 1, "id": "r", "op": "replay", "args": {"request_id": "raw-own"}});
-        reply = wait_for("the reply kept for replay", Duration::from_secs(10), || {
-            let out = s.pipe(Some(&url), &replay.to_string())?;
-            let kept = String::from_utf8_lossy(&out.stdout).into_owned();
-            kept.contains("raw-own").then_some(kept)
-        });
-    }
+    let reply = raw_request(&s, &raw).join("\n");
     assert!(reply.contains("own pane"), "{reply}");
     let after = screen_after_marker(&outside, &shell, "typed-last");
     assert!(!after.contains("typed-by-raw"), "{after}");

@@ -6,7 +6,7 @@
 
 mod common;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use common::claude::{open_claude, until_sent, ModelApi, FIRST, NEWEST};
 use common::{mcp, screen, session};
@@ -87,8 +87,13 @@ fn dialogs_and_drafts_stay_the_persons(fixture: &str) {
     assert!(screen(&mcp, &pane).contains("my own draft"));
     assert_eq!(times_sent(&api, "first note"), 0);
     // The person clears it: the message arrives, alone.
+    let cleared = Instant::now();
     mcp.ok("zellij_write", json!({"pane_id": pane, "keys": ["Ctrl u"]}));
     let texts = until_sent(&api, "first note");
+    eprintln!(
+        "{fixture}: the held message reached the model API {:?} after the draft was cleared",
+        cleared.elapsed()
+    );
     let turn = texts.iter().find(|t| t.contains("first note")).unwrap();
     assert!(!turn.contains("my own draft"), "{turn}");
 
@@ -132,8 +137,13 @@ fn dialogs_and_drafts_stay_the_persons(fixture: &str) {
     assert_eq!(times_sent(&api, "after the dialog"), 0);
     // Answered on purpose (Esc declines): the message then arrives once.
     let esc = json!({"pane_id": pane, "keys": ["Esc"], "answer": true});
+    let answered = Instant::now();
     mcp.ok("zellij_write", esc);
     until_sent(&api, "after the dialog");
+    eprintln!(
+        "{fixture}: the held message reached the model API {:?} after the dialog was answered",
+        answered.elapsed()
+    );
     until_state(&mcp, &pane, "idle");
     assert_eq!(times_sent(&api, "after the dialog"), 1);
     assert!(!made.exists(), "declined, the command never ran");

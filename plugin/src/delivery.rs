@@ -30,7 +30,7 @@ enum Taking {
 /// Why a pane whose screen shows `agent` must not be typed into, if so:
 /// only an empty composer (idle, or working, where the program queues what
 /// is typed) takes a message.
-pub fn held_because(agent: Option<AgentScreen>) -> Option<HoldReason> {
+fn held_because(agent: Option<AgentScreen>) -> Option<HoldReason> {
     match agent {
         Some(AgentScreen::Idle | AgentScreen::Working) => None,
         Some(AgentScreen::Draft) => Some(HoldReason::Draft),

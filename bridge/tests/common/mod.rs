@@ -139,3 +139,47 @@ pub fn trimmed(screen: &str) -> String {
     let lines: Vec<&str> = screen.lines().map(str::trim_end).collect();
     lines.join("\n").trim_end().to_owned()
 }
+
+/// Sends the request `payload` with a raw `zellij pipe` to the plugin, as
+/// its users do; the lines of the reply that name its id. A `zellij pipe`
+/// client sometimes exits before the reply it was sent: then, as the
+/// bridge does, the request is asked for with `replay` (the plugin keeps
+/// the reply, exactly once), and sent again only when the plugin never saw
+/// it (`null`).
+pub fn raw_request(s: &Session, payload: &Value) -> Vec<String> {
+    let url = s.sandbox().plugin_url();
+    let id = payload["id"].as_str().expect("the request's id");
+    let naming = |text: &str| -> Vec<String> {
+        let quoted = format!("\"{id}\"");
+        text.lines()
+            .filter(|l| l.contains(&quoted))
+            .map(str::to_owned)
+            .collect()
+    };
+    for attempt in 1..=3 {
+        let output = s
+            .pipe(Some(&url), &payload.to_string())
+            .expect("zellij pipe finished");
+        let replies = naming(&String::from_utf8_lossy(&output.stdout));
+        if !replies.is_empty() {
+            return replies;
+        }
+        let replay = json!({"v": 1, "id": format!("{id}-replay-{attempt}"), "op": "replay", "args": {"request_id": id}});
+        let kept: Value = wait_for("a replay's answer", Duration::from_secs(10), || {
+            let out = s.pipe(Some(&url), &replay.to_string())?;
+            let line = String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .next()?
+                .to_owned();
+            serde_json::from_str(&line).ok()
+        });
+        eprintln!(
+            "zellij pipe exited before its reply ({}); replay said {kept}",
+            output.status
+        );
+        if !kept["result"].is_null() || kept["error"].is_object() {
+            return vec![kept.to_string()];
+        }
+    }
+    panic!("request {id} was never seen by the plugin in 3 tries");
+}

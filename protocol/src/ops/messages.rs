@@ -67,7 +67,6 @@ pub enum HoldReason {
     Asking,
     Draft,
     NoComposer,
-    HeldByView,
 }
 
 /// Most bytes of events one `read_events` returns by default, and at most.
