@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use serde_json::{json, Value};
-use zellij_mcp_harness::{wait_for, workspace_root, Mcp};
+use zellij_mcp_harness::{wait_for, Mcp};
 
 /// A pane that prints a numbered line every 50 ms, forever.
 fn printing_pane(mcp: &Mcp) -> String {
@@ -173,16 +173,7 @@ fn a_message_with_escapes_and_a_forged_sender_arrives_as_plain_text_from_its_rea
     let shell = shell_pane(&outside);
     let out = s.sandbox().work().join("received.jsonl");
     std::fs::create_dir_all(s.sandbox().work()).unwrap();
-    let app = workspace_root().join("bridge/tests/fixtures/ink-echo/echo.mjs");
-    let command = format!("node {} {}", app.display(), out.display());
-    let ink = outside.ok(
-        "zellij_new_pane",
-        json!({"command": ["sh", "-c", command], "placement": "tiled"}),
-    );
-    let ink = ink["pane_id"].as_str().unwrap().to_owned();
-    wait_for("the Ink composer", Duration::from_secs(30), || {
-        screen(&outside, &ink).contains("READY ·").then_some(())
-    });
+    let ink = ink_pane(&outside, &out);
     let sender = Mcp::start_in_pane(&bridge(), s.sandbox(), s.name(), pane_number(&shell));
 
     let text = "hello\u{1b}[Z\rworld";

@@ -364,16 +364,7 @@ fn the_log_has_every_transition_and_a_reload_requeues_what_was_pending() {
 /// The Ink app in a new pane of its own, named `name` once it is ready (as
 /// an agent registers itself); the pane's id and the bridge in it.
 fn ink_agent(s: &zellij_mcp_harness::Session, mcp: &Mcp, out: &Path, name: &str) -> (String, Mcp) {
-    let app = workspace_root().join("bridge/tests/fixtures/ink-echo/echo.mjs");
-    let command = format!("node {} {}", app.display(), out.display());
-    let pane = mcp.ok(
-        "zellij_new_pane",
-        json!({"command": ["sh", "-c", command], "placement": "tiled"}),
-    );
-    let pane = pane["pane_id"].as_str().unwrap().to_owned();
-    wait_for("the Ink prompt", Duration::from_secs(30), || {
-        screen(mcp, &pane).contains("READY ·").then_some(())
-    });
+    let pane = ink_pane(mcp, out);
     let agent = Mcp::start_in_pane(&bridge(), s.sandbox(), s.name(), pane_number(&pane));
     agent.ok("zellij_register_agent", json!({"name": name}));
     (pane, agent)

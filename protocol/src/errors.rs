@@ -447,13 +447,12 @@ mod tests {
     #[test]
     fn the_readme_lists_each_code_with_its_meaning_and_fix() {
         let readme = include_str!("../../README.md");
+        // The table under its header row, up to its first line that is no row.
         let rows: Vec<&str> = readme
             .lines()
-            .filter(|line| line.starts_with("| `") && line.contains("` | ") && line.ends_with(" |"))
-            .filter(|line| {
-                let code = line.trim_start_matches("| `").split('`').next().unwrap();
-                serde_json::from_value::<ErrorCode>(serde_json::Value::from(code)).is_ok()
-            })
+            .skip_while(|line| *line != "| code | means | usual fix (each error says its own) |")
+            .skip(2)
+            .take_while(|line| line.starts_with("| `"))
             .collect();
         let expected: Vec<String> = ErrorCode::ALL
             .iter()

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use zellij_mcp_harness::{repo_layout, wait_for, Mcp, Sandbox, Session};
+use zellij_mcp_harness::{repo_layout, wait_for, workspace_root, Mcp, Sandbox, Session};
 
 pub mod claude;
 
@@ -138,6 +138,26 @@ pub fn screen_after_marker(mcp: &Mcp, pane: &str, marker: &str) -> String {
 pub fn trimmed(screen: &str) -> String {
     let lines: Vec<&str> = screen.lines().map(str::trim_end).collect();
     lines.join("\n").trim_end().to_owned()
+}
+
+/// The test's Ink app (a composer as agents draw theirs) in a new tiled
+/// pane, appending each submission to `out` as a JSON string; its pane id.
+pub fn ink_pane(mcp: &Mcp, out: &Path) -> String {
+    let app = workspace_root().join("bridge/tests/fixtures/ink-echo");
+    assert!(
+        app.join("node_modules/ink").is_dir(),
+        "the Ink fixture is not installed: run `make test-deps`"
+    );
+    let command = format!("node {} {}", app.join("echo.mjs").display(), out.display());
+    let pane = mcp.ok(
+        "zellij_new_pane",
+        json!({"command": ["sh", "-c", command], "placement": "tiled"}),
+    );
+    let pane = pane["pane_id"].as_str().unwrap().to_owned();
+    wait_for("the Ink composer", Duration::from_secs(30), || {
+        screen(mcp, &pane).contains("READY ·").then_some(())
+    });
+    pane
 }
 
 /// Sends the request `payload` with a raw `zellij pipe` to the plugin, as
