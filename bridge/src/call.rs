@@ -141,7 +141,7 @@ fn human(tool: &str, result: &Value) -> String {
     let rows = |key: &str| result[key].as_array().cloned().unwrap_or_default();
     match tool {
         "zellij_list_panes" => table(
-            &["PANE", "TAB", "TITLE", "RUNNING", "CWD", "STATE"],
+            &["PANE", "TAB", "TITLE", "PROGRAM", "STATE"],
             rows("panes").iter().map(pane_row).collect(),
         ),
         "zellij_list_tabs" => table(
@@ -180,40 +180,27 @@ fn human(tool: &str, result: &Value) -> String {
 }
 
 fn pane_row(pane: &Value) -> Vec<String> {
-    let running = match &pane["running"] {
-        Value::Array(argv) => argv.iter().map(plain).collect::<Vec<_>>().join(" "),
-        _ => plain(&pane["command"]),
-    };
-    let flags: Vec<&str> = [
-        ("focused", "focused"),
-        ("floating", "floating"),
-        ("suppressed", "hidden"),
-        ("exited", "exited"),
-        ("is_self", "self"),
-    ]
-    .into_iter()
-    .filter(|(key, _)| pane[*key] == Value::Bool(true))
-    .map(|(_, flag)| flag)
-    .collect();
-    let mut state = flags.join(",");
-    if let Some(agent) = pane["agent"].as_str() {
-        state = [state, format!("agent {agent}")]
-            .into_iter()
-            .filter(|s| !s.is_empty())
-            .collect::<Vec<_>>()
-            .join(",");
-    }
+    let flags = ["focused", "floating", "hidden", "is_self"]
+        .into_iter()
+        .filter(|key| pane[*key] == Value::Bool(true))
+        .map(|key| key.trim_start_matches("is_"));
+    let agent = pane["agent"].as_str().map(|name| format!("agent {name}"));
+    let state = [plain(&pane["state"])]
+        .into_iter()
+        .chain(flags.map(str::to_owned))
+        .chain(agent)
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(",");
     vec![
         plain(&pane["pane_id"]),
-        plain(&pane["tab_name"]),
+        plain(&pane["tab_id"]),
         plain(&pane["title"]),
-        running,
-        plain(&pane["cwd"]),
+        plain(&pane["program"]),
         state,
     ]
 }
 
-/// A value as text: strings without quotes, nothing for null.
 fn plain(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),

@@ -296,6 +296,7 @@ async fn plugin(
         })?;
     let args = ListPanesArgs {
         include_plugins: true,
+        details: true,
         ..Default::default()
     };
     let listed = client
@@ -305,7 +306,7 @@ async fn plugin(
         Ok((_, ListPanesResult { panes })) => panes
             .into_iter()
             .filter(|p| p.pane_id.kind == PaneKind::Plugin)
-            .filter_map(|p| p.plugin_url)
+            .filter_map(|p| p.details?.plugin_url)
             .filter(|url| url == ALIAS || url.ends_with("zellij-mcp.wasm"))
             .collect(),
         Err(_) => Vec::new(),

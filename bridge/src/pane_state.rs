@@ -66,17 +66,21 @@ impl Procfs {
         if own.tpgid <= 0 {
             return None;
         }
-        let reading = |pid: i32| self.reads_terminal(pid);
         if own.tpgid == own.pgrp {
             let shell = SHELLS.contains(&own.comm.as_str());
             let polls = POLLING_SHELLS.contains(&own.comm.as_str());
-            return Some(match (shell, reading(pid as i32)) {
-                (true, true) if polls => PaneState::WaitingInput,
-                (true, _) => PaneState::Prompt,
-                (false, true) => PaneState::WaitingInput,
-                (false, false) => PaneState::Running,
+            // A shell that reads the terminal at its prompt is at its
+            // prompt either way: its wchan is not read (a list reads
+            // every pane's processes).
+            let reading = || own.state == 'S' && self.wchan_is(pid as i32, is_terminal_read);
+            return Some(match shell {
+                true if polls && reading() => PaneState::WaitingInput,
+                true => PaneState::Prompt,
+                false if reading() => PaneState::WaitingInput,
+                false => PaneState::Running,
             });
         }
+        let reading = |pid: i32| self.reads_terminal(pid);
         Some(match reading(own.tpgid) {
             true => PaneState::WaitingInput,
             false => PaneState::Running,
@@ -101,7 +105,7 @@ impl Procfs {
 
     /// Whether `pid` sleeps in a terminal read.
     fn reads_terminal(&self, pid: i32) -> bool {
-        self.sleeps_in(pid, |wchan| matches!(wchan, "wait_woken" | "n_tty_read"))
+        self.sleeps_in(pid, is_terminal_read)
     }
 
     /// Whether the shell `pid` waits in its line editor for a command:
@@ -117,18 +121,26 @@ impl Procfs {
         let polls = POLLING_SHELLS.contains(&own.comm.as_str());
         let editing = |wchan: &str| match polls {
             true => wchan.contains("poll") || wchan.contains("select"),
-            false => matches!(wchan, "wait_woken" | "n_tty_read"),
+            false => is_terminal_read(wchan),
         };
-        foreground && self.sleeps_in(pid as i32, editing)
+        foreground && own.state == 'S' && self.wchan_is(pid as i32, editing)
     }
 
     /// Whether `pid` is asleep in a kernel function `wchan` accepts.
     fn sleeps_in(&self, pid: i32, wchan: impl Fn(&str) -> bool) -> bool {
-        let stat = self.stat(pid as u32);
-        let asleep = stat.is_some_and(|s| s.state == 'S');
-        let read = std::fs::read_to_string(self.root.join(pid.to_string()).join("wchan"));
-        asleep && read.is_ok_and(|w| wchan(w.trim()))
+        let asleep = self.stat(pid as u32).is_some_and(|s| s.state == 'S');
+        asleep && self.wchan_is(pid, wchan)
     }
+
+    /// Whether the kernel function `pid` waits in passes `test`.
+    fn wchan_is(&self, pid: i32, test: impl Fn(&str) -> bool) -> bool {
+        let read = std::fs::read_to_string(self.root.join(pid.to_string()).join("wchan"));
+        read.is_ok_and(|w| test(w.trim()))
+    }
+}
+
+fn is_terminal_read(wchan: &str) -> bool {
+    matches!(wchan, "wait_woken" | "n_tty_read")
 }
 
 /// `pid (comm) S ppid pgrp session tty_nr tpgid ...`; `comm` may hold

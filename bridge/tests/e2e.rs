@@ -24,12 +24,12 @@ fn list_write_read(transport: &str) {
         plugin["selectable"], false,
         "the plugin stays out of the way"
     );
-    assert_eq!(plugin["focused"], false);
+    assert_eq!(plugin["focused"], Value::Null, "flags are listed when true");
     let pane = shell_pane(&mcp);
     let shell = before.iter().find(|p| p["pane_id"] == json!(pane)).unwrap();
     assert_eq!(shell["focused"], true);
     assert_eq!(shell["tab_name"], "main");
-    assert_eq!(shell["is_self"], false);
+    assert_eq!(shell["is_self"], Value::Null);
 
     let wrote = mcp.ok(
         "zellij_write",

@@ -252,7 +252,7 @@ fn tools_list_matches_its_snapshot() {
     let snapshot = std::fs::read_to_string(SNAPSHOT).unwrap_or_default();
     let compact = serde_json::to_string(&tools).unwrap();
     assert!(
-        compact.len() <= 26 * 1024,
+        compact.len() <= 24 * 1024,
         "tools/list is {} bytes",
         compact.len()
     );

@@ -6,8 +6,8 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use serde_json::json;
-use zellij_mcp_harness::wait_for;
+use serde_json::{json, Value};
+use zellij_mcp_harness::{wait_for, Mcp};
 
 #[test]
 fn a_session_with_a_hundred_panes_is_listed_and_read_correctly() {
@@ -44,10 +44,8 @@ fn a_session_with_a_hundred_panes_is_listed_and_read_correctly() {
     ours.sort();
     zellij.sort();
     assert_eq!(ours, zellij);
-    for pane in listed.as_array().unwrap() {
-        assert!(pane["cwd"].is_string(), "{pane}");
-        assert!(pane["running"][0].is_string(), "{pane}");
-    }
+    compact_list_says_what_it_promises(&mcp, listed.as_array().unwrap());
+    details_match_zellij_s_own_list(&mcp, &s.zellij_panes());
     // Each of a few panes reads back what was typed into it (a stacked
     // pane shows one row: the line is read from its scrollback).
     for pane in [&ours[5], &ours[55], &ours[100]] {
@@ -62,6 +60,70 @@ fn a_session_with_a_hundred_panes_is_listed_and_read_correctly() {
                 .then_some(())
         });
     }
+}
+
+/// The default list: each pane's id, tab, title, program and state, flags
+/// only when true, no details; 101 panes in at most 20 KB (the whole tool
+/// result, its text and its structured content).
+fn compact_list_says_what_it_promises(mcp: &Mcp, listed: &[Value]) {
+    for pane in listed {
+        assert!(pane["tab_id"].is_u64(), "{pane}");
+        assert!(pane["title"].is_string(), "{pane}");
+        assert!(
+            ["sh", "bash"].contains(&pane["program"].as_str().unwrap()),
+            "{pane}"
+        );
+        assert_eq!(pane["state"], "prompt", "{pane}");
+        for flag in ["focused", "floating", "hidden", "exited", "is_self"] {
+            assert_ne!(pane[flag], false, "{flag} is left out when false: {pane}");
+        }
+        for detail in ["cwd", "running", "geometry", "tab_name", "pid"] {
+            assert_eq!(
+                pane[detail],
+                Value::Null,
+                "{detail} only on request: {pane}"
+            );
+        }
+    }
+    let whole = mcp.call("zellij_list_panes", json!({}));
+    let bytes = serde_json::to_string(&whole).unwrap().len();
+    assert!(bytes <= 20_000, "a list of 101 panes is {bytes} bytes");
+}
+
+/// With `details`, each pane as Zellij's own `list-panes --json` has it.
+fn details_match_zellij_s_own_list(mcp: &Mcp, zellij: &[Value]) {
+    let listed = mcp.ok("zellij_list_panes", json!({"details": true}));
+    let ours = listed["panes"].as_array().unwrap();
+    let terminals = zellij.iter().filter(|p| p["is_plugin"] == false);
+    let mut compared = 0;
+    for theirs in terminals {
+        let id = format!("terminal_{}", theirs["id"]);
+        let pane = ours.iter().find(|p| p["pane_id"] == id).expect("listed");
+        let pairs = [
+            ("tab_id", "tab_id"),
+            ("tab_position", "tab_position"),
+            ("tab_name", "tab_name"),
+            ("title", "title"),
+            ("cwd", "pane_cwd"),
+            ("selectable", "is_selectable"),
+            ("fullscreen", "is_fullscreen"),
+        ];
+        for (mine, zellij_s) in pairs {
+            assert_eq!(pane[mine], theirs[zellij_s], "{mine}: {pane} / {theirs}");
+        }
+        let geometry = &pane["geometry"];
+        assert_eq!(geometry["x"], theirs["pane_x"], "{pane} / {theirs}");
+        assert_eq!(geometry["rows"], theirs["pane_rows"], "{pane} / {theirs}");
+        assert_eq!(
+            geometry["cols"], theirs["pane_columns"],
+            "{pane} / {theirs}"
+        );
+        assert_eq!(pane["floating"] == true, theirs["is_floating"] == true);
+        assert!(pane["running"][0].is_string(), "{pane}");
+        assert!(pane["pid"].is_u64(), "{pane}");
+        compared += 1;
+    }
+    assert_eq!(compared, ours.len());
 }
 
 #[test]
@@ -83,7 +145,7 @@ fn a_pane_list_follows_a_cwd_the_pane_changed_by_itself() {
     );
     let pane = pane["pane_id"].as_str().unwrap().to_owned();
     let cwd_of = || {
-        let panes = mcp.ok("zellij_list_panes", json!({}))["panes"].clone();
+        let panes = mcp.ok("zellij_list_panes", json!({"details": true}))["panes"].clone();
         panes
             .as_array()
             .unwrap()

@@ -323,7 +323,7 @@ fn a_real_claude_code_opens_its_teammate_in_a_zellij_pane() {
         "the teammate's Claude Code",
         Duration::from_secs(60),
         || {
-            let listed = mcp.ok("zellij_list_panes", json!({}));
+            let listed = mcp.ok("zellij_list_panes", json!({"details": true}));
             let entry = listed["panes"]
                 .as_array()?
                 .iter()

@@ -55,7 +55,7 @@ fn session_tabs_panes_and_layout_are_listed() {
     let sessions = mcp.ok("zellij_list_sessions", json!({}));
     assert_eq!(
         sessions["sessions"],
-        json!([{"name": s.name(), "default": true, "current": false}])
+        json!([{"name": s.name(), "default": true}])
     );
 
     let tabs = mcp.ok("zellij_list_tabs", json!({}))["tabs"].clone();
@@ -68,7 +68,7 @@ fn session_tabs_panes_and_layout_are_listed() {
         .count();
     assert_eq!(tabs[0]["panes"], in_main, "{tabs}");
 
-    let terminals = mcp.ok("zellij_list_panes", json!({}))["panes"].clone();
+    let terminals = mcp.ok("zellij_list_panes", json!({"details": true}))["panes"].clone();
     let terminals = terminals.as_array().unwrap();
     assert_eq!(terminals.len(), 1, "plugins are left out by default");
     let work = s.sandbox().work().canonicalize().unwrap();
@@ -178,7 +178,7 @@ fn creating_renaming_arranging_and_closing_never_move_focus() {
     assert_eq!(pane_in(&listed, &tiled).unwrap()["title"], "worker");
     assert_eq!(pane_in(&listed, &floating).unwrap()["floating"], true);
     let hidden_pane = pane_in(&listed, &hidden_id).unwrap();
-    assert_eq!(hidden_pane["suppressed"], true);
+    assert_eq!(hidden_pane["hidden"], true);
     assert_eq!(
         hidden_pane["tab_name"], "main",
         "the default tab is the active one"

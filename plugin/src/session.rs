@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::time::Instant;
 
-use zellij_mcp_protocol::ops::{Geometry, PaneEntry, PaneState, TabEntry};
+use zellij_mcp_protocol::ops::{Geometry, PaneDetails, PaneEntry, PaneState, TabEntry};
 use zellij_mcp_protocol::{Error, ErrorBody, PaneRef, TabRef};
 use zellij_tile::prelude::{ClientInfo, PaneInfo, PaneManifest, TabInfo};
 
@@ -170,12 +170,12 @@ impl SessionView {
 
     /// Every pane, ordered by tab position, then kind and id.
     pub fn entries(&self) -> Vec<PaneEntry> {
-        let mut entries: Vec<PaneEntry> = self
-            .all()
+        let mut panes: Vec<(usize, &PaneInfo)> = self.all().collect();
+        panes.sort_by_key(|(position, info)| (*position, ref_of_info(info)));
+        panes
+            .into_iter()
             .map(|(position, info)| self.entry(position, info))
-            .collect();
-        entries.sort_by_key(|e| (e.tab_position, e.pane_id));
-        entries
+            .collect()
     }
 
     fn entry(&self, position: usize, p: &PaneInfo) -> PaneEntry {
@@ -183,31 +183,33 @@ impl SessionView {
         PaneEntry {
             pane_id: ref_of_info(p),
             tab_id: tab.map(|t| t.tab_id),
-            tab_position: position,
-            tab_name: tab.map(|t| t.name.clone()).unwrap_or_default(),
             title: p.title.clone(),
-            command: p.terminal_command.clone(),
-            running: None,
-            cwd: None,
-            plugin_url: p.plugin_url.clone(),
             exited: p.exited,
             exit_status: p.exit_status,
-            held: p.is_held,
             focused: p.is_focused,
             floating: p.is_floating,
-            fullscreen: p.is_fullscreen,
-            suppressed: p.is_suppressed,
-            selectable: p.is_selectable,
-            geometry: Geometry {
-                x: p.pane_x,
-                y: p.pane_y,
-                rows: p.pane_rows,
-                cols: p.pane_columns,
-            },
-            is_self: false,
-            agent: None,
-            pid: None,
+            hidden: p.is_suppressed,
             state: p.exited.then_some(PaneState::Exited),
+            details: Some(PaneDetails {
+                tab_position: position,
+                tab_name: tab.map(|t| t.name.clone()).unwrap_or_default(),
+                command: p.terminal_command.clone(),
+                plugin_url: p.plugin_url.clone(),
+                held: p.is_held,
+                fullscreen: p.is_fullscreen,
+                selectable: p.is_selectable,
+                geometry: Geometry {
+                    x: p.pane_x,
+                    y: p.pane_y,
+                    rows: p.pane_rows,
+                    cols: p.pane_columns,
+                },
+                ..Default::default()
+            }),
+            agent: None,
+            program: None,
+            is_self: false,
+            pid: None,
         }
     }
 }
@@ -257,7 +259,7 @@ mod tests {
         let ids: Vec<String> = entries.iter().map(|e| e.pane_id.to_string()).collect();
         assert_eq!(ids, ["terminal_0", "terminal_1", "plugin_2", "terminal_3"]);
         assert_eq!(entries[3].tab_id, Some(7));
-        assert_eq!(entries[3].tab_name, "logs");
+        assert_eq!(entries[3].details.as_ref().unwrap().tab_name, "logs");
         assert_eq!(entries[2].tab_id, Some(10));
     }
 

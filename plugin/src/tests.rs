@@ -658,9 +658,11 @@ fn callers_listing_at_once_cost_zellij_one_lookup_until_something_changes() {
     let shown = (p.view.tabs.clone(), p.view.panes.clone().unwrap());
     *p.host.snapshot.borrow_mut() = Some(shown);
     let list = |p: &mut McpPlugin<FakeHost>, id: &str| {
-        send(p, id, Some(&request(id, "list_panes", json!({}))));
+        let args = json!({"details": true});
+        send(p, id, Some(&request(id, "list_panes", args)));
         let panes = result_of::<op::ListPanes>(only_reply(p, id, id)).panes;
-        assert_eq!(panes[0].cwd.as_deref(), Some("/work"), "{id}");
+        let details = panes[0].details.as_ref().expect("details");
+        assert_eq!(details.cwd.as_deref(), Some("/work"), "{id}");
     };
     for n in 0..5 {
         list(&mut p, &format!("burst-{n}"));

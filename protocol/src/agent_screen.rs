@@ -42,23 +42,31 @@ const AGENT_PROGRAMS: [&str; 8] = [
 /// Programs that run an agent's script.
 const INTERPRETERS: [&str; 4] = ["node", "bun", "deno", "python3"];
 
-/// Whether `argv` runs an agent program: its executable, or the script an
-/// interpreter runs (`node …/claude-code/cli.js`), is named for one.
-pub fn is_agent_program(argv: &[String]) -> bool {
+/// The name of the program `argv` runs: its executable's, or for an
+/// interpreter the script's (`node …/claude-code/cli.js` is `claude`).
+pub fn program_name(argv: &[String]) -> Option<String> {
     let stem = |arg: &str| {
         let name = arg.rsplit('/').next().unwrap_or(arg);
         name.split('.').next().unwrap_or(name).to_owned()
     };
-    let names_agent = |arg: &String| {
-        AGENT_PROGRAMS.contains(&stem(arg).as_str()) || arg.contains("/claude-code/")
+    let named = |arg: &String| match arg.contains("/claude-code/") {
+        true => "claude".to_owned(),
+        false => stem(arg),
     };
     match argv {
-        [program, script, ..] if INTERPRETERS.contains(&stem(program).as_str()) => {
-            names_agent(script)
+        [program, script, ..]
+            if INTERPRETERS.contains(&stem(program).as_str()) && !script.starts_with('-') =>
+        {
+            Some(named(script))
         }
-        [program, ..] => names_agent(program),
-        [] => false,
+        [program, ..] => Some(named(program)),
+        [] => None,
     }
+}
+
+/// Whether `argv` runs an agent program (see [`program_name`]).
+pub fn is_agent_program(argv: &[String]) -> bool {
+    program_name(argv).is_some_and(|name| AGENT_PROGRAMS.contains(&name.as_str()))
 }
 
 /// What an agent's screen shows.
@@ -297,6 +305,25 @@ mod tests {
         assert!(!is_agent_program(&argv(&["bash"])));
         assert!(!is_agent_program(&argv(&["vim", "claude.txt"])));
         assert!(!is_agent_program(&argv(&[])));
+    }
+
+    #[test]
+    fn a_program_is_named_by_its_executable_or_an_interpreter_s_script() {
+        let name = |a: &[&str]| program_name(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(name(&["/usr/bin/sleep", "3600"]).as_deref(), Some("sleep"));
+        assert_eq!(
+            name(&["python3", "/srv/app/serve.py"]).as_deref(),
+            Some("serve")
+        );
+        assert_eq!(
+            name(&["node", "/x/claude-code/cli.js"]).as_deref(),
+            Some("claude")
+        );
+        assert_eq!(
+            name(&["node", "--inspect", "a.js"]).as_deref(),
+            Some("node")
+        );
+        assert_eq!(name(&[]), None);
     }
 
     #[test]

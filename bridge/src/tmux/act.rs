@@ -153,6 +153,7 @@ impl Shim<'_> {
     async fn terminal_panes(&self, tab: Option<usize>) -> Result<Vec<PaneEntry>, Failure> {
         let args = ListPanesArgs {
             tab: tab.map(TabRef::Id),
+            details: true,
             ..Default::default()
         };
         let listed = self.call::<op::ListPanes>(&args).await?;

@@ -11,11 +11,12 @@ pub fn pane_variables(
     session: &str,
     index: usize,
 ) -> BTreeMap<&'static str, String> {
-    let command = pane
+    let details = pane.details.clone().unwrap_or_default();
+    let command = details
         .running
         .as_ref()
         .and_then(|argv| argv.first().cloned())
-        .or_else(|| pane.command.clone())
+        .or_else(|| details.command.clone())
         .unwrap_or_default();
     let command = command.rsplit('/').next().unwrap_or_default().to_owned();
     let flag = |on: bool| if on { "1" } else { "0" }.to_owned();
@@ -29,32 +30,33 @@ pub fn pane_variables(
             pane.pid.map(|p| p.to_string()).unwrap_or_default(),
         ),
         ("pane_current_command", command),
-        ("pane_current_path", pane.cwd.clone().unwrap_or_default()),
+        ("pane_current_path", details.cwd.clone().unwrap_or_default()),
         ("pane_active", flag(pane.focused)),
         ("pane_dead", flag(pane.exited)),
         (
             "pane_dead_status",
             pane.exit_status.map(|c| c.to_string()).unwrap_or_default(),
         ),
-        ("pane_width", pane.geometry.cols.to_string()),
-        ("pane_height", pane.geometry.rows.to_string()),
-        ("pane_left", pane.geometry.x.to_string()),
-        ("pane_top", pane.geometry.y.to_string()),
+        ("pane_width", details.geometry.cols.to_string()),
+        ("pane_height", details.geometry.rows.to_string()),
+        ("pane_left", details.geometry.x.to_string()),
+        ("pane_top", details.geometry.y.to_string()),
     ]);
     vars
 }
 
 /// The variables of the tab (tmux's window) `pane` is in.
 pub fn window_variables(pane: &PaneEntry, session: &str) -> BTreeMap<&'static str, String> {
+    let details = pane.details.clone().unwrap_or_default();
     BTreeMap::from([
         ("session_name", session.to_owned()),
         ("session_id", "$0".to_owned()),
         (
             "window_id",
-            format!("@{}", pane.tab_id.unwrap_or(pane.tab_position)),
+            format!("@{}", pane.tab_id.unwrap_or(details.tab_position)),
         ),
-        ("window_index", pane.tab_position.to_string()),
-        ("window_name", pane.tab_name.clone()),
+        ("window_index", details.tab_position.to_string()),
+        ("window_name", details.tab_name),
         ("client_termtype", std::env::var("TERM").unwrap_or_default()),
         ("client_control_mode", "0".to_owned()),
     ])

@@ -67,7 +67,7 @@ impl ZellijMcp {
         description = "Type text, then keys (Enter, Tab, Esc, Up, 'Ctrl c'...); paste: as a bracketed paste; submit: then a lone CR after submit_delay_ms (Ink-safe), returning after it. On: a terminal pane_id. Focus: never moves. After: returns pane_id, tab_id. Don't: end text with \\r when submitting; answer a dialog (state asking) unless meant (answer: true). Needs: a live pane, not its own (allow_exited, force).",
         input_schema = input::<WriteArgs>(),
         output_schema = output::<WriteResult>(),
-        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
+        annotations(destructive_hint = false, open_world_hint = false)
     )]
     async fn write(&self, args: JsonObject) -> ToolResult<WriteResult> {
         let (session, args) = self.guarded(args, |a: &WriteArgs| a.force).await?;
@@ -108,7 +108,7 @@ impl ZellijMcp {
         description = "Run command (argv; a shell only as [\"sh\",\"-c\",...]) in a new hidden command pane, or with pane_id one command line typed verbatim into that pane's bash/zsh/fish (its cwd, env); returns exit_code, output, elapsed_ms, timed_out (it runs on unless kill_on_timeout; a shell run's exit then comes as a run_exited event). On: a tab (default: the caller's), or pane_id. Focus: never moves. After: a new pane stays unless close_on_exit; a shell is back at its prompt. Don't: pass a string without pane_id. Needs: cwd exists; the shell at its prompt with an empty line (a person's half-typed line is refused: draft).",
         input_schema = input::<RunArgs>(),
         output_schema = output::<RunResult>(),
-        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = true)
+        annotations(destructive_hint = false)
     )]
     async fn run(
         &self,
@@ -154,7 +154,7 @@ impl ZellijMcp {
         description = "Type [#seq from sender] text into an agent's empty composer and submit it (Ink-safe). to: pane id, agent name or parent. In seq order per target; held (held_because) while it asks, has a draft or no composer; retried until ttl_s if missing. On: the target. Focus: never moves. After: returns seq, status. Don't: use zellij_write for agents. Needs: an agent's pane, text up to 64 KiB.",
         input_schema = input::<SendMessageArgs>(),
         output_schema = output::<SendMessageResult>(),
-        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
+        annotations(destructive_hint = false, open_world_hint = false)
     )]
     pub(super) async fn send_message(&self, args: JsonObject) -> ToolResult<SendMessageResult> {
         let p: InSession<SendMessageArgs> = parse(args)?;
@@ -169,7 +169,7 @@ impl ZellijMcp {
         description = "Cancel this server's queued messages (seq, or all). On: its undelivered messages. Focus: never moves. After: returns the seqs cancelled. Don't: expect it to stop one being typed. Needs: a queued seq.",
         input_schema = input::<CancelMessagesArgs>(),
         output_schema = output::<CancelMessagesResult>(),
-        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false)
+        annotations(destructive_hint = true, idempotent_hint = true, open_world_hint = false)
     )]
     async fn cancel_messages(&self, args: JsonObject) -> ToolResult<CancelMessagesResult> {
         self.forward::<op::CancelMessages>(args).await
@@ -191,7 +191,7 @@ impl ZellijMcp {
         description = "interrupt types Ctrl-C (0x03) as a user would; sigint or sigkill signal the pane's process. On: a terminal pane_id. Focus: never moves. After: returns pane_id. Don't: assume it stopped; follow with zellij_wait_for. Needs: a running pane, not its own (or force).",
         input_schema = input::<SignalArgs>(),
         output_schema = output::<PaneResult>(),
-        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false)
+        annotations(destructive_hint = true, open_world_hint = false)
     )]
     async fn signal(&self, args: JsonObject) -> ToolResult<PaneResult> {
         let (session, args) = self.guarded(args, |a: &SignalArgs| a.force).await?;

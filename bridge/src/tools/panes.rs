@@ -19,7 +19,7 @@ impl ZellijMcp {
         description = "Create a tab with name, cwd and an optional layout (KDL, layout name or .kdl path). On: the session. Focus: none; made in the background unless focus: true. After: returns tab_id and its pane_ids. Don't: make a tab per command (use zellij_run). Needs: cwd exists.",
         input_schema = input::<NewTabArgs>(),
         output_schema = output::<NewTabResult>(),
-        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
+        annotations(destructive_hint = false, open_world_hint = false)
     )]
     async fn new_tab(&self, args: JsonObject) -> ToolResult<NewTabResult> {
         let mut p: InSession<NewTabArgs> = parse(args)?;
@@ -34,7 +34,7 @@ impl ZellijMcp {
         description = "Open a pane running command (argv) or a shell, with cwd, name and agent_name; placement tiled, floating or background (hidden). On: a tab (default: the caller's, else the active one). Focus: none unless focus: true. After: returns pane_id, tab_id. Don't: use it for exit codes (zellij_run). Needs: cwd exists.",
         input_schema = input::<NewPaneArgs>(),
         output_schema = output::<PaneResult>(),
-        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
+        annotations(destructive_hint = false, open_world_hint = false)
     )]
     async fn new_pane(&self, args: JsonObject) -> ToolResult<PaneResult> {
         let p: InSession<NewPaneArgs> = parse(args)?;
@@ -51,7 +51,7 @@ impl ZellijMcp {
         description = "Name this server's own pane as an agent others can address (dotted: main.auth's parent is main). On: this server's pane. Focus: never moves. After: returns pane_id, name; freed when the pane closes. Don't: take a live pane's name. Needs: to run in a pane of the session.",
         input_schema = input::<RegisterAgentArgs>(),
         output_schema = output::<TargetResult>(),
-        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+        annotations(destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn register_agent(&self, args: JsonObject) -> ToolResult<TargetResult> {
         self.forward::<op::RegisterAgent>(args).await
@@ -62,7 +62,7 @@ impl ZellijMcp {
         description = "Close a pane or a whole tab, killing what runs there; destructive. Refuses this server's own pane or tab and the last tab unless force. On: pane_id or tab. Focus: unchanged unless the closed pane had it. After: returns what was closed. Don't: reuse closed ids. Needs: ids from the list tools.",
         input_schema = input::<CloseArgs>(),
         output_schema = output::<CloseResult>(),
-        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false)
+        annotations(destructive_hint = true, open_world_hint = false)
     )]
     async fn close(&self, args: JsonObject) -> ToolResult<CloseResult> {
         let (session, args) = self.guarded(args, |a: &CloseArgs| a.force).await?;
@@ -75,7 +75,7 @@ impl ZellijMcp {
         description = "Rename a pane or a tab. On: pane_id or tab. Focus: never moves. After: returns the new name and ids. Don't: rename to find panes later; keep the ids. Needs: a non-empty name.",
         input_schema = input::<RenameArgs>(),
         output_schema = output::<TargetResult>(),
-        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+        annotations(destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn rename(&self, args: JsonObject) -> ToolResult<TargetResult> {
         self.forward::<op::Rename>(args).await
@@ -86,7 +86,7 @@ impl ZellijMcp {
         description = "Move focus to a pane (a hidden one is shown floating) or a tab. On: pane_id or tab. Focus: moves; the only tool that does, and every attached client sees it. After: returns the focused ids. Don't: call it unless the user asked. Needs: a selectable pane.",
         input_schema = input::<Target>(),
         output_schema = output::<TargetResult>(),
-        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+        annotations(destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn focus(&self, args: JsonObject) -> ToolResult<TargetResult> {
         self.forward::<op::Focus>(args).await
@@ -97,7 +97,7 @@ impl ZellijMcp {
         description = "Float or embed (floating), move_to_tab, resize (direction; amount in steps, negative shrinks), fullscreen, pin (floating only). On: pane_id. Focus: never moves, except fullscreen: true shows that pane in its tab. After: returns floating, fullscreen, geometry. Don't: resize in a loop. Needs: a terminal pane, not its own (or force).",
         input_schema = input::<ArrangePaneArgs>(),
         output_schema = output::<ArrangePaneResult>(),
-        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
+        annotations(destructive_hint = false, open_world_hint = false)
     )]
     async fn arrange_pane(&self, args: JsonObject) -> ToolResult<ArrangePaneResult> {
         let (session, args) = self.guarded(args, |a: &ArrangePaneArgs| a.force).await?;
@@ -110,7 +110,7 @@ impl ZellijMcp {
         description = "Open path (at line) in the session's $EDITOR (else vi) in a new pane; tab and placement as zellij_new_pane. On: a tab. Focus: none unless focus: true. After: returns pane_id; the editor waits for the user. Don't: write into it to edit. Needs: the file's folder exists.",
         input_schema = input::<OpenFileArgs>(),
         output_schema = output::<PaneResult>(),
-        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
+        annotations(destructive_hint = false, open_world_hint = false)
     )]
     async fn open_file(&self, args: JsonObject) -> ToolResult<PaneResult> {
         let p: InSession<OpenFileArgs> = parse(args)?;

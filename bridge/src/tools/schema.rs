@@ -10,12 +10,13 @@ use serde_json::Value;
 
 use super::{FromSession, InSession};
 
-/// Keywords that only repeat what the type already says.
-const NOISE: &[&str] = &["$schema", "title", "format"];
+/// Keywords that only repeat what the type already says, or what the
+/// server checks with a clearer error (a pane id's `pattern`).
+const NOISE: &[&str] = &["$schema", "title", "format", "pattern"];
 /// Output schemas describe the shape of a result; the tool description
 /// explains its fields, and which are always there needs no saying (a
 /// client checks a result against the types, not for missing fields).
-const OUTPUT_NOISE: &[&str] = &["description", "default", "pattern", "required"];
+const OUTPUT_NOISE: &[&str] = &["description", "default", "required"];
 
 /// The input schema of a tool taking `T` plus `session`. An optional
 /// argument is simply not required (no `null` type): clients that map
@@ -31,8 +32,24 @@ pub fn input<T: JsonSchema + 'static>() -> Arc<JsonObject> {
 /// type here includes `null`: one-type dialects take it as it is.
 pub fn output<T: JsonSchema + 'static>() -> Arc<JsonObject> {
     let mut schema = compact(schema_for_type::<T>(), OUTPUT_NOISE);
-    one_type_each(Arc::make_mut(&mut schema));
+    let map = Arc::make_mut(&mut schema);
+    one_type_each(map);
+    shallow(map);
     schema
+}
+
+/// Output objects nested in a result (a pane of a list, a client) are
+/// typed `object` without their fields: the tool's description names
+/// them, and listing every field of every nested type took a tenth of
+/// `tools/list`.
+fn shallow(schema: &mut JsonObject) {
+    if let Some(Value::Object(defs)) = schema.get_mut("$defs") {
+        for def in defs.values_mut() {
+            if let Value::Object(def) = def {
+                def.remove("properties");
+            }
+        }
+    }
 }
 
 /// No `null` types (see [`not_null`]), and a choice of types as `anyOf`
@@ -197,10 +214,17 @@ mod tests {
 
     #[test]
     fn a_property_named_like_a_keyword_stays() {
+        use zellij_mcp_protocol::ops::SessionInfoResult;
+        let schema = Value::Object((*output_in_session::<SessionInfoResult>()).clone());
+        assert!(schema["properties"]["panes"].is_object(), "{schema}");
+        assert!(!schema.to_string().contains("description"));
+    }
+
+    #[test]
+    fn nested_output_objects_are_typed_without_their_fields() {
         use zellij_mcp_protocol::ops::ListPanesResult;
         let schema = Value::Object((*output_in_session::<ListPanesResult>()).clone());
-        let entry = &schema["$defs"]["PaneEntry"];
-        assert!(entry["properties"]["title"].is_object(), "{entry}");
-        assert!(!schema.to_string().contains("description"));
+        assert_eq!(schema["$defs"]["PaneEntry"], json!({"type": "object"}));
+        assert_eq!(schema["properties"]["panes"]["type"], "array");
     }
 }

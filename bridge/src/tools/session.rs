@@ -35,7 +35,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_list_sessions",
-        description = "Live sessions; default marks the one calls without `session` use, current the one this server runs in. On: this machine. Focus: never moves. After: unchanged. Don't: guess session names. Needs: nothing (works without the plugin).",
+        description = "Live sessions; default: true marks the one calls without `session` use, current: true the one this server runs in. On: this machine. Focus: never moves. After: unchanged. Don't: guess session names. Needs: nothing (works without the plugin).",
         input_schema = input::<NoArgs>(),
         output_schema = output::<ListSessionsResult>(),
         annotations(read_only_hint = true, open_world_hint = false)
@@ -61,7 +61,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_list_tabs",
-        description = "Every tab: tab_id (stable, prefer it to position), position, name, active, pane counts, fullscreen, floating_visible. On: the session. Focus: never moves. After: unchanged. Don't: address tabs by position. Needs: the plugin.",
+        description = "Every tab: tab_id (stable, prefer it to position), position, name, panes; active, tiled/floating/hidden pane counts, fullscreen, floating_visible only when true or non-zero. On: the session. Focus: never moves. After: unchanged. Don't: address tabs by position. Needs: the plugin.",
         input_schema = input::<NoArgs>(),
         output_schema = output_in_session::<ListTabsResult>(),
         annotations(read_only_hint = true, open_world_hint = false)
@@ -72,17 +72,26 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_list_panes",
-        description = "Terminal panes in all tabs (plugins with include_plugins), with tab, title, command, running argv, cwd, state, exit status, focus, geometry, agent, is_self. Filters AND together. On: the session. Focus: never moves. After: unchanged. Don't: guess pane ids. Needs: the plugin.",
+        description = "Terminal panes in all tabs (plugins with include_plugins): pane_id, tab_id, title, agent, program, state, exit_status; flags (focused, floating, hidden, exited, is_self) only when true. details: true adds tab name, position, start command, argv, cwd, pid, geometry. Filters AND together. On: the session. Focus: never moves. After: unchanged. Don't: guess pane ids. Needs: the plugin.",
         input_schema = input::<ListPanesArgs>(),
         output_schema = output_in_session::<ListPanesResult>(),
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn list_panes(&self, args: JsonObject) -> ToolResult<ListPanesResult> {
-        let Json(mut listed) = self.forward::<op::ListPanes>(args).await?;
+        let p: InSession<ListPanesArgs> = parse(args)?;
+        let Json(mut listed) = self
+            .send::<op::ListPanes>(p.session.as_deref(), &p.args, Duration::ZERO)
+            .await?;
         let own = self.own_pane_in(&listed.session).await;
         for pane in &mut listed.result.panes {
             pane.is_self = Some(pane.pane_id) == own;
             pane.state = pane.state.or_else(|| pane_state(pane.pid));
+            if !p.args.details {
+                pane.pid = None;
+            }
+        }
+        if let Some(state) = p.args.state {
+            listed.result.panes.retain(|pane| pane.state == Some(state));
         }
         Ok(Json(listed))
     }

@@ -42,7 +42,8 @@ pub fn mcp(session: &Session, transport: &str) -> Mcp {
 
 /// Every pane, plugins included.
 pub fn panes(mcp: &Mcp) -> Vec<Value> {
-    let list = mcp.ok("zellij_list_panes", json!({"include_plugins": true}));
+    let args = json!({"include_plugins": true, "details": true});
+    let list = mcp.ok("zellij_list_panes", args);
     list["panes"].as_array().expect("panes").clone()
 }
 

@@ -38,10 +38,15 @@ fn main() {
     let panes = list["panes"].as_array().cloned().unwrap_or_default();
     for pane in &panes {
         println!(
-            "   {:<12} tab {:<6} focused={:<5} {}",
+            "   {:<12} tab {:<3} {:<8} {:<10} {}",
             pane["pane_id"].as_str().unwrap_or_default(),
-            pane["tab_name"].as_str().unwrap_or_default(),
-            pane["focused"],
+            pane["tab_id"],
+            if pane["focused"] == true {
+                "focused"
+            } else {
+                ""
+            },
+            pane["program"].as_str().unwrap_or_default(),
             pane["title"].as_str().unwrap_or_default()
         );
     }

@@ -1,5 +1,6 @@
 //! Read-only ops: hello, session info, tabs, panes, layout.
 
+use zellij_mcp_protocol::agent_screen::program_name;
 use zellij_mcp_protocol::ops::{
     ClientEntry, DumpLayoutArgs, DumpLayoutResult, HelloResult, ListPanesArgs, ListPanesResult,
     ListTabsResult, PaneEntry, PaneOfProcessArgs, PaneOfProcessResult, PluginMemory,
@@ -58,7 +59,7 @@ impl<H: Host> Zellij<'_, H> {
                     own_pane_id: caller.filter(|p| view.find(*p).is_some()),
                     own_tab_id: caller.and_then(|p| view.tab_id_of(p)),
                     tabs: view.tabs.len(),
-                    panes: view.entries().len(),
+                    panes: view.pane_refs().len(),
                     active_waits,
                     plugin_memory: plugin_memory.clone(),
                     ..Default::default()
@@ -106,31 +107,44 @@ impl<H: Host> Zellij<'_, H> {
         for pane in &mut panes {
             pane.agent = agents.remove(&pane.pane_id);
             let named = pane.agent.is_some();
-            if pane.pane_id.kind == PaneKind::Terminal {
+            let terminal = pane.pane_id.kind == PaneKind::Terminal;
+            if terminal {
                 pane.pid = self.pid_of(facts, pane.pane_id);
             }
-            if pane.pane_id.kind == PaneKind::Terminal && !pane.exited {
+            let details = pane.details.get_or_insert_with(Default::default);
+            if terminal && !pane.exited {
                 let host = self.host;
                 let facts = facts.get(pane.pane_id, || Facts {
                     cwd: host.cwd(pane.pane_id),
                     running: host.running_command(pane.pane_id),
                 });
-                (pane.cwd, pane.running) = (facts.cwd, facts.running);
+                (details.cwd, details.running) = (facts.cwd, facts.running);
             }
+            let argv = details.running.clone().or_else(|| {
+                let command = details.command.as_deref()?;
+                Some(command.split_whitespace().map(str::to_owned).collect())
+            });
+            pane.program = argv.as_deref().and_then(program_name);
             pane.state = pane
                 .state
                 .or_else(|| self.shown_state(facts, pane.pane_id, false, named).0);
         }
         if let Some(needle) = &args.command {
             panes.retain(|p| {
-                let running = p.running.as_ref().map(|argv| argv.join(" "));
-                let started = p.command.as_deref();
+                let Some(details) = &p.details else {
+                    return false;
+                };
+                let running = details.running.as_ref().map(|argv| argv.join(" "));
+                let started = details.command.as_deref();
                 let hit = [started, running.as_deref()]
                     .into_iter()
                     .flatten()
                     .any(|c| c.contains(needle.as_str()));
                 hit
             });
+        }
+        if !args.details {
+            panes.iter_mut().for_each(|p| p.details = None);
         }
         now(ListPanesResult { panes })
     }

@@ -130,3 +130,13 @@ pub struct PaneResult {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct NoArgs {}
+
+/// Flags and counts are left out of answers when false or zero: an agent
+/// pays for every byte.
+pub(crate) fn is_false(flag: &bool) -> bool {
+    !flag
+}
+
+pub(crate) fn is_zero(count: &usize) -> bool {
+    *count == 0
+}

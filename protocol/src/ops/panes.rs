@@ -16,49 +16,65 @@ pub struct Geometry {
     pub cols: usize,
 }
 
-/// One pane as Zellij reports it.
+/// One pane: what an agent needs to choose it, and with `details` the rest
+/// of what Zellij reports. Flags are listed only when true.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct PaneEntry {
     pub pane_id: PaneRef,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab_id: Option<usize>,
+    pub title: String,
+    /// Its agent name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// The program in the foreground (an interpreter's script), by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<crate::ops::PaneState>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_status: Option<i32>,
+    #[serde(default, skip_serializing_if = "crate::ops::is_false")]
+    pub exited: bool,
+    #[serde(default, skip_serializing_if = "crate::ops::is_false")]
+    pub focused: bool,
+    #[serde(default, skip_serializing_if = "crate::ops::is_false")]
+    pub floating: bool,
+    /// A background pane, shown by zellij_focus.
+    #[serde(default, skip_serializing_if = "crate::ops::is_false")]
+    pub hidden: bool,
+    /// The pane this server runs in.
+    #[serde(default, skip_serializing_if = "crate::ops::is_false")]
+    pub is_self: bool,
+    /// Its own process (listed with details).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<PaneDetails>,
+}
+
+/// The rest of a pane's facts, listed with `details: true`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct PaneDetails {
     pub tab_position: usize,
     pub tab_name: String,
-    pub title: String,
     /// The command a command pane was started with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
-    /// The foreground process now running in a terminal pane (argv).
+    /// The foreground process's argv.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub running: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plugin_url: Option<String>,
-    pub exited: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub exit_status: Option<i32>,
     /// Exited but kept open; a CR typed into it re-runs the command.
     pub held: bool,
-    pub focused: bool,
-    pub floating: bool,
     pub fullscreen: bool,
-    /// Hidden (background) pane.
-    pub suppressed: bool,
     pub selectable: bool,
     pub geometry: Geometry,
-    /// The pane this server runs in.
-    #[serde(default)]
-    pub is_self: bool,
-    /// Its agent name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agent: Option<String>,
-    /// A terminal pane's own process.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pid: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub state: Option<crate::ops::PaneState>,
 }
 
 /// `register_agent`: names the caller's pane.
@@ -80,9 +96,13 @@ pub struct ListPanesArgs {
     pub command: Option<String>,
     pub exited: Option<bool>,
     pub floating: Option<bool>,
+    pub state: Option<crate::ops::PaneState>,
     /// Also list plugin panes (default false).
     #[serde(default)]
     pub include_plugins: bool,
+    /// Also tab name and position, start command, argv, cwd, pid, geometry.
+    #[serde(default)]
+    pub details: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -91,7 +111,7 @@ pub struct ListPanesResult {
     pub panes: Vec<PaneEntry>,
 }
 
-/// How a new pane is placed.
+/// How a new pane is placed; background: hidden until zellij_focus shows it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "snake_case")]
@@ -99,7 +119,7 @@ pub enum Placement {
     #[default]
     Tiled,
     Floating,
-    /// Hidden; show it later with zellij_focus.
+    // Described on the enum: a description per variant makes a `oneOf`.
     Background,
 }
 

@@ -91,8 +91,10 @@ pub struct PluginMemory {
 pub struct SessionEntry {
     pub name: String,
     /// Used when a call names no session.
+    #[serde(default, skip_serializing_if = "crate::ops::is_false")]
     pub default: bool,
     /// The session this server runs in.
+    #[serde(default, skip_serializing_if = "crate::ops::is_false")]
     pub current: bool,
 }
 
@@ -111,13 +113,19 @@ pub struct TabEntry {
     pub position: usize,
     pub name: String,
     /// Shown to at least one client.
+    #[serde(default, skip_serializing_if = "crate::ops::is_false")]
     pub active: bool,
     /// Terminal and plugin panes, hidden ones included.
     pub panes: usize,
+    #[serde(default, skip_serializing_if = "crate::ops::is_zero")]
     pub tiled_panes: usize,
+    #[serde(default, skip_serializing_if = "crate::ops::is_zero")]
     pub floating_panes: usize,
+    #[serde(default, skip_serializing_if = "crate::ops::is_zero")]
     pub hidden_panes: usize,
+    #[serde(default, skip_serializing_if = "crate::ops::is_false")]
     pub fullscreen: bool,
+    #[serde(default, skip_serializing_if = "crate::ops::is_false")]
     pub floating_visible: bool,
 }
 

@@ -12,6 +12,7 @@ mod channel;
 mod paths;
 mod runs;
 mod scale;
+mod sdk;
 mod table;
 mod waits;
 
@@ -51,7 +52,7 @@ fn main() {
             _ => {
                 let (_client, _) = session.attach_and_wait();
                 let paths = Paths::open(&session, &bridge);
-                concurrency(&mut table, &paths, rounds.max(2000));
+                concurrency(&mut table, &session, &bridge, &paths, rounds.max(2000));
             }
         }
         table.print();
@@ -74,7 +75,7 @@ fn main() {
     table.section("zellij_write of one character");
     paths.writes(&mut table, &session, rounds);
     table.section("many callers, submits, footprint");
-    concurrency(&mut table, &paths, rounds.max(2000));
+    concurrency(&mut table, &session, &bridge, &paths, rounds.max(2000));
     submits(&mut table, &paths, rounds);
     deliveries(&mut table, &paths, rounds);
     runs::shell_runs(&mut table, &session, &bridge, rounds);
@@ -224,7 +225,7 @@ fn full_reads(table: &mut Table, session: &Session, paths: &Paths, rounds: usize
 /// 16 callers at once on one bridge, reads of four panes that each show
 /// their own marker, and pane lists: a reply showing another pane's marker
 /// (or a list missing a pane) is a mismatch.
-fn concurrency(table: &mut Table, paths: &Paths, calls: usize) {
+fn concurrency(table: &mut Table, session: &Session, bridge: &Path, paths: &Paths, calls: usize) {
     const CALLERS: usize = 16;
     let mcp = &paths.socket;
     let panes: Vec<Value> = (0..4)
@@ -268,6 +269,7 @@ fn concurrency(table: &mut Table, paths: &Paths, calls: usize) {
             rates[1], rates[2]
         ),
     );
+    sdk_callers(table, session, bridge, &panes, calls);
 }
 
 /// What [`run_callers`] saw.
@@ -314,17 +316,7 @@ fn run_callers(
                 return true;
             };
             let content = result.structured_content.clone().unwrap_or_default();
-            if tool == "zellij_list_panes" {
-                let listed = content["panes"].to_string();
-                return panes.iter().any(|p| !listed.contains(&p.to_string()));
-            }
-            let k = panes
-                .iter()
-                .position(|p| *p == args["pane_id"])
-                .expect("pane");
-            let text = content["text"].as_str().unwrap_or_default();
-            !text.contains(&format!("marker-of-{k}"))
-                || (0..4).any(|j| j != k && text.contains(&format!("marker-of-{j}")))
+            mismatched(panes, tool, args, &content)
         })
         .count();
     CallersRun {
@@ -332,6 +324,65 @@ fn run_callers(
         mismatches,
         spread,
     }
+}
+
+/// Whether `content`, the result of `tool` called with `args`, shows
+/// another pane's marker than the pane read, or lists not every pane.
+fn mismatched(panes: &[Value], tool: &str, args: &Value, content: &Value) -> bool {
+    if tool == "zellij_list_panes" {
+        let listed = content["panes"].to_string();
+        return panes.iter().any(|p| !listed.contains(&p.to_string()));
+    }
+    let k = panes
+        .iter()
+        .position(|p| *p == args["pane_id"])
+        .expect("pane");
+    let text = content["text"].as_str().unwrap_or_default();
+    !text.contains(&format!("marker-of-{k}"))
+        || (0..4).any(|j| j != k && text.contains(&format!("marker-of-{j}")))
+}
+
+/// 16 sessions of the Python SDK at once, each with its own bridge, two
+/// screen reads to one pane list.
+fn sdk_callers(table: &mut Table, session: &Session, bridge: &Path, panes: &[Value], calls: usize) {
+    const CALLERS: usize = 16;
+    let plan: Vec<(&str, Value)> = (0..calls / CALLERS)
+        .map(|n| match n % 3 {
+            2 => ("zellij_list_panes", json!({})),
+            _ => ("zellij_read", json!({"pane_id": panes[n % 4]})),
+        })
+        .collect();
+    let Some(run) = sdk::run(session, bridge, CALLERS, &plan) else {
+        return;
+    };
+    let total: usize = run.callers.iter().map(|c| c.took.len()).sum();
+    let errors: usize = run.callers.iter().map(|c| c.errors).sum();
+    let mismatches = run
+        .callers
+        .iter()
+        .flat_map(|c| plan.iter().zip(&c.results))
+        .filter(|((tool, args), content)| mismatched(panes, tool, args, content))
+        .count();
+    let spread = run
+        .callers
+        .iter()
+        .map(|c| {
+            let stats = table::Stats::of(c.took.clone());
+            stats.p99 / stats.p50
+        })
+        .fold(0.0, f64::max);
+    let all: Vec<Duration> = run.callers.into_iter().flat_map(|c| c.took).collect();
+    let stats = table.timed(
+        &format!("{CALLERS} Python SDK sessions at once, a bridge each: 2 reads to 1 pane list"),
+        all,
+        "",
+    );
+    table.note(&format!(
+        "{:.0} calls/s in all, {errors} errors, {mismatches} replies mismatched (target ≥ 1000 \
+         calls/s, 0); each caller's p99 at most {spread:.1}× its p50 (target ≤ 5×); p50 {:.2} ms",
+        total as f64 / run.elapsed.as_secs_f64(),
+        stats.p50
+    ));
 }
 
 /// A submit (the text, then a lone CR after the delay) to a program that

@@ -10,6 +10,7 @@ use serde_json::json;
 use zellij_mcp_harness::{repo_layout, run_with_timeout, wait_for, Mcp, Sandbox, Session};
 
 use crate::channel::Channel;
+use crate::sdk;
 use crate::table::{measure, Stats, Table};
 
 /// Shells per tab, stacked (so any number fits the client's screen).
@@ -21,7 +22,7 @@ pub fn pane_counts(table: &mut Table, bridge: &Path, rounds: usize) {
     let mcp = Mcp::start(bridge, session.sandbox(), &[]);
     let small = small_pane(&mcp);
     let channel = Channel::socket(&session);
-    let mut first: Option<(Stats, Stats)> = None;
+    let mut first: Option<(Stats, Stats, Option<Stats>)> = None;
     let mut tabs = 0;
     for panes in [10, 40, 100] {
         while count_terminals(&mcp) < panes {
@@ -32,6 +33,19 @@ pub fn pane_counts(table: &mut Table, bridge: &Path, rounds: usize) {
             mcp.ok("zellij_list_panes", json!({}));
         });
         let list = table.timed(&format!("zellij_list_panes, {panes} panes"), lists, "");
+        let bytes = serde_json::to_string(&mcp.call("zellij_list_panes", json!({})))
+            .map_or(0, |answer| answer.len());
+        table.note(&format!(
+            "the answer: {:.1} KB, {} bytes a pane (target ≤ 20 KB at 100)",
+            bytes as f64 / 1000.0,
+            bytes / panes
+        ));
+        let plan = vec![("zellij_list_panes", json!({})); rounds];
+        let sdk = sdk::run(&session, bridge, 1, &plan).map(|run| {
+            let took = run.callers.into_iter().flat_map(|c| c.took).collect();
+            let what = format!("zellij_list_panes via the Python SDK, {panes} panes");
+            table.timed(&what, took, "")
+        });
         let raw = measure(rounds, || {
             channel.call("list_panes", json!({}));
         });
@@ -54,7 +68,7 @@ pub fn pane_counts(table: &mut Table, bridge: &Path, rounds: usize) {
             reads,
             "",
         );
-        let (list0, read0) = *first.get_or_insert((list, read));
+        let (list0, read0, sdk0) = *first.get_or_insert((list, read, sdk));
         table.note(&format!(
             "list: {:.2}× `list-panes` (target ≤ 0.2), {:.2}× its own at 10 panes (target ≤ 3); \
              read: {:.2}× at 10 panes (target ≤ 1.25)",
@@ -62,6 +76,13 @@ pub fn pane_counts(table: &mut Table, bridge: &Path, rounds: usize) {
             list.p50 / list0.p50,
             read.p50 / read0.p50
         ));
+        if let (Some(sdk), Some(sdk0)) = (sdk, sdk0) {
+            table.note(&format!(
+                "through the Python SDK: {:.2}× `list-panes`, {:.2}× at 10 panes",
+                sdk.p50 / zellij.p50,
+                sdk.p50 / sdk0.p50
+            ));
+        }
     }
 }
 
