@@ -68,7 +68,7 @@ fuzz:
 demo: zellij all
 	target/release/demo $(BRIDGE_BIN)
 
-bench: zellij all
+bench: zellij all test-deps
 	target/release/bench $(BRIDGE_BIN) 200
 
 # Many mixed calls from 8 callers on one session; prints the plugin's memory.

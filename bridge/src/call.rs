@@ -10,6 +10,7 @@ use rmcp::service::RunningService;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::Value;
 
+use crate::tables;
 use crate::tools::ZellijMcp;
 
 #[derive(Debug, clap::Args)]
@@ -138,98 +139,16 @@ fn pretty(value: &Value) -> String {
 
 /// A result as a person reads it.
 fn human(tool: &str, result: &Value) -> String {
-    let rows = |key: &str| result[key].as_array().cloned().unwrap_or_default();
+    if let Some(table) = tables::of(tool, result) {
+        return table;
+    }
     match tool {
-        "zellij_list_panes" => table(
-            &["PANE", "TAB", "TITLE", "PROGRAM", "STATE"],
-            rows("panes").iter().map(pane_row).collect(),
-        ),
-        "zellij_list_tabs" => table(
-            &["TAB_ID", "POSITION", "NAME", "ACTIVE"],
-            rows("tabs")
-                .iter()
-                .map(|t| {
-                    vec![
-                        plain(&t["tab_id"]),
-                        plain(&t["position"]),
-                        plain(&t["name"]),
-                        plain(&t["active"]),
-                    ]
-                })
-                .collect(),
-        ),
-        "zellij_list_sessions" => table(
-            &["SESSION", "DEFAULT", "CURRENT"],
-            rows("sessions")
-                .iter()
-                .map(|s| {
-                    vec![
-                        plain(&s["name"]),
-                        plain(&s["default"]),
-                        plain(&s["current"]),
-                    ]
-                })
-                .collect(),
-        ),
         "zellij_read" => {
             let text = result["text"].as_str().unwrap_or_default();
             format!("{}\n", text.trim_end_matches('\n'))
         }
         _ => format!("{}\n", pretty(result)),
     }
-}
-
-fn pane_row(pane: &Value) -> Vec<String> {
-    let flags = ["focused", "floating", "hidden", "is_self"]
-        .into_iter()
-        .filter(|key| pane[*key] == Value::Bool(true))
-        .map(|key| key.trim_start_matches("is_"));
-    let agent = pane["agent"].as_str().map(|name| format!("agent {name}"));
-    let state = [plain(&pane["state"])]
-        .into_iter()
-        .chain(flags.map(str::to_owned))
-        .chain(agent)
-        .filter(|s| !s.is_empty())
-        .collect::<Vec<_>>()
-        .join(",");
-    vec![
-        plain(&pane["pane_id"]),
-        plain(&pane["tab_id"]),
-        plain(&pane["title"]),
-        plain(&pane["program"]),
-        state,
-    ]
-}
-
-fn plain(value: &Value) -> String {
-    match value {
-        Value::String(s) => s.clone(),
-        Value::Null => String::new(),
-        other => other.to_string(),
-    }
-}
-
-/// Columns padded to their widest cell.
-fn table(header: &[&str], rows: Vec<Vec<String>>) -> String {
-    let mut widths: Vec<usize> = header.iter().map(|h| h.len()).collect();
-    for row in &rows {
-        for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
-        }
-    }
-    let line = |cells: Vec<String>| {
-        let padded: Vec<String> = cells
-            .iter()
-            .zip(&widths)
-            .map(|(cell, width)| format!("{cell:width$}"))
-            .collect();
-        format!("{}\n", padded.join("  ").trim_end())
-    };
-    let mut out = line(header.iter().map(|h| h.to_string()).collect());
-    for row in rows {
-        out.push_str(&line(row));
-    }
-    out
 }
 
 #[cfg(test)]
@@ -256,11 +175,5 @@ mod tests {
         assert_eq!(object["pane_id"], "terminal_2");
         assert!(args(&["pane_id"]).is_err());
         assert!(args(&["{not json"]).is_err());
-    }
-
-    #[test]
-    fn tables_pad_their_columns() {
-        let text = table(&["A", "BB"], vec![vec!["long".into(), "x".into()]]);
-        assert_eq!(text, "A     BB\nlong  x\n");
     }
 }

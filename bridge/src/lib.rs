@@ -10,6 +10,7 @@
 //! - [`pane_state`]: what a pane is doing, from its processes.
 //! - [`notify`]: the `notify` command, a message from a shell.
 //! - [`call`]: the `call` and `tools` commands, any tool from a shell.
+//! - [`tables`]: pane, tab and session lists as text tables.
 //! - [`setup`]: the `setup` command, from nothing to a working setup.
 //! - [`doctor`]: the `doctor` command, what is wrong and how to fix it.
 //! - [`http`]: `serve --http`, the server over streamable HTTP with a token.
@@ -32,6 +33,7 @@ pub mod pane_state;
 pub mod private;
 pub mod sessions;
 pub mod setup;
+pub mod tables;
 pub mod tmux;
 pub mod tools;
 pub mod transport;

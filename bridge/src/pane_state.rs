@@ -163,6 +163,29 @@ pub fn pane_state(pid: Option<u32>) -> Option<PaneState> {
     Procfs::default().pane_state(pid?)
 }
 
+/// Panes looked at by one thread of [`pane_states`].
+const PANES_A_THREAD: usize = 25;
+
+/// [`pane_state`] of many panes: a list of a hundred reads a few hundred
+/// small files under `/proc`, on as many threads as there are cores.
+pub fn pane_states(pids: &[Option<u32>]) -> Vec<Option<PaneState>> {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    if cores < 2 || pids.len() <= PANES_A_THREAD {
+        return pids.iter().map(|pid| pane_state(*pid)).collect();
+    }
+    let chunk = pids.len().div_ceil(cores).max(PANES_A_THREAD);
+    std::thread::scope(|scope| {
+        let threads: Vec<_> = pids
+            .chunks(chunk)
+            .map(|part| scope.spawn(|| part.iter().map(|pid| pane_state(*pid)).collect::<Vec<_>>()))
+            .collect();
+        threads
+            .into_iter()
+            .flat_map(|thread| thread.join().unwrap_or_default())
+            .collect()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -30,8 +30,8 @@ pub struct PaneFacts {
 impl PaneFacts {
     /// The pane's facts: as the events last told them, else what `ask`
     /// answers now.
-    pub fn get(&mut self, pane: PaneRef, ask: impl FnOnce() -> Facts) -> Facts {
-        self.known.entry(pane).or_insert_with(ask).clone()
+    pub fn get(&mut self, pane: PaneRef, ask: impl FnOnce() -> Facts) -> &Facts {
+        self.known.entry(pane).or_insert_with(ask)
     }
 
     /// The pid of the pane's own process: known, else what `ask` answers;
@@ -115,16 +115,16 @@ mod tests {
             asked += 1;
             facts(cwd)
         };
-        assert_eq!(known.get(a, || ask("/one")), facts("/one"));
-        assert_eq!(known.get(a, || ask("/again")), facts("/one"));
+        assert_eq!(known.get(a, || ask("/one")), &facts("/one"));
+        assert_eq!(known.get(a, || ask("/again")), &facts("/one"));
         known.cwd_changed(a, "/moved".into());
         known.command_changed(a, vec!["vim".into(), "x".into()]);
-        let now = known.get(a, || ask("/again"));
+        let now = known.get(a, || ask("/again")).clone();
         assert_eq!(now.cwd.as_deref(), Some("/moved"));
         assert_eq!(now.running, Some(vec!["vim".to_owned(), "x".to_owned()]));
         // Events for a pane never listed are not kept: it is asked when listed.
         known.cwd_changed(b, "/early".into());
-        assert_eq!(known.get(b, || ask("/two")), facts("/two"));
+        assert_eq!(known.get(b, || ask("/two")), &facts("/two"));
         assert_eq!(asked, 2);
     }
 
@@ -144,7 +144,7 @@ mod tests {
         known.get(a, || facts("/before"));
         known.get(b, || facts("/b"));
         known.forget(a);
-        assert_eq!(known.get(a, || facts("/after")), facts("/after"));
+        assert_eq!(known.get(a, || facts("/after")), &facts("/after"));
         known.keep_only(|pane| pane == a);
         assert_eq!(known.len(), 1);
     }

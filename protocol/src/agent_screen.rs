@@ -66,7 +66,12 @@ pub fn program_name(argv: &[String]) -> Option<String> {
 
 /// Whether `argv` runs an agent program (see [`program_name`]).
 pub fn is_agent_program(argv: &[String]) -> bool {
-    program_name(argv).is_some_and(|name| AGENT_PROGRAMS.contains(&name.as_str()))
+    program_name(argv).is_some_and(|name| names_an_agent(&name))
+}
+
+/// Whether a program of this name (see [`program_name`]) is an agent's.
+pub fn names_an_agent(program: &str) -> bool {
+    AGENT_PROGRAMS.contains(&program)
 }
 
 /// What an agent's screen shows.

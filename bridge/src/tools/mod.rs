@@ -109,6 +109,24 @@ fn drop_nulls(value: &mut serde_json::Value) {
 
 type ToolResult<R> = Result<Json<FromSession<R>>, ToolFailure>;
 
+/// A list's result: structured as any other, its text the list as a table
+/// (see [`crate::tables`]) rather than the same JSON again.
+pub struct Tabled<R> {
+    tool: &'static str,
+    result: FromSession<R>,
+}
+
+impl<R: Serialize> IntoCallToolResult for Tabled<R> {
+    fn into_call_tool_result(self) -> Result<CallToolResponse, ErrorData> {
+        let value = serde_json::to_value(&self.result)
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let text = crate::tables::of(self.tool, &value).unwrap_or_else(|| value.to_string());
+        let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+        result.structured_content = Some(value);
+        Ok(result.into())
+    }
+}
+
 fn in_session<R>((session, result): (String, R)) -> Json<FromSession<R>> {
     Json(FromSession { session, result })
 }

@@ -10,8 +10,8 @@ use zellij_mcp_protocol::ops::{
 };
 
 use super::schema::{input, output, output_in_session};
-use super::{parse, InSession, ToolFailure, ToolResult, ZellijMcp};
-use crate::pane_state::pane_state;
+use super::{parse, InSession, Tabled, ToolFailure, ToolResult, ZellijMcp};
+use crate::pane_state::pane_states;
 
 #[tool_router(router = session_tools, vis = "pub(super)")]
 impl ZellijMcp {
@@ -77,15 +77,22 @@ impl ZellijMcp {
         output_schema = output_in_session::<ListPanesResult>(),
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    async fn list_panes(&self, args: JsonObject) -> ToolResult<ListPanesResult> {
+    async fn list_panes(&self, args: JsonObject) -> Result<Tabled<ListPanesResult>, ToolFailure> {
         let p: InSession<ListPanesArgs> = parse(args)?;
         let Json(mut listed) = self
             .send::<op::ListPanes>(p.session.as_deref(), &p.args, Duration::ZERO)
             .await?;
         let own = self.own_pane_in(&listed.session).await;
-        for pane in &mut listed.result.panes {
+        let unknown: Vec<Option<u32>> = listed
+            .result
+            .panes
+            .iter()
+            .map(|pane| pane.pid.filter(|_| pane.state.is_none()))
+            .collect();
+        let states = pane_states(&unknown);
+        for (pane, state) in listed.result.panes.iter_mut().zip(states) {
             pane.is_self = Some(pane.pane_id) == own;
-            pane.state = pane.state.or_else(|| pane_state(pane.pid));
+            pane.state = pane.state.or(state);
             if !p.args.details {
                 pane.pid = None;
             }
@@ -93,7 +100,10 @@ impl ZellijMcp {
         if let Some(state) = p.args.state {
             listed.result.panes.retain(|pane| pane.state == Some(state));
         }
-        Ok(Json(listed))
+        Ok(Tabled {
+            tool: "zellij_list_panes",
+            result: listed,
+        })
     }
 
     #[tool(

@@ -1,6 +1,6 @@
 //! Read-only ops: hello, session info, tabs, panes, layout.
 
-use zellij_mcp_protocol::agent_screen::program_name;
+use zellij_mcp_protocol::agent_screen::{names_an_agent, program_name};
 use zellij_mcp_protocol::ops::{
     ClientEntry, DumpLayoutArgs, DumpLayoutResult, HelloResult, ListPanesArgs, ListPanesResult,
     ListTabsResult, PaneEntry, PaneOfProcessArgs, PaneOfProcessResult, PluginMemory,
@@ -112,22 +112,32 @@ impl<H: Host> Zellij<'_, H> {
                 pane.pid = self.pid_of(facts, pane.pane_id);
             }
             let details = pane.details.get_or_insert_with(Default::default);
-            if terminal && !pane.exited {
-                let host = self.host;
-                let facts = facts.get(pane.pane_id, || Facts {
+            let host = self.host;
+            let known = (terminal && !pane.exited).then(|| {
+                facts.get(pane.pane_id, || Facts {
                     cwd: host.cwd(pane.pane_id),
                     running: host.running_command(pane.pane_id),
-                });
-                (details.cwd, details.running) = (facts.cwd, facts.running);
-            }
-            let argv = details.running.clone().or_else(|| {
-                let command = details.command.as_deref()?;
-                Some(command.split_whitespace().map(str::to_owned).collect())
+                })
             });
-            pane.program = argv.as_deref().and_then(program_name);
-            pane.state = pane
-                .state
-                .or_else(|| self.shown_state(facts, pane.pane_id, false, named).0);
+            let running = known.and_then(|facts| facts.running.as_deref());
+            pane.program = match (running, &details.command) {
+                (Some(argv), _) => program_name(argv),
+                (None, Some(command)) => program_name(
+                    &command
+                        .split_whitespace()
+                        .map(str::to_owned)
+                        .collect::<Vec<_>>(),
+                ),
+                (None, None) => None,
+            };
+            if let Some(known) = known.filter(|_| args.details || args.command.is_some()) {
+                (details.cwd, details.running) = (known.cwd.clone(), known.running.clone());
+            }
+            // Only an agent's screen is read: one read per agent pane.
+            let agent = named || pane.program.as_deref().is_some_and(names_an_agent);
+            if agent && pane.state.is_none() {
+                pane.state = self.shown_state(facts, pane.pane_id, false, named).0;
+            }
         }
         if let Some(needle) = &args.command {
             panes.retain(|p| {

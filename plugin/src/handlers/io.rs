@@ -87,9 +87,10 @@ impl<H: Host> Zellij<'_, H> {
                 running: host.running_command(pane),
             })
             .running
+            .as_deref()
             .unwrap_or_default();
-        let shell = is_shell(&running);
-        let agent = (named || is_agent_program(&running)) && !shell;
+        let shell = is_shell(running);
+        let agent = (named || is_agent_program(running)) && !shell;
         if !(agent || shells && shell) {
             return (None, false);
         }
