@@ -68,7 +68,7 @@ mod writes;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use zellij_mcp_protocol::ops::{PluginMemory, DEFAULT_SUBMIT_DELAY_MS, MAX_SUBMIT_DELAY_MS};
 use zellij_mcp_protocol::PERMISSIONS;
@@ -143,7 +143,12 @@ pub struct Requests<H: Host + 'static> {
     pub later: Later<Task<H>>,
     /// Requests answered since the plugin loaded.
     pub served: u64,
+    /// The count the pane's status line shows, and when it was drawn.
+    pub shown: (u64, Option<Instant>),
 }
+
+/// The least time between two drawings of the status line.
+const STATUS_EVERY: Duration = Duration::from_secs(1);
 
 /// Work for the next timer, outside `pipe()`.
 pub type Task<H> = Box<dyn FnOnce(&mut McpPlugin<H>) -> HandlerResult>;
@@ -196,7 +201,6 @@ impl ZellijPlugin for McpPlugin<ZellijHost> {
     }
 
     fn update(&mut self, event: Event) -> bool {
-        let served = self.requests.served;
         match event {
             Event::PaneUpdate(manifest) => self.on_pane_update(manifest),
             Event::TabUpdate(tabs) => self.on_tab_update(tabs),
@@ -208,14 +212,12 @@ impl ZellijPlugin for McpPlugin<ZellijHost> {
             Event::Timer(_) => self.on_timer(),
             _ => {}
         }
-        // The pane's status line shows the count (when the pane is shown).
-        self.requests.served != served
+        self.status_changed()
     }
 
     fn pipe(&mut self, message: PipeMessage) -> bool {
-        let served = self.requests.served;
         self.on_pipe(message);
-        self.requests.served != served
+        self.status_changed()
     }
 
     fn render(&mut self, _rows: usize, cols: usize) {
@@ -257,6 +259,21 @@ impl<H: Host> McpPlugin<H> {
     }
 
     /// What the plugin's pane shows.
+    /// Whether to draw the status line again: its count changed, and it
+    /// was drawn more than a second ago. Each drawing costs Zellij a render
+    /// of the session, which a request each time would pay; the heartbeat's
+    /// timer brings the count up to date within a second.
+    fn status_changed(&mut self) -> bool {
+        let now = self.host.now();
+        let (shown, at) = self.requests.shown;
+        let due = at.is_none_or(|at| now.duration_since(at) >= STATUS_EVERY);
+        if self.requests.served == shown || !due {
+            return false;
+        }
+        self.requests.shown = (self.requests.served, Some(now));
+        true
+    }
+
     fn pane_status(&self) -> status::Status<'static> {
         status::Status {
             version: env!("CARGO_PKG_VERSION"),

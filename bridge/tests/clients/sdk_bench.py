@@ -5,13 +5,15 @@ usage: sdk_bench.py BRIDGE ZELLIJ CALLERS < PLAN
 PLAN (stdin) is a JSON list of [tool, arguments]; each of CALLERS sessions (one
 bridge each, over stdio, all at once) makes every call of the plan in
 order. Prints one JSON object: for each caller, each call's milliseconds,
-and whether its result was an error; and the seconds all callers took.
+whether its result was an error, and its results; the seconds all callers
+took; and the CPU seconds this process and the bridges (its children) used.
 The bridges get this process's environment (the bench's session).
 """
 
 import asyncio
 import json
 import os
+import resource
 import sys
 import time
 
@@ -48,10 +50,21 @@ async def main(bridge, zellij, callers, plan):
     ]
     for _ in range(callers):
         await ready.acquire()
-    begun = time.perf_counter()
+    begun, cpu = time.perf_counter(), time.process_time()
     start.set()
     done = await asyncio.gather(*tasks)
-    print(json.dumps({"callers": done, "seconds": time.perf_counter() - begun}))
+    seconds, cpu = time.perf_counter() - begun, time.process_time() - cpu
+    bridges = resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(
+        json.dumps(
+            {
+                "callers": done,
+                "seconds": seconds,
+                "client_cpu": cpu,
+                "bridges_cpu": bridges.ru_utime + bridges.ru_stime,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

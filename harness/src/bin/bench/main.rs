@@ -352,9 +352,14 @@ fn sdk_callers(table: &mut Table, session: &Session, bridge: &Path, panes: &[Val
             _ => ("zellij_read", json!({"pane_id": panes[n % 4]})),
         })
         .collect();
+    let server = server_pid(session);
+    let server_ticks = || server.and_then(cpu_ticks).unwrap_or_default();
+    let before = server_ticks();
     let Some(run) = sdk::run(session, bridge, CALLERS, &plan) else {
         return;
     };
+    // Linux counts CPU time in 1/100 s ticks.
+    let server_cpu = server_ticks().saturating_sub(before) as f64 / 100.0;
     let total: usize = run.callers.iter().map(|c| c.took.len()).sum();
     let errors: usize = run.callers.iter().map(|c| c.errors).sum();
     let mismatches = run
@@ -377,11 +382,16 @@ fn sdk_callers(table: &mut Table, session: &Session, bridge: &Path, panes: &[Val
         all,
         "",
     );
+    let seconds = run.elapsed.as_secs_f64();
     table.note(&format!(
         "{:.0} calls/s in all, {errors} errors, {mismatches} replies mismatched (target ≥ 1000 \
-         calls/s, 0); each caller's p99 at most {spread:.1}× its p50 (target ≤ 5×); p50 {:.2} ms",
-        total as f64 / run.elapsed.as_secs_f64(),
-        stats.p50
+         calls/s, 0); each caller's p99 at most {spread:.1}× its p50 (target ≤ 5×); p50 {:.2} ms; \
+         CPU over the {seconds:.1} s: Python client {:.1} s, 16 bridges {:.1} s (their whole \
+         lives), Zellij server and plugin {server_cpu:.1} s",
+        total as f64 / seconds,
+        stats.p50,
+        run.client_cpu,
+        run.bridges_cpu,
     ));
 }
 
@@ -536,16 +546,18 @@ fn server_pid(session: &Session) -> Option<u32> {
     hello["zellij_pid"].as_u64().map(|pid| pid as u32)
 }
 
+/// The CPU time `pid` has used, in ticks.
+fn cpu_ticks(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    Some(fields[11].parse::<u64>().ok()? + fields[12].parse::<u64>().ok()?)
+}
+
 /// The share of one core `pid` used over `span`.
 fn cpu_share(pid: u32, span: Duration) -> f64 {
-    let ticks = || -> Option<u64> {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-        Some(fields[11].parse::<u64>().ok()? + fields[12].parse::<u64>().ok()?)
-    };
-    let before = ticks().unwrap_or_default();
+    let before = cpu_ticks(pid).unwrap_or_default();
     std::thread::sleep(span);
-    let after = ticks().unwrap_or_default();
+    let after = cpu_ticks(pid).unwrap_or_default();
     // Linux counts CPU time in 1/100 s ticks.
     (after - before) as f64 / 100.0 / span.as_secs_f64()
 }

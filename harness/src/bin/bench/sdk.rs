@@ -23,6 +23,10 @@ pub struct Run {
     pub callers: Vec<Caller>,
     /// From the first call to the last reply.
     pub elapsed: Duration,
+    /// CPU seconds the Python client used over the calls, and the bridges
+    /// over their lives.
+    pub client_cpu: f64,
+    pub bridges_cpu: f64,
 }
 
 /// Runs `plan` (tool, arguments) from each of `callers` sessions at once;
@@ -67,6 +71,8 @@ pub fn run(
     Some(Run {
         callers: callers.iter().map(caller).collect(),
         elapsed: Duration::from_secs_f64(seen["seconds"].as_f64().unwrap_or_default()),
+        client_cpu: seen["client_cpu"].as_f64().unwrap_or_default(),
+        bridges_cpu: seen["bridges_cpu"].as_f64().unwrap_or_default(),
     })
 }
 
