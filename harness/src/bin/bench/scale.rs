@@ -110,6 +110,43 @@ pub fn clients(table: &mut Table, bridge: &Path, rounds: usize) {
         all.p50 / alone.p50
     ));
     drop(four);
+    cleared_with_two_clients(table, &session, &mcp, rounds);
+}
+
+/// A read of a pane whose screen was cleared (Zellij keeps its rows as
+/// wide as the pane), two clients attached, beside `dump-screen` of it.
+fn cleared_with_two_clients(table: &mut Table, session: &Session, mcp: &Mcp, rounds: usize) {
+    let _two = session.attach_clients_and_wait(2);
+    let script = "printf '\\033[H\\033[2J\\033[3J'; echo one line; exec sleep 3600";
+    let pane = mcp.ok(
+        "zellij_new_pane",
+        json!({"command": ["sh", "-c", script], "placement": "tiled"}),
+    );
+    let pane = pane["pane_id"].as_str().unwrap().to_owned();
+    wait_for(
+        "the cleared pane",
+        std::time::Duration::from_secs(30),
+        || {
+            let read = mcp.ok("zellij_read", json!({"pane_id": pane}));
+            read["text"].as_str()?.contains("one line").then_some(())
+        },
+    );
+    let reads = measure(rounds, || {
+        mcp.ok("zellij_read", json!({"pane_id": pane}));
+    });
+    let read = table.timed(
+        "zellij_read of a cleared pane, 2 clients attached",
+        reads,
+        "",
+    );
+    let dumps = measure(rounds.min(50), || {
+        crate::dump_screen(session, &pane, false);
+    });
+    let dump = table.timed("`zellij action dump-screen` of it", dumps, "");
+    table.note(&format!(
+        "the read is {:.1}× faster (target ≥ 10×)",
+        dump.p50 / read.p50
+    ));
 }
 
 /// A floating pane that printed one short line and sleeps.
