@@ -870,6 +870,18 @@ fn panes_tell_whether_they_are_at_a_prompt_running_waiting_for_input_or_exited()
     let cat = open(&["cat"]);
     until(&cat, "waiting_input");
     assert_eq!(listed_state(&cat), "waiting_input");
+    // A state filter lists the panes in that state only.
+    let waiting = mcp.ok("zellij_list_panes", json!({"state": "waiting_input"}));
+    let mut ids: Vec<&str> = waiting["panes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["pane_id"].as_str().unwrap())
+        .collect();
+    ids.sort();
+    let mut expected = vec![bash.as_str(), cat.as_str()];
+    expected.sort();
+    assert_eq!(ids, expected, "{waiting}");
 
     let done = open(&["sh", "-c", "exit 3"]);
     mcp.ok(
@@ -880,6 +892,15 @@ fn panes_tell_whether_they_are_at_a_prompt_running_waiting_for_input_or_exited()
         "the exited pane listed as exited",
         Duration::from_secs(20),
         || (listed_state(&done) == "exited").then_some(()),
+    );
+    let exited = mcp.ok("zellij_list_panes", json!({"exited": true}));
+    let entry = pane_in(exited["panes"].as_array().unwrap(), &done)
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (entry["exited"].clone(), entry["exit_status"].clone()),
+        (json!(true), json!(3)),
+        "{entry}"
     );
 
     let mixed = mcp.err(

@@ -97,6 +97,7 @@ impl<H: Host> McpPlugin<H> {
         if self.acting.heartbeat_due(now) {
             self.heartbeat(now);
         }
+        self.follow_renders_while_waiting();
     }
 
     pub fn heartbeat(&mut self, now: Instant) {

@@ -28,6 +28,7 @@ pub(crate) enum Call {
     Block(String),
     Unblock(String),
     Timeout(Duration),
+    RenderEvents(bool),
     /// Any other Zellij call, by name and arguments.
     Do(String),
 }
@@ -225,6 +226,9 @@ impl Host for FakeHost {
         self.calls.borrow_mut().push(Call::Timeout(after));
         self.timers.borrow_mut().push(self.clock.now() + after);
     }
+    fn render_events(&self, on: bool) {
+        self.calls.borrow_mut().push(Call::RenderEvents(on));
+    }
     fn new_tab(&self, name: Option<&str>, _cwd: Option<&str>) -> Option<usize> {
         self.did(format!("new_tab {name:?}"));
         Some(9)
@@ -334,7 +338,7 @@ pub fn plugin_in(dir: &Path, client_id: u16) -> McpPlugin<FakeHost> {
 }
 
 pub fn send(plugin: &mut McpPlugin<FakeHost>, pipe_id: &str, payload: Option<&str>) {
-    plugin.on_pipe(PipeMessage {
+    plugin.take_pipe(PipeMessage {
         source: PipeSource::Cli(pipe_id.into()),
         name: PIPE_NAME.into(),
         payload: payload.map(Into::into),

@@ -65,6 +65,10 @@ pub trait Host {
     /// shell's line), told from its screen and cursor; `None` when the
     /// screen cannot be read.
     fn shown(&self, pane: PaneRef) -> Option<Shown>;
+    /// The screen's rows and what it shows, from one read of the screen.
+    fn screen_shown(&self, pane: PaneRef) -> Result<(Vec<String>, Option<Shown>), String> {
+        Ok((self.screen(pane)?, self.shown(pane)))
+    }
     /// The pane as Zellij has it now (events may lag, or not come at all).
     fn pane_info(&self, pane: PaneRef) -> Option<PaneInfo>;
     fn tab_info(&self, tab_id: usize) -> Option<TabInfo>;
@@ -81,6 +85,10 @@ pub trait Host {
     fn block(&self, pipe_id: &str);
     fn unblock(&self, pipe_id: &str);
     fn set_timeout(&self, after: Duration);
+    /// Whether render events come: each carries the screens of the panes
+    /// that changed, which costs the interpreter a copy of each; only
+    /// waits use them.
+    fn render_events(&self, on: bool);
 
     /// A new tab with the default layout; its tab id. Never moves focus.
     fn new_tab(&self, name: Option<&str>, cwd: Option<&str>) -> Option<usize>;
@@ -189,6 +197,12 @@ impl Host for ZellijHost {
         Some(Shown::of(&contents.viewport, contents.cursor))
     }
 
+    fn screen_shown(&self, pane: PaneRef) -> Result<(Vec<String>, Option<Shown>), String> {
+        let contents = get_pane_scrollback(pane_id(pane), false)?;
+        let shown = Shown::of(&contents.viewport, contents.cursor);
+        Ok((contents.viewport, Some(shown)))
+    }
+
     fn pane_info(&self, pane: PaneRef) -> Option<PaneInfo> {
         get_pane_info(pane_id(pane))
     }
@@ -250,6 +264,13 @@ impl Host for ZellijHost {
     fn set_timeout(&self, after: Duration) {
         // Zellij's timers break on negative or NaN values; Duration is neither.
         set_timeout(after.as_secs_f64());
+    }
+
+    fn render_events(&self, on: bool) {
+        match on {
+            true => subscribe(&[EventType::PaneRenderReport]),
+            false => unsubscribe(&[EventType::PaneRenderReport]),
+        }
     }
 
     fn new_tab(&self, name: Option<&str>, cwd: Option<&str>) -> Option<usize> {

@@ -132,6 +132,8 @@ pub struct McpPlugin<H: Host + 'static> {
     shell_runs: ShellRuns,
     /// What each agent's screen last showed.
     attention: Attention,
+    /// Whether render events come (while waits are under way).
+    renders_followed: bool,
 }
 
 /// The request and reply bookkeeping.
@@ -188,7 +190,6 @@ impl ZellijPlugin for McpPlugin<ZellijHost> {
             EventType::TabUpdate,
             EventType::Timer,
             EventType::ListClients,
-            EventType::PaneRenderReport,
             EventType::CommandPaneExited,
             EventType::CwdChanged,
             EventType::CommandChanged,
@@ -201,6 +202,23 @@ impl ZellijPlugin for McpPlugin<ZellijHost> {
     }
 
     fn update(&mut self, event: Event) -> bool {
+        self.handle(event);
+        self.follow_renders_while_waiting();
+        self.status_changed()
+    }
+
+    fn pipe(&mut self, message: PipeMessage) -> bool {
+        self.take_pipe(message);
+        self.status_changed()
+    }
+
+    fn render(&mut self, _rows: usize, cols: usize) {
+        print!("{}", status::line(&self.pane_status(), cols));
+    }
+}
+
+impl<H: Host> McpPlugin<H> {
+    fn handle(&mut self, event: Event) {
         match event {
             Event::PaneUpdate(manifest) => self.on_pane_update(manifest),
             Event::TabUpdate(tabs) => self.on_tab_update(tabs),
@@ -212,20 +230,27 @@ impl ZellijPlugin for McpPlugin<ZellijHost> {
             Event::Timer(_) => self.on_timer(),
             _ => {}
         }
-        self.status_changed()
     }
 
-    fn pipe(&mut self, message: PipeMessage) -> bool {
+    /// Render events come only while waits are under way: they are the
+    /// waits' news, and each costs a copy of every changed pane's screen
+    /// (a session with a client attached renders on every change). A new
+    /// wait looks at its pane at once and then on its timer until the
+    /// first render event comes, so none is missed in between.
+    /// A pipe message, and the render events its waits need.
+    pub fn take_pipe(&mut self, message: PipeMessage) {
         self.on_pipe(message);
-        self.status_changed()
+        self.follow_renders_while_waiting();
     }
 
-    fn render(&mut self, _rows: usize, cols: usize) {
-        print!("{}", status::line(&self.pane_status(), cols));
+    pub fn follow_renders_while_waiting(&mut self) {
+        let waiting = !self.waits.is_empty();
+        if waiting != self.renders_followed {
+            self.host.render_events(waiting);
+            self.renders_followed = waiting;
+        }
     }
-}
 
-impl<H: Host> McpPlugin<H> {
     fn start(&mut self, shared_dir: &Path, configuration: BTreeMap<String, String>) {
         self.settings = Settings::new(configuration);
         let ids = self.host.ids();

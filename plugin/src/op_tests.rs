@@ -1086,3 +1086,51 @@ fn writing_into_a_dialog_needs_answer_and_is_logged() {
     assert_eq!(answered.len(), 1, "{answered:?}");
     assert_eq!(answered[0]["pane_id"], json!("terminal_1"));
 }
+
+#[test]
+fn locate_tells_what_an_agent_s_screen_shows_only_when_asked_to_look() {
+    let mut p = plugin("op-locate-screen");
+    let register = request_from("terminal_1", "1", "register_agent", json!({"name": "main"}));
+    send(&mut p, "1", Some(&register));
+    only_reply(&p, "1", "1");
+    screen_shows(&mut p, Some(AgentScreen::Asking), ShellLine::Unknown);
+    let locate = |p: &mut Plugin, id: &str, screen: bool| {
+        let args = json!({"pane_id": "terminal_1", "screen": screen});
+        send(p, id, Some(&request(id, "locate", args)));
+        result_of::<op::Locate>(only_reply(p, id, id)).state
+    };
+    assert_eq!(
+        locate(&mut p, "2", true),
+        Some(zellij_mcp_protocol::ops::PaneState::Asking)
+    );
+    assert_eq!(locate(&mut p, "3", false), None, "no look at the screen");
+}
+
+#[test]
+fn render_events_come_only_while_a_wait_is_under_way() {
+    let mut p = plugin("op-render-events");
+    let follows = |p: &Plugin| {
+        p.host
+            .calls
+            .borrow()
+            .iter()
+            .filter_map(|call| match call {
+                crate::fake::Call::RenderEvents(on) => Some(*on),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    send(
+        &mut p,
+        "1",
+        Some(&request("1", "read", json!({"pane_id": 1}))),
+    );
+    assert!(follows(&p).is_empty(), "a read needs no render events");
+    let args = json!({"pane_id": 1, "pattern": "never", "timeout_ms": 100});
+    send(&mut p, "2", Some(&request("2", "wait_for", args)));
+    assert_eq!(follows(&p), [true]);
+    p.host.advance(Duration::from_millis(150));
+    p.on_timer();
+    only_reply(&p, "2", "2");
+    assert_eq!(follows(&p), [true, false]);
+}

@@ -179,14 +179,14 @@ fn run_everything_out(p: &mut McpPlugin<FakeHost>) {
                 Ok(zellij_mcp_protocol::JsonText::of(&result).unwrap()),
             );
         }
-        while p.waits.len() > 0 {
+        while !p.waits.is_empty() {
             let mut wait = p.waits.swap_remove(0);
             let finished = wait.finish(WaitOutcome::Cancelled, None);
             p.finish_wait(wait, finished);
         }
         p.on_timer();
         let idle = p.input.pending() == 0 && p.outbox.len() == 0;
-        if idle && p.requests.later.len() == 0 && p.waits.len() == 0 {
+        if idle && p.requests.later.len() == 0 && p.waits.is_empty() {
             return;
         }
     }

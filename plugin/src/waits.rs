@@ -207,6 +207,10 @@ impl<P> Waits<P> {
         self.items.push(wait);
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     pub fn len(&self) -> usize {
         self.items.len()
     }

@@ -23,7 +23,7 @@ mod placeholder;
 mod verbs;
 
 use clap::Parser;
-use zellij_mcp_protocol::ops::{op, LocateResult, Op, PaneArgs};
+use zellij_mcp_protocol::ops::{op, LocateArgs, LocateResult, Op};
 use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef};
 
 use crate::client::PluginClient;
@@ -172,7 +172,11 @@ impl Shim<'_> {
 
     /// Where `pane` is, or tmux's error for a pane that is not there.
     async fn locate(&self, pane: PaneRef) -> Result<LocateResult, Failure> {
-        let located = self.call::<op::Locate>(&PaneArgs { pane_id: pane }).await;
+        let args = LocateArgs {
+            pane_id: pane,
+            screen: false,
+        };
+        let located = self.call::<op::Locate>(&args).await;
         located.map_err(|e| match e.code {
             ErrorCode::PaneNotFound => Failure(format!("can't find pane: %{}", pane.id)),
             _ => Failure::from(e),

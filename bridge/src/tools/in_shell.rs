@@ -349,7 +349,7 @@ impl ZellijMcp {
         refuse_new_pane_args(args)?;
         let started = tokio::time::Instant::now();
         let deadline = started + Duration::from_millis(args.timeout_ms.unwrap_or(DEFAULT_WAIT_MS));
-        let (session, located) = self.locate(session, pane).await?;
+        let (session, located) = self.locate(session, pane, false).await?;
         let Some(pid) = located.pid else {
             return Err(bad_request(
                 format!("{pane} has no process of its own"),

@@ -49,7 +49,7 @@ impl ZellijMcp {
             .filter(|_| since.is_none())
             .map(|n| n.saturating_add(1));
         let (located, rows) = tokio::join!(
-            self.locate(&session, pane),
+            self.locate(&session, pane, true),
             self.client.rows(&session, pane, tail)
         );
         let (session, located) = located?;

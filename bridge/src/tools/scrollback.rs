@@ -12,7 +12,7 @@ use std::time::Duration;
 use zellij_mcp_protocol::fresh::Baseline;
 use zellij_mcp_protocol::matching::Patterns;
 use zellij_mcp_protocol::ops::{
-    op, CloseArgs, LocateResult, PaneArgs, PaneState, Resume, RunResult, Target, WaitForArgs,
+    op, CloseArgs, LocateArgs, LocateResult, PaneState, Resume, RunResult, Target, WaitForArgs,
     WaitForResult, WaitOutcome, WaitReply, DEFAULT_LAST_LINES, DEFAULT_WAIT_MS, MAX_WAIT_MS,
 };
 use zellij_mcp_protocol::text::tail_capped;
@@ -40,8 +40,12 @@ impl ZellijMcp {
         &self,
         session: &str,
         pane: PaneRef,
+        screen: bool,
     ) -> Result<(String, LocateResult), ErrorBody> {
-        let args = PaneArgs { pane_id: pane };
+        let args = LocateArgs {
+            pane_id: pane,
+            screen,
+        };
         let how = self.client.sending();
         self.client
             .call::<op::Locate>(Some(session), &args, how)
@@ -67,7 +71,7 @@ impl ZellijMcp {
         let timeout =
             Duration::from_millis(args.timeout_ms.unwrap_or(DEFAULT_WAIT_MS).min(MAX_WAIT_MS));
         let started = tokio::time::Instant::now();
-        let (session, mut located) = self.locate(session, args.pane_id).await?;
+        let (session, mut located) = self.locate(session, args.pane_id, true).await?;
         // A shell's `prompt` and the agents' states need the screen: the
         // plugin is asked each time; the processes alone are looked at here.
         let on_screen = state.is_shown() || state == PaneState::Prompt;
@@ -81,7 +85,7 @@ impl ZellijMcp {
             }
             tokio::time::sleep(STATE_LOOK).await;
             if on_screen {
-                located = self.locate(&session, args.pane_id).await?.1;
+                located = self.locate(&session, args.pane_id, true).await?.1;
             }
         };
         let result = WaitForResult {

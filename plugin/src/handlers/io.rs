@@ -2,10 +2,10 @@
 
 use std::time::Duration;
 
-use zellij_mcp_protocol::agent_screen::{is_agent_program, AgentScreen};
+use zellij_mcp_protocol::agent_screen::{is_agent_program, AgentScreen, Shown};
 use zellij_mcp_protocol::keys::key_bytes;
 use zellij_mcp_protocol::ops::{
-    Happened, LocateResult, PaneArgs, PaneResult, PaneState, ReadArgs, ReadResult, RunInPaneArgs,
+    Happened, LocateArgs, LocateResult, PaneResult, PaneState, ReadArgs, ReadResult, RunInPaneArgs,
     SignalArgs, WriteArgs, WriteResult, MAX_SUBMIT_DELAY_MS, MAX_WRITE_BYTES,
 };
 use zellij_mcp_protocol::shell_line::{is_shell, ShellLine};
@@ -37,24 +37,36 @@ impl<H: Host> Zellij<'_, H> {
             }));
         }
         self.require_ready()?;
-        // One query of Zellij; whether the pane exists is asked only when it fails.
-        let screen = self
-            .screen_of(args.pane_id)
+        // One read of the screen gives the text and what it shows; whether
+        // the pane exists is asked only when it fails.
+        let look = self.look_for(facts, args.pane_id, true, named);
+        let read = match look {
+            Some(_) => self.host.screen_shown(args.pane_id),
+            None => self.host.screen(args.pane_id).map(|rows| (rows, None)),
+        };
+        let (rows, shown) = read
+            .map_err(|e| screen_failed(args.pane_id, e))
             .map_err(|e| self.require_pane(args.pane_id).err().unwrap_or(e))?;
+        let screen = ScreenText::new(rows);
         let shaped = shape_read(&screen.lines(), None, args.tail_lines, max_bytes);
         let tab_id = self.view.tab_id_of(args.pane_id);
         let mut read = ReadResult::new(args.pane_id, tab_id, shaped);
         read.pid = self.pid_of(facts, args.pane_id);
-        (read.state, read.line_draft) = self.shown_state(facts, args.pane_id, true, named);
+        if let Some(agent) = look {
+            (read.state, read.line_draft) = state_shown(shown, agent);
+        }
         now(read)
     }
 
-    /// `locate`: the pane's tab and process, or `pane_not_found`; and what
-    /// its screen shows, for an agent (`named`, or by its program) or a
-    /// shell.
-    pub fn locate(&self, facts: &mut PaneFacts, named: bool, args: PaneArgs) -> HandlerResult {
+    /// `locate`: the pane's tab and process, or `pane_not_found`; with
+    /// `screen`, what its screen shows, for an agent (`named`, or by its
+    /// program) or a shell.
+    pub fn locate(&self, facts: &mut PaneFacts, named: bool, args: LocateArgs) -> HandlerResult {
         self.require_pane(args.pane_id)?;
-        let (state, line_draft) = self.shown_state(facts, args.pane_id, true, named);
+        let (state, line_draft) = match args.screen {
+            true => self.shown_state(facts, args.pane_id, true, named),
+            false => (None, false),
+        };
         now(LocateResult {
             pane_id: args.pane_id,
             tab_id: self.view.tab_id_of(args.pane_id),
@@ -76,9 +88,24 @@ impl<H: Host> Zellij<'_, H> {
         shells: bool,
         named: bool,
     ) -> (Option<PaneState>, bool) {
+        match self.look_for(facts, pane, shells, named) {
+            Some(agent) => state_shown(self.host.shown(pane), agent),
+            None => (None, false),
+        }
+    }
+
+    /// Whether a live terminal pane's screen tells its state: `Some(true)`
+    /// for an agent's, `Some(false)` for a shell's (when `shells`).
+    fn look_for(
+        &self,
+        facts: &mut PaneFacts,
+        pane: PaneRef,
+        shells: bool,
+        named: bool,
+    ) -> Option<bool> {
         let exited = self.view.find(pane).is_some_and(|(_, info)| info.exited);
         if pane.kind != PaneKind::Terminal || exited {
-            return (None, false);
+            return None;
         }
         let host = self.host;
         let running = facts
@@ -91,17 +118,7 @@ impl<H: Host> Zellij<'_, H> {
             .unwrap_or_default();
         let shell = is_shell(running);
         let agent = (named || is_agent_program(running)) && !shell;
-        if !(agent || shells && shell) {
-            return (None, false);
-        }
-        let Some(shown) = self.host.shown(pane) else {
-            return (None, false);
-        };
-        match shown.agent {
-            Some(screen) => (Some(screen.into()), false),
-            None if agent => (Some(PaneState::Unknown), false),
-            None => (None, matches!(shown.line, ShellLine::Draft(_))),
-        }
+        (agent || shells && shell).then_some(agent)
     }
 
     /// A terminal pane's own process, asked of Zellij once per pane.
@@ -178,12 +195,7 @@ impl<H: Host> Zellij<'_, H> {
 
     /// The pane's screen.
     pub fn screen_of(&self, pane: PaneRef) -> Result<ScreenText, ErrorBody> {
-        let rows = self.host.screen(pane).map_err(|e| {
-            ErrorBody::from(Error::Internal {
-                problem: format!("reading {pane} failed: {e}"),
-                fix: Some("check the pane still exists with zellij_list_panes".into()),
-            })
-        })?;
+        let rows = self.host.screen(pane).map_err(|e| screen_failed(pane, e))?;
         Ok(ScreenText::new(rows))
     }
 
@@ -350,4 +362,24 @@ pub fn write_result(write: &PendingWrite) -> WriteResult {
         bytes_written: write.bytes_written(),
         submitted: write.submit_delay.is_some(),
     }
+}
+
+/// The state a screen shows: an agent's (`unknown` when not recognised),
+/// or whether a shell's line holds text.
+fn state_shown(shown: Option<Shown>, agent: bool) -> (Option<PaneState>, bool) {
+    let Some(shown) = shown else {
+        return (None, false);
+    };
+    match shown.agent {
+        Some(screen) => (Some(screen.into()), false),
+        None if agent => (Some(PaneState::Unknown), false),
+        None => (None, matches!(shown.line, ShellLine::Draft(_))),
+    }
+}
+
+fn screen_failed(pane: PaneRef, problem: String) -> ErrorBody {
+    ErrorBody::from(Error::Internal {
+        problem: format!("reading {pane} failed: {problem}"),
+        fix: Some("check the pane still exists with zellij_list_panes".into()),
+    })
 }

@@ -139,6 +139,15 @@ impl From<crate::agent_screen::AgentScreen> for PaneState {
     }
 }
 
+/// `locate`: a pane's tab and its own process; with `screen`, also what
+/// its screen shows (one read of it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LocateArgs {
+    pub pane_id: PaneRef,
+    #[serde(default)]
+    pub screen: bool,
+}
+
 /// `locate`: the pane's tab and its own process.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LocateResult {

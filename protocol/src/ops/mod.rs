@@ -70,7 +70,7 @@ ops! {
     /// A pane's screen; the bridge reads scrollbacks itself.
     Read = "read", ReadArgs => ReadResult;
     /// A pane's tab, or `pane_not_found`.
-    Locate = "locate", PaneArgs => LocateResult;
+    Locate = "locate", LocateArgs => LocateResult;
     /// The pane a process runs in (the bridge's own, when its environment
     /// does not say).
     PaneOfProcess = "pane_of_process", PaneOfProcessArgs => PaneOfProcessResult;

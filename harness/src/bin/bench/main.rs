@@ -43,7 +43,11 @@ fn main() {
         let mut table = Table::default();
         match part.as_str() {
             "scale" => scale_rows(&mut table, &bridge, rounds),
-            "runs" => runs::shell_runs(&mut table, &session, &bridge, rounds),
+            "runs" => {
+                // As in the whole run: a client attached.
+                let (_client, _) = session.attach_and_wait();
+                runs::shell_runs(&mut table, &session, &bridge, rounds);
+            }
             "exact" => runs::exact_runs(&mut table, &session, &bridge, EXACT_RUNS),
             "messages" => {
                 let (_client, _) = session.attach_and_wait();

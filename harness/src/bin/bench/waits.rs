@@ -24,7 +24,10 @@ impl MarkPane {
         let fifo = session.sandbox().work().join(format!("marks-{tag}.fifo"));
         let made = std::process::Command::new("mkfifo").arg(&fifo).status();
         assert!(made.is_ok_and(|s| s.success()), "mkfifo");
-        let script = format!("while :; do cat {}; done", fifo.display());
+        // Read-write: the reader holds a write end too, so it never sees
+        // an end of file between two marks (a `cat` started again after
+        // each writer could miss a mark written before it opened).
+        let script = format!("exec cat <> {}", fifo.display());
         let mut args =
             json!({"command": ["sh", "-c", script], "wait": false, "placement": "tiled"});
         if new_tab {
