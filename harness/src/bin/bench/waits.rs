@@ -55,14 +55,17 @@ impl MarkPane {
 }
 
 /// Each round starts a `zellij_wait_for` for the next mark, writes the mark
-/// once the wait is under way, and times from the write to the reply.
+/// 100 ms later, and times from the write to the reply. The wait also takes
+/// the mark when it is on the screen already: a call that reached the
+/// plugin after the mark (a loaded machine) would otherwise count it as
+/// old output and miss it.
 pub fn wait_latency(mcp: &Mcp, marks: &MarkPane, rounds: usize, tag: &str) -> Vec<Duration> {
     (0..rounds)
         .map(|n| {
             let mark = format!("mark-{tag}-{n}");
             std::thread::scope(|scope| {
                 let waiter = scope.spawn(|| {
-                    let args = json!({"pane_id": marks.pane, "pattern": format!("^{mark}$"), "timeout_ms": 10000});
+                    let args = json!({"pane_id": marks.pane, "pattern": format!("^{mark}$"), "timeout_ms": 10000, "include_existing": true});
                     let found = mcp.ok("zellij_wait_for", args);
                     assert_eq!(found["outcome"], "matched", "{found}");
                     Instant::now()
