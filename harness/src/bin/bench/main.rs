@@ -36,13 +36,19 @@ fn main() {
     for (key, value) in session.sandbox().env() {
         std::env::set_var(key, value);
     }
-    // One part alone: `scale` (panes and clients), `runs` (zellij_run),
+    // One part alone: `waits`, `scale` (panes and clients), `runs` (zellij_run),
     // `exact` (2,000 shell runs under load), `messages` (delivery into a
     // composer) or `callers` (16 callers).
     if let Ok(part) = std::env::var("BENCH_ONLY") {
         let mut table = Table::default();
         match part.as_str() {
             "scale" => scale_rows(&mut table, &bridge, rounds),
+            "waits" => {
+                let server = server_pid(&session);
+                headless_waits(&mut table, &session, &bridge, rounds, server);
+                let (_client, _) = session.attach_and_wait();
+                attached_waits(&mut table, &session, &bridge, rounds);
+            }
             "runs" => {
                 // As in the whole run: a client attached.
                 let (_client, _) = session.attach_and_wait();
