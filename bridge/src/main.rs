@@ -8,6 +8,7 @@ use std::time::Duration;
 use clap::Parser;
 use rmcp::ServiceExt;
 
+use zellij_mcp::agents::{self, AgentsArgs};
 use zellij_mcp::call::{self, CallArgs};
 use zellij_mcp::client::{ClientConfig, PluginClient, TransportChoice};
 use zellij_mcp::doctor::{self, DoctorArgs};
@@ -91,6 +92,12 @@ enum Command {
     Call(CallArgs),
     /// List the tools, one line each.
     Tools,
+    /// The session's agents, who needs you first: state and for how long,
+    /// messages held for each and why, the last message in and out.
+    Agents(AgentsArgs),
+    /// Open the board of agents in this session (a floating pane; arrows
+    /// move, Enter goes to the agent, Esc hides it).
+    Board,
     /// Check Zellij, the plugin, its permissions and the session, and say
     /// how to fix what is wrong; exit code 1 when a check fails.
     Doctor(DoctorArgs),
@@ -198,6 +205,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let client = PluginClient::new(config);
     match command {
         Some(Command::Doctor(args)) => std::process::exit(doctor::run(&client, args).await),
+        Some(Command::Agents(args)) => std::process::exit(agents::run(&client, args).await),
+        Some(Command::Board) => std::process::exit(agents::open_board(&client).await),
         Some(Command::Tmux(args)) => std::process::exit(tmux::run(&client, args.args).await),
         _ => {}
     }
@@ -215,6 +224,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             Command::Setup(_)
             | Command::Tmux(_)
             | Command::Doctor(_)
+            | Command::Agents(_)
+            | Command::Board
             | Command::Serve(_)
             | Command::Claude(_)
             | Command::TmuxPane { .. }

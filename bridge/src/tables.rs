@@ -4,6 +4,8 @@
 //! about half the size of the same list as JSON).
 
 use serde_json::Value;
+use zellij_mcp_protocol::board::{cells, COLUMNS};
+use zellij_mcp_protocol::ops::AgentsResult;
 
 /// The table for a list tool's result; `None` for other tools.
 pub fn of(tool: &str, result: &Value) -> Option<String> {
@@ -34,6 +36,18 @@ pub fn of(tool: &str, result: &Value) -> Option<String> {
         ),
         _ => return None,
     })
+}
+
+/// The agents' board as a table, a pane id column after the agent.
+pub fn agents(result: &AgentsResult) -> String {
+    let mut header: Vec<&str> = COLUMNS.to_vec();
+    header.insert(1, "PANE");
+    let rows = result.agents.iter().map(|row| {
+        let mut cells = cells(row, result.at_ms).to_vec();
+        cells.insert(1, row.pane_id.to_string());
+        cells
+    });
+    table(&header, rows.collect())
 }
 
 /// A pane's cells; its state column also holds its exit status, the flags

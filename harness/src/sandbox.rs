@@ -4,6 +4,7 @@ use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use portable_pty::{CommandBuilder, PtySize};
@@ -504,15 +505,21 @@ impl Session {
         cmd.cwd(self.sandbox.work());
         let child = pty.slave.spawn_command(cmd).expect("spawn zellij attach");
         let mut reader = pty.master.try_clone_reader().expect("pty reader");
-        // Drain the client's output, or it blocks once the pty buffer fills.
+        // Drain the client's output (or it blocks once the pty buffer
+        // fills) into a terminal, to read its screen as its user sees it.
+        let terminal = Arc::new(Mutex::new(vt100::Parser::new(40, 120, 0)));
+        let drawn = terminal.clone();
         std::thread::spawn(move || {
             let mut buf = [0u8; 8192];
-            while matches!(reader.read(&mut buf), Ok(n) if n > 0) {}
+            while let Ok(n @ 1..) = reader.read(&mut buf) {
+                drawn.lock().unwrap().process(&buf[..n]);
+            }
         });
         let keys = pty.master.take_writer().expect("pty writer");
         AttachedClient {
             child,
             keys,
+            terminal,
             _master: pty.master,
         }
     }
@@ -547,12 +554,19 @@ pub struct AttachedClient {
     child: Box<dyn portable_pty::Child + Send + Sync>,
     /// What the user types.
     keys: Box<dyn std::io::Write + Send>,
+    /// What the user sees.
+    terminal: Arc<Mutex<vt100::Parser>>,
     _master: Box<dyn portable_pty::MasterPty + Send>,
 }
 
 impl AttachedClient {
     pub fn is_running(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// The client's screen as its user sees it, as text.
+    pub fn screen(&self) -> String {
+        self.terminal.lock().unwrap().screen().contents()
     }
 
     /// Types `bytes` on the client's terminal, as its user would.

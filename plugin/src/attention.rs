@@ -1,29 +1,85 @@
 //! Which agents need someone: the plugin looks at each agent's screen once
-//! a heartbeat and notes when one starts asking (a dialog, question or
-//! menu), so the event log tells whoever watches it. Plain state: what each
-//! agent's screen last showed.
+//! a heartbeat (and when the board or `agents` asks) and notes what it
+//! shows and since when, so the event log tells whoever watches it that
+//! one started asking, and the board can tell a person. Also the last
+//! message delivered to and from each agent. Plain state.
 
 use std::collections::BTreeMap;
 
-use zellij_mcp_protocol::agent_screen::AgentScreen;
+use zellij_mcp_protocol::ops::{LastMessage, PaneState};
 use zellij_mcp_protocol::PaneRef;
+
+/// Most senders whose last message is kept.
+const MOST_SENDERS: usize = 512;
 
 #[derive(Debug, Default)]
 pub struct Attention {
-    /// What each agent's screen showed at the last look.
-    last: BTreeMap<PaneRef, Option<AgentScreen>>,
+    /// What each agent's pane showed at the last look, and since when.
+    last: BTreeMap<PaneRef, Seen>,
+    /// The last message delivered to each pane.
+    last_in: BTreeMap<PaneRef, LastMessage>,
+    /// The last delivered message of each sender (its name or pane id).
+    last_out: BTreeMap<String, LastMessage>,
+    /// When the last look was (Unix ms).
+    pub looked_ms: u64,
+}
+
+/// A pane's state, and since when it has been in it (Unix ms).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Seen {
+    pub state: PaneState,
+    pub since_ms: u64,
 }
 
 impl Attention {
-    /// Notes what `pane`'s screen shows now; whether it just started asking.
-    pub fn seen(&mut self, pane: PaneRef, now: Option<AgentScreen>) -> bool {
-        let before = self.last.insert(pane, now).flatten();
-        now == Some(AgentScreen::Asking) && before != Some(AgentScreen::Asking)
+    /// Notes what `pane` shows at `now_ms`; whether it just started asking.
+    pub fn seen(&mut self, pane: PaneRef, state: PaneState, now_ms: u64) -> bool {
+        let before = self.last.get(&pane).map(|seen| seen.state);
+        if before != Some(state) {
+            let since_ms = now_ms;
+            self.last.insert(pane, Seen { state, since_ms });
+        }
+        state == PaneState::Asking && before != Some(PaneState::Asking)
+    }
+
+    /// What `pane` showed at the last look.
+    pub fn of(&self, pane: PaneRef) -> Option<Seen> {
+        self.last.get(&pane).copied()
     }
 
     /// Forgets the panes no longer looked at.
     pub fn keep_only(&mut self, panes: &[PaneRef]) {
         self.last.retain(|pane, _| panes.contains(pane));
+        self.last_in.retain(|pane, _| panes.contains(pane));
+    }
+
+    /// Message `seq` from `from` was delivered to `pane` (whose name or id
+    /// is `to`) at `at_ms`.
+    pub fn delivered(&mut self, seq: u64, from: &str, pane: PaneRef, to: String, at_ms: u64) {
+        let peer = from.to_owned();
+        self.last_in.insert(pane, LastMessage { seq, peer, at_ms });
+        if self.last_out.len() >= MOST_SENDERS && !self.last_out.contains_key(from) {
+            let oldest = self.last_out.iter().min_by_key(|(_, m)| m.at_ms);
+            if let Some(oldest) = oldest.map(|(sender, _)| sender.clone()) {
+                self.last_out.remove(&oldest);
+            }
+        }
+        let last = LastMessage {
+            seq,
+            peer: to,
+            at_ms,
+        };
+        self.last_out.insert(from.to_owned(), last);
+    }
+
+    /// The last message delivered to `pane`.
+    pub fn last_in(&self, pane: PaneRef) -> Option<&LastMessage> {
+        self.last_in.get(&pane)
+    }
+
+    /// The last delivered message of the sender named `sender`.
+    pub fn last_out(&self, sender: &str) -> Option<&LastMessage> {
+        self.last_out.get(sender)
     }
 }
 
@@ -35,18 +91,40 @@ mod tests {
     fn starting_to_ask_is_noted_once_per_dialog() {
         let mut attention = Attention::default();
         let pane = PaneRef::terminal(1);
-        assert!(!attention.seen(pane, Some(AgentScreen::Working)));
-        assert!(attention.seen(pane, Some(AgentScreen::Asking)));
+        assert!(!attention.seen(pane, PaneState::Working, 1));
+        assert!(attention.seen(pane, PaneState::Asking, 2));
         assert!(
-            !attention.seen(pane, Some(AgentScreen::Asking)),
+            !attention.seen(pane, PaneState::Asking, 3),
             "still the same dialog"
         );
-        assert!(!attention.seen(pane, Some(AgentScreen::Idle)));
-        assert!(
-            attention.seen(pane, Some(AgentScreen::Asking)),
-            "a new dialog"
-        );
+        assert_eq!(attention.of(pane).unwrap().since_ms, 2, "asking since 2");
+        assert!(!attention.seen(pane, PaneState::Idle, 4));
+        assert!(attention.seen(pane, PaneState::Asking, 5), "a new dialog");
         attention.keep_only(&[]);
         assert!(attention.last.is_empty());
+    }
+
+    #[test]
+    fn the_last_messages_in_and_out_are_kept_per_agent() {
+        let mut attention = Attention::default();
+        let (lead, worker) = (PaneRef::terminal(1), PaneRef::terminal(2));
+        attention.delivered(3, "lead", worker, "worker".into(), 10);
+        attention.delivered(5, "worker", lead, "lead".into(), 20);
+        assert_eq!(attention.last_in(worker).unwrap().peer, "lead");
+        assert_eq!(attention.last_out("lead").unwrap().peer, "worker");
+        assert_eq!(attention.last_in(lead).unwrap().seq, 5);
+        attention.keep_only(&[lead]);
+        assert!(attention.last_in(worker).is_none());
+    }
+
+    #[test]
+    fn senders_kept_are_bounded() {
+        let mut attention = Attention::default();
+        for n in 0..(MOST_SENDERS as u64 + 10) {
+            let pane = PaneRef::terminal(1);
+            attention.delivered(n, &format!("s{n}"), pane, "x".into(), n);
+        }
+        assert_eq!(attention.last_out.len(), MOST_SENDERS);
+        assert!(attention.last_out("s0").is_none(), "the oldest went first");
     }
 }

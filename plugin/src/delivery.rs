@@ -3,19 +3,28 @@
 //! retrying with backoff, logging each step; and telling an agent's parent
 //! when the agent exits or its pane closes.
 
+use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use zellij_mcp_protocol::agent_name::{parent_of, SERVER_NAME};
-use zellij_mcp_protocol::agent_screen::{is_agent_program, AgentScreen};
-use zellij_mcp_protocol::ops::{Happened, HoldReason, DEFAULT_MESSAGE_TTL_S};
+use zellij_mcp_protocol::agent_screen::{
+    is_agent_program, names_an_agent, program_of_command, AgentScreen,
+};
+use zellij_mcp_protocol::ops::{
+    AgentsResult, Happened, HoldReason, PaneEntry, PaneState, DEFAULT_MESSAGE_TTL_S,
+};
 use zellij_mcp_protocol::{PaneKind, PaneRef};
 
-use crate::handlers::{to_json, Zellij};
+use crate::handlers::{to_json, Board, Zellij};
 use crate::host::Host;
 use crate::messages::{Answer, Message, Recipient};
 use crate::pane_facts::Facts;
+use crate::tab_marks;
 use crate::writes::{PendingWrite, WriteDone};
 use crate::McpPlugin;
+
+/// How old a look at the agents may be for the board's rows.
+const FRESH_LOOK_MS: u64 = 450;
 
 /// Whether a message's target takes it now.
 enum Taking {
@@ -144,6 +153,7 @@ impl<H: Host> McpPlugin<H> {
                 self.outbox.not_delivered(seq, now);
                 continue;
             }
+            self.note_delivered(seq, pane_id);
             let (answer, attempts) = self.outbox.delivered(seq);
             self.log_event(Happened::Delivered {
                 message: seq,
@@ -207,32 +217,103 @@ impl<H: Host> McpPlugin<H> {
         self.run_steps(steps);
     }
 
-    /// Looks at every agent's screen (panes with an agent's name, or
-    /// running an agent program): one that started asking is logged, so
-    /// whoever watches the log learns that it needs someone.
+    /// Notes a message's delivery for the board's rows.
+    fn note_delivered(&mut self, seq: u64, pane_id: PaneRef) {
+        let Some(from) = self.outbox.sender(seq).map(str::to_owned) else {
+            return;
+        };
+        let to = self.agents.by_pane().remove(&pane_id);
+        let to = to.unwrap_or_else(|| pane_id.to_string());
+        let at_ms = self.host.unix_ms();
+        self.attention.delivered(seq, &from, pane_id, to, at_ms);
+    }
+
+    /// Looks at every agent's pane (with an agent's name, or running an
+    /// agent program): its screen, or that it exited. One that started
+    /// asking is logged, so whoever watches the log learns that it needs
+    /// someone.
     pub fn look_at_agents(&mut self) {
+        let now_ms = self.host.unix_ms();
         let by_name = self.agents.by_pane();
         let host = &self.host;
-        let live = self.view.entries().into_iter().filter(|p| !p.exited);
-        let terminals = live
-            .map(|p| p.pane_id)
-            .filter(|p| p.kind == PaneKind::Terminal);
-        self.pane_facts.learn(terminals, |pane| Facts {
+        let terminals: Vec<PaneEntry> = self
+            .view
+            .entries()
+            .into_iter()
+            .filter(|p| p.pane_id.kind == PaneKind::Terminal)
+            .collect();
+        let live = terminals.iter().filter(|p| !p.exited).map(|p| p.pane_id);
+        self.pane_facts.learn(live, |pane| Facts {
             cwd: host.cwd(pane),
             running: host.running_command(pane),
         });
-        let mut panes = self.pane_facts.running(is_agent_program);
-        panes.extend(by_name.keys().copied());
-        panes.sort_unstable();
-        panes.dedup();
-        for &pane_id in &panes {
-            let shown = self.host.shown(pane_id).and_then(|shown| shown.agent);
-            if self.attention.seen(pane_id, shown) {
+        let running_agents = self.pane_facts.running(is_agent_program);
+        let mut looked = Vec::new();
+        for entry in &terminals {
+            let pane_id = entry.pane_id;
+            let started_agent = entry
+                .details
+                .as_ref()
+                .and_then(|d| d.command.as_deref())
+                .and_then(program_of_command)
+                .is_some_and(|program| names_an_agent(&program));
+            let agent = by_name.contains_key(&pane_id)
+                || running_agents.contains(&pane_id)
+                || started_agent;
+            if !agent {
+                continue;
+            }
+            let state = match entry.exited {
+                true => PaneState::Exited,
+                false => self
+                    .host
+                    .shown(pane_id)
+                    .and_then(|s| s.agent)
+                    .map_or(PaneState::Unknown, PaneState::from),
+            };
+            if self.attention.seen(pane_id, state, now_ms) {
                 let name = by_name.get(&pane_id).cloned();
                 self.log_event(Happened::Asking { pane_id, name });
             }
+            looked.push(pane_id);
         }
-        self.attention.keep_only(&panes);
+        self.attention.keep_only(&looked);
+        self.attention.looked_ms = now_ms;
+        self.mark_asking_tabs(&looked);
+    }
+
+    /// Marks the tabs where an agent asks, and only those (none when the
+    /// marks are off).
+    fn mark_asking_tabs(&mut self, agents: &[PaneRef]) {
+        let on = self.settings.tab_marks && !self.settings.marks_off.exists();
+        let asking = agents
+            .iter()
+            .filter(|pane| {
+                self.attention
+                    .of(**pane)
+                    .is_some_and(|s| s.state == PaneState::Asking)
+            })
+            .filter_map(|pane| self.view.tab_id_of(*pane));
+        let wanted: BTreeSet<usize> = asking.filter(|_| on).collect();
+        for (tab_id, name) in tab_marks::renames(&self.view.tabs, &self.view.marked_tabs, &wanted) {
+            self.host.rename_tab(tab_id, &name);
+        }
+    }
+
+    /// Every agent, who needs someone first, from a look at most half a
+    /// second old (the board's rows, and `agents`).
+    pub fn agent_rows(&mut self) -> AgentsResult {
+        let now_ms = self.host.unix_ms();
+        if now_ms.saturating_sub(self.attention.looked_ms) >= FRESH_LOOK_MS {
+            self.look_at_agents();
+        }
+        let board = Board {
+            attention: &self.attention,
+            outbox: &self.outbox,
+            facts: &self.pane_facts,
+            names: self.agents.by_pane(),
+        };
+        board.rows(self.view.entries(), now_ms)
     }
 
     /// Releases the names of panes Zellij no longer has, telling their

@@ -19,8 +19,11 @@ use zellij_tile::shim::plugin_api::action::ProtobufPluginConfiguration;
 use zellij_tile::shim::plugin_api::event::ProtobufEvent;
 use zellij_tile::shim::plugin_api::pipe_message::ProtobufPipeMessage;
 
+use std::path::Path;
+
+use crate::board::{self, BoardPlugin};
 use crate::host::ZellijHost;
-use crate::McpPlugin;
+use crate::{permissions, McpPlugin, SHARED_DIR};
 
 /// A pipe message's protobuf bytes kept at most: a request at its cap,
 /// and room for the pipe id, name and arguments around it.
@@ -56,17 +59,31 @@ macro_rules! export_to_zellij {
 
 thread_local! {
     static STATE: RefCell<McpPlugin<ZellijHost>> = RefCell::new(Default::default());
+    /// Set when this instance is a board (see [`crate::board`]).
+    static BOARD: RefCell<Option<BoardPlugin>> = const { RefCell::new(None) };
 }
 
 pub fn load() {
-    STATE.with(|state| {
-        let bytes: Vec<u8> = zellij_tile::shim::object_from_stdin().unwrap_or_default();
-        let configuration = ProtobufPluginConfiguration::decode(bytes.as_slice())
-            .ok()
-            .and_then(|c| BTreeMap::try_from(&c).ok())
-            .unwrap_or_default();
-        state.borrow_mut().load(configuration);
-    });
+    let bytes: Vec<u8> = zellij_tile::shim::object_from_stdin().unwrap_or_default();
+    let configuration = ProtobufPluginConfiguration::decode(bytes.as_slice())
+        .ok()
+        .and_then(|c| BTreeMap::try_from(&c).ok())
+        .unwrap_or_default();
+    if board::is_board(&configuration) {
+        let mut board = BoardPlugin::default();
+        board.load(Path::new(SHARED_DIR), &permissions());
+        return BOARD.with(|b| *b.borrow_mut() = Some(board));
+    }
+    STATE.with(|state| state.borrow_mut().load(configuration));
+}
+
+/// Runs `f` on the board, if this instance is one.
+fn on_board<T>(f: impl FnOnce(&mut BoardPlugin) -> T) -> Option<T> {
+    BOARD.with(|b| b.borrow_mut().as_mut().map(f))
+}
+
+fn is_board() -> bool {
+    BOARD.with(|b| b.borrow().is_some())
 }
 
 pub fn update() -> bool {
@@ -75,14 +92,23 @@ pub fn update() -> bool {
         .ok()
         .and_then(|e| Event::try_from(e).ok());
     drop(bytes);
-    match event {
-        Some(event) => STATE.with(|state| state.borrow_mut().update(event)),
-        None => false,
+    let Some(event) = event else {
+        return false;
+    };
+    if is_board() {
+        return on_board(|board| board.update(event)).unwrap_or(false);
     }
+    STATE.with(|state| state.borrow_mut().update(event))
 }
 
 pub fn pipe() -> bool {
     let line = read_line_bytes(MAX_PIPE_BYTES);
+    if is_board() {
+        let message = ProtobufPipeMessage::decode(line.bytes.as_slice())
+            .ok()
+            .and_then(|m| PipeMessage::try_from(m).ok());
+        return message.is_some_and(|m| on_board(|board| board.pipe(m)).unwrap_or(false));
+    }
     STATE.with(|state| {
         let mut plugin = state.borrow_mut();
         if line.total > MAX_PIPE_BYTES {
@@ -103,7 +129,10 @@ pub fn pipe() -> bool {
 }
 
 pub fn render(rows: i32, cols: i32) {
-    STATE.with(|state| state.borrow_mut().render(rows as usize, cols as usize));
+    let (rows, cols) = (rows.max(0) as usize, cols.max(0) as usize);
+    if on_board(|board| board.render(rows, cols)).is_none() {
+        STATE.with(|state| state.borrow_mut().render(rows, cols));
+    }
 }
 
 pub fn plugin_version() {

@@ -32,7 +32,7 @@ impl<H: Host> McpPlugin<H> {
     }
 
     pub fn on_tab_update(&mut self, tabs: Vec<TabInfo>) {
-        self.view.tabs = tabs;
+        self.view.set_tabs(tabs);
         self.fed();
     }
 
@@ -119,7 +119,7 @@ impl<H: Host> McpPlugin<H> {
             .is_some_and(|at| self.host.now().saturating_duration_since(at) < SNAPSHOT_REUSED_FOR);
         if !self.view.is_ready() || (starved && !recent) {
             if let Some((tabs, panes)) = self.host.session_snapshot() {
-                self.view.tabs = tabs;
+                self.view.set_tabs(tabs);
                 self.take_panes(panes);
                 self.view.snapshot_at = Some(self.host.now());
             }

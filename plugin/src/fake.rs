@@ -296,6 +296,9 @@ impl Host for FakeHost {
     fn rename_tab(&self, tab_id: usize, name: &str) {
         self.did(format!("rename_tab {tab_id} {name}"));
     }
+    fn message_plugin(&self, plugin_id: u32, name: &str, payload: String) {
+        self.did(format!("message_plugin {plugin_id} {name} {payload}"));
+    }
     fn dump_layout(&self, tab_id: Option<usize>) -> Result<String, String> {
         Ok(format!("layout {{ // {tab_id:?} }}"))
     }

@@ -117,6 +117,8 @@ pub trait Host {
     fn close_tab(&self, tab_id: usize);
     fn rename_pane(&self, pane: PaneRef, name: &str);
     fn rename_tab(&self, tab_id: usize, name: &str);
+    /// A pipe message to one plugin instance (a board, by its plugin id).
+    fn message_plugin(&self, plugin_id: u32, name: &str, payload: String);
     fn dump_layout(&self, tab_id: Option<usize>) -> Result<String, String>;
 }
 
@@ -208,7 +210,9 @@ impl Host for ZellijHost {
     }
 
     fn tab_info(&self, tab_id: usize) -> Option<TabInfo> {
-        get_tab_info(tab_id)
+        let mut tab = get_tab_info(tab_id)?;
+        crate::tab_marks::unmark(&mut tab);
+        Some(tab)
     }
 
     fn session_snapshot(&self) -> Option<(Vec<TabInfo>, PaneManifest)> {
@@ -396,6 +400,13 @@ impl Host for ZellijHost {
 
     fn rename_tab(&self, tab_id: usize, name: &str) {
         rename_tab_with_id(tab_id as u64, name);
+    }
+
+    fn message_plugin(&self, plugin_id: u32, name: &str, payload: String) {
+        let message = MessageToPlugin::new(name)
+            .with_destination_plugin_id(plugin_id)
+            .with_payload(payload);
+        pipe_message_to_plugin(message);
     }
 
     fn dump_layout(&self, tab_id: Option<usize>) -> Result<String, String> {

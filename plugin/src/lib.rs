@@ -16,6 +16,8 @@
 //! - [`events`]: one function per Zellij event.
 //! - [`logging`]: the plugin's lines in Zellij's log (`log_level`).
 //! - [`status`]: the one line its pane shows, when shown.
+//! - [`board`]: the person's board of agents, the plugin loaded again with
+//!   `board "true"` (its own state, drawing and events, in `board/`).
 //!
 //! The state, in plain types tested natively on a fake [`host`] (and with
 //! the `fake-host` feature, by other crates too: [`fake`]):
@@ -30,7 +32,8 @@
 //! - [`pane_facts`]: panes' cwd and running command, from Zellij's events;
 //! - [`waits`]: event-driven waits on output, idleness and exit;
 //! - [`shell_runs`]: command lines run in shell panes, one at a time;
-//! - [`attention`]: what each agent's screen last showed (who is asking).
+//! - [`attention`]: what each agent's screen last showed (who is asking);
+//! - [`tab_marks`]: the tab bar's mark on tabs where an agent asks.
 //!
 //! Modules depend one way (`layers.rs` checks it): the state above
 //! knows nothing of [`McpPlugin`]; the plugin holds the state; handlers
@@ -39,6 +42,7 @@
 
 mod agents;
 mod attention;
+pub mod board;
 mod commands;
 mod delivery;
 pub mod entry;
@@ -62,6 +66,7 @@ mod session;
 mod shares;
 mod shell_runs;
 mod status;
+mod tab_marks;
 mod waits;
 mod watching;
 mod writes;
@@ -163,6 +168,11 @@ pub struct Settings {
     /// Tell an agent's parent when it exits or closes (`child_events false`
     /// in the layout turns it off).
     child_events: bool,
+    /// Mark tabs where an agent asks (`tab_marks false` turns it off, as
+    /// the board's `m` does with a file in the shared folder).
+    tab_marks: bool,
+    /// That file.
+    marks_off: std::path::PathBuf,
 }
 
 impl Settings {
@@ -171,11 +181,14 @@ impl Settings {
             .get("submit_delay_ms")
             .and_then(|v| v.parse::<u64>().ok())
             .map_or(DEFAULT_SUBMIT_DELAY_MS, |ms| ms.min(MAX_SUBMIT_DELAY_MS));
-        let child_events = configuration.get("child_events").map(String::as_str) != Some("false");
+        let off = |key: &str| configuration.get(key).map(String::as_str) == Some("false");
+        let (child_events, tab_marks) = (!off("child_events"), !off("tab_marks"));
         Settings {
             configuration,
             submit_delay_ms,
             child_events,
+            tab_marks,
+            marks_off: Default::default(),
         }
     }
 }
@@ -253,6 +266,7 @@ impl<H: Host> McpPlugin<H> {
 
     fn start(&mut self, shared_dir: &Path, configuration: BTreeMap<String, String>) {
         self.settings = Settings::new(configuration);
+        self.settings.marks_off = shared_dir.join(board::MARKS_OFF_FILE);
         let ids = self.host.ids();
         let me = Instance {
             plugin_id: ids.plugin_id,

@@ -427,6 +427,19 @@ impl Outbox {
         due
     }
 
+    /// Each message not delivered yet: where it goes, and why it is held.
+    pub fn waiting(&self) -> impl Iterator<Item = (&Recipient, Option<HoldReason>)> {
+        self.queue.iter().map(|m| (&m.to, m.held))
+    }
+
+    /// Who sent message `seq`, as its header names them.
+    pub fn sender(&self, seq: u64) -> Option<&str> {
+        self.queue
+            .iter()
+            .find(|m| m.seq == seq)
+            .map(|m| m.from.as_str())
+    }
+
     /// What the message types.
     pub fn typed(&self, seq: u64) -> Option<String> {
         self.queue

@@ -34,6 +34,11 @@ impl PaneFacts {
         self.known.entry(pane).or_insert_with(ask)
     }
 
+    /// The pane's facts, if known.
+    pub fn known(&self, pane: PaneRef) -> Option<&Facts> {
+        self.known.get(&pane)
+    }
+
     /// The pid of the pane's own process: known, else what `ask` answers;
     /// a pane Zellij has no pid for yet (its process is still starting) is
     /// asked again next time.

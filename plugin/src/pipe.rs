@@ -20,6 +20,7 @@ use zellij_mcp_protocol::{
 use zellij_mcp_protocol::{frames, limits};
 use zellij_tile::prelude::{PipeMessage, PipeSource};
 
+use crate::board;
 use crate::handlers::{self, HandlerResult, Naming, Zellij};
 use crate::host::Host;
 use crate::later::Asker;
@@ -52,6 +53,9 @@ impl<H: Host> McpPlugin<H> {
     pub fn on_pipe(&mut self, message: PipeMessage) {
         if message.name == EXIT_PIPE_NAME {
             return self.on_exit_pipe(message);
+        }
+        if message.name == board::ASK {
+            return self.on_board_ask(message);
         }
         if message.name != PIPE_NAME {
             return;
@@ -97,6 +101,19 @@ impl<H: Host> McpPlugin<H> {
         }
         self.requests.replies.started(&asker.request_id);
         self.dispatch(&request, asker);
+    }
+
+    /// A board asks for its rows: the acting instance answers it alone.
+    fn on_board_ask(&mut self, message: PipeMessage) {
+        let PipeSource::Plugin(board) = message.source else {
+            return;
+        };
+        if !self.is_acting() {
+            return;
+        }
+        if let Ok(rows) = serde_json::to_string(&self.agent_rows()) {
+            self.host.message_plugin(board, board::ROWS, rows);
+        }
     }
 
     /// A shell's exit report (see `run_in_pane`), taken by one instance.
@@ -196,6 +213,9 @@ impl<H: Host> McpPlugin<H> {
                     p.answer_all(answers);
                     result
                 })
+            }
+            op::Agents::NAME => {
+                self.now::<op::Agents>(args, asker, |p, _, _| handlers::now(p.agent_rows()))
             }
             op::ReadEvents::NAME => self
                 .now::<op::ReadEvents>(args, asker, |p, a, _| handlers::read_events(&mut p.log, a)),

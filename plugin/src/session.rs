@@ -1,12 +1,14 @@
 //! The plugin's view of the session: tabs, panes and clients, as the last
 //! `TabUpdate`, `PaneUpdate` and `ListClients` events described them.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::time::Instant;
 
 use zellij_mcp_protocol::ops::{Geometry, PaneDetails, PaneEntry, PaneState, TabEntry};
 use zellij_mcp_protocol::{Error, ErrorBody, PaneRef, TabRef};
 use zellij_tile::prelude::{ClientInfo, PaneInfo, PaneManifest, TabInfo};
+
+use crate::tab_marks::unmark;
 
 #[derive(Debug, Default)]
 pub struct SessionView {
@@ -20,6 +22,8 @@ pub struct SessionView {
     /// When the view was last taken from the session metadata.
     pub snapshot_at: Option<Instant>,
     pub exit_codes: ExitCodes,
+    /// The tabs whose name Zellij shows with the mark (see [`crate::tab_marks`]).
+    pub marked_tabs: BTreeSet<usize>,
 }
 
 /// Exit codes kept from `CommandPaneExited`, for waits on panes we opened.
@@ -50,6 +54,15 @@ impl ExitCodes {
 }
 
 impl SessionView {
+    /// Takes the tabs as Zellij describes them, their names without marks.
+    pub fn set_tabs(&mut self, mut tabs: Vec<TabInfo>) {
+        self.marked_tabs = tabs
+            .iter_mut()
+            .filter_map(|tab| unmark(tab).then_some(tab.tab_id))
+            .collect();
+        self.tabs = tabs;
+    }
+
     /// The session state has arrived (a `PaneUpdate` was seen).
     pub fn is_ready(&self) -> bool {
         self.panes.is_some()

@@ -64,6 +64,13 @@ pub fn program_name(argv: &[String]) -> Option<String> {
     }
 }
 
+/// The name of the program a command line runs (split at whitespace; see
+/// [`program_name`]).
+pub fn program_of_command(command: &str) -> Option<String> {
+    let argv: Vec<String> = command.split_whitespace().map(str::to_owned).collect();
+    program_name(&argv)
+}
+
 /// Whether `argv` runs an agent program (see [`program_name`]).
 pub fn is_agent_program(argv: &[String]) -> bool {
     program_name(argv).is_some_and(|name| names_an_agent(&name))

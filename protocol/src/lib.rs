@@ -33,6 +33,7 @@
 
 pub mod agent_name;
 pub mod agent_screen;
+pub mod board;
 pub mod cursor;
 pub mod envelope;
 pub mod errors;
@@ -73,6 +74,7 @@ pub const PERMISSIONS: &[&str] = &[
     "RunCommands",
     "OpenTerminalsOrPlugins",
     "OpenFiles",
+    "MessageAndLaunchOtherPlugins",
 ];
 
 /// The pipe name the plugin listens on. Messages with any other name are ignored.

@@ -1,14 +1,23 @@
-//! Agent names: `register_agent`, and the names new panes are given.
+//! Agent names: `register_agent`, and the names new panes are given; the
+//! board's rows (`agents`).
+
+use std::collections::BTreeMap;
 
 use zellij_mcp_protocol::agent_name::check_agent_name;
-use zellij_mcp_protocol::ops::{Happened, RegisterAgentArgs, TargetResult};
+use zellij_mcp_protocol::agent_screen::{program_name, program_of_command};
+use zellij_mcp_protocol::ops::{
+    AgentRow, AgentsResult, Happened, HoldReason, PaneEntry, RegisterAgentArgs, TargetResult,
+};
 use zellij_mcp_protocol::{ErrorBody, PaneRef};
 
 use super::{bad_request, now, HandlerResult, Zellij};
 use crate::agents::Agents;
+use crate::attention::{Attention, Seen};
 use crate::event_log::EventLog;
 use crate::host::Host;
 use crate::later::Asker;
+use crate::messages::{Outbox, Recipient};
+use crate::pane_facts::PaneFacts;
 
 /// What naming a pane touches: the names, and the log that records them.
 pub struct Naming<'a> {
@@ -74,5 +83,84 @@ impl<H: Host> Zellij<'_, H> {
             tab_id: self.view.tab_id_of(pane),
             name: args.name,
         })
+    }
+}
+
+/// What the board's rows are made of.
+pub struct Board<'a> {
+    pub attention: &'a Attention,
+    pub outbox: &'a Outbox,
+    pub facts: &'a PaneFacts,
+    pub names: BTreeMap<PaneRef, String>,
+}
+
+impl Board<'_> {
+    /// `agents`: a row for each agent the last look saw, in `entries` (the
+    /// session's panes), who needs someone first.
+    pub fn rows(&self, entries: Vec<PaneEntry>, at_ms: u64) -> AgentsResult {
+        let held = self.held();
+        let mut agents: Vec<AgentRow> = entries
+            .into_iter()
+            .filter_map(|entry| {
+                let seen = self.attention.of(entry.pane_id)?;
+                Some(self.row(entry, seen, &held))
+            })
+            .collect();
+        agents.sort_by_key(|row| (row.urgency(), row.since_ms, row.pane_id));
+        AgentsResult { agents, at_ms }
+    }
+
+    fn row(
+        &self,
+        entry: PaneEntry,
+        seen: Seen,
+        held: &BTreeMap<PaneRef, (usize, Option<HoldReason>)>,
+    ) -> AgentRow {
+        let pane = entry.pane_id;
+        let details = entry.details.unwrap_or_default();
+        let running = self.facts.known(pane).and_then(|f| f.running.as_deref());
+        let program = match running {
+            Some(argv) => program_name(argv),
+            None => details.command.as_deref().and_then(program_of_command),
+        };
+        let name = self.names.get(&pane).cloned();
+        let sender = name.clone().unwrap_or_else(|| pane.to_string());
+        let (held, held_because) = held.get(&pane).copied().unwrap_or_default();
+        AgentRow {
+            pane_id: pane,
+            tab_id: entry.tab_id.unwrap_or_default(),
+            tab_name: details.tab_name,
+            program,
+            state: seen.state,
+            since_ms: seen.since_ms,
+            exit_status: entry.exit_status,
+            held,
+            held_because,
+            last_in: self.attention.last_in(pane).cloned(),
+            last_out: self.attention.last_out(&sender).cloned(),
+            name,
+        }
+    }
+
+    /// The messages waiting for each pane, and why the first one waits.
+    fn held(&self) -> BTreeMap<PaneRef, (usize, Option<HoldReason>)> {
+        let by_name: BTreeMap<&String, PaneRef> = self
+            .names
+            .iter()
+            .map(|(pane, name)| (name, *pane))
+            .collect();
+        let mut held: BTreeMap<PaneRef, (usize, Option<HoldReason>)> = BTreeMap::new();
+        for (to, why) in self.outbox.waiting() {
+            let pane = match to {
+                Recipient::Pane(pane) => Some(*pane),
+                Recipient::Agent(name) => by_name.get(name).copied(),
+            };
+            if let Some(pane) = pane {
+                let (count, first_why) = held.entry(pane).or_default();
+                *count += 1;
+                *first_why = first_why.or(why);
+            }
+        }
+        held
     }
 }

@@ -1,6 +1,6 @@
 //! Read-only ops: hello, session info, tabs, panes, layout.
 
-use zellij_mcp_protocol::agent_screen::{names_an_agent, program_name};
+use zellij_mcp_protocol::agent_screen::{names_an_agent, program_name, program_of_command};
 use zellij_mcp_protocol::ops::{
     ClientEntry, DumpLayoutArgs, DumpLayoutResult, HelloResult, ListPanesArgs, ListPanesResult,
     ListTabsResult, PaneEntry, PaneOfProcessArgs, PaneOfProcessResult, PluginMemory,
@@ -120,15 +120,9 @@ impl<H: Host> Zellij<'_, H> {
                 })
             });
             let running = known.and_then(|facts| facts.running.as_deref());
-            pane.program = match (running, &details.command) {
-                (Some(argv), _) => program_name(argv),
-                (None, Some(command)) => program_name(
-                    &command
-                        .split_whitespace()
-                        .map(str::to_owned)
-                        .collect::<Vec<_>>(),
-                ),
-                (None, None) => None,
+            pane.program = match running {
+                Some(argv) => program_name(argv),
+                None => details.command.as_deref().and_then(program_of_command),
             };
             if let Some(known) = known.filter(|_| args.details || args.command.is_some()) {
                 (details.cwd, details.running) = (known.cwd.clone(), known.running.clone());

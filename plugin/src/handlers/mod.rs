@@ -15,7 +15,7 @@ mod panes;
 mod requests;
 mod waiting;
 
-pub use agents::Naming;
+pub use agents::{Board, Naming};
 pub use io::{write_result, ScreenText};
 pub use messages::{cancel_messages, read_events, send_message};
 pub use requests::{replay, status};
@@ -36,7 +36,8 @@ pub fn to_json<T: Serialize>(value: T) -> Result<JsonText, ErrorBody> {
     JsonText::of(&value).map_err(|e| ErrorBody::from(Error::internal(e.to_string())))
 }
 
-fn now<T: Serialize>(value: T) -> HandlerResult {
+/// The answer, now.
+pub fn now<T: Serialize>(value: T) -> HandlerResult {
     to_json(value).map(Handled::Now)
 }
 

@@ -187,3 +187,78 @@ pub struct ReadEventsResult {
     /// More events wait after these.
     pub more: bool,
 }
+
+/// `agents`: every agent in the session (a pane with an agent name, or
+/// running an agent program), those that need someone first: `asking`,
+/// then `idle` with nothing held for it, then the others, `exited` last.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct AgentsResult {
+    pub agents: Vec<AgentRow>,
+    /// When the plugin looked (Unix ms): `since_ms` counts up to it.
+    pub at_ms: u64,
+}
+
+/// One agent: its pane, what its screen shows and since when, and its
+/// messages.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct AgentRow {
+    pub pane_id: PaneRef,
+    pub tab_id: usize,
+    pub tab_name: String,
+    /// Its agent name, if it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The program it runs (`claude`, `codex`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
+    pub state: crate::ops::PaneState,
+    /// Since when (Unix ms) it has been in this state, as far as the plugin saw.
+    pub since_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_status: Option<i32>,
+    /// Messages waiting for it.
+    #[serde(default, skip_serializing_if = "super::is_zero")]
+    pub held: usize,
+    /// Why the first of them waits (its screen shows a dialog or a draft).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_because: Option<HoldReason>,
+    /// The last message delivered to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_in: Option<LastMessage>,
+    /// The last message it sent that was delivered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_out: Option<LastMessage>,
+}
+
+impl AgentRow {
+    /// Its name, else its program, else its pane id: how people call it.
+    pub fn label(&self) -> String {
+        self.name
+            .clone()
+            .or_else(|| self.program.clone())
+            .unwrap_or_else(|| self.pane_id.to_string())
+    }
+
+    /// Where it goes in the list: who needs someone first.
+    pub fn urgency(&self) -> u8 {
+        use crate::ops::PaneState::*;
+        match self.state {
+            Asking => 0,
+            Idle if self.held == 0 => 1,
+            Exited => 3,
+            _ => 2,
+        }
+    }
+}
+
+/// A delivered message, as an agent's row tells it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct LastMessage {
+    pub seq: u64,
+    /// Who sent it (for `last_in`) or where it went (for `last_out`).
+    pub peer: String,
+    pub at_ms: u64,
+}

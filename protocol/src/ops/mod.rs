@@ -65,6 +65,8 @@ ops! {
     SendMessage = "send_message", SendMessageArgs => SendMessageResult;
     /// Cancels the caller's own messages not delivered yet.
     CancelMessages = "cancel_messages", CancelMessagesArgs => CancelMessagesResult;
+    /// Every agent, who needs someone first (the board's rows).
+    Agents = "agents", NoArgs => AgentsResult;
     /// The session's event log, after a seq.
     ReadEvents = "read_events", ReadEventsArgs => ReadEventsResult;
     /// A pane's screen; the bridge reads scrollbacks itself.

@@ -1,0 +1,117 @@
+//! An agent's row as people read it: the plugin's board and `zellij-mcp
+//! agents` show the same cells.
+
+use crate::ops::{AgentRow, LastMessage, PaneState};
+
+/// The columns, in order.
+pub const COLUMNS: [&str; 7] = [
+    "AGENT", "TAB", "STATE", "FOR", "HELD", "LAST IN", "LAST OUT",
+];
+
+/// A row's cells, timed against `at_ms` (when the rows were taken).
+pub fn cells(row: &AgentRow, at_ms: u64) -> [String; 7] {
+    let state = match (row.state, row.exit_status) {
+        (PaneState::Exited, Some(code)) => format!("exited {code}"),
+        (state, _) => wire_name(state),
+    };
+    let held = match (row.held, row.held_because) {
+        (0, _) => String::new(),
+        (n, Some(why)) => format!("{n} ({})", wire_name(why)),
+        (n, None) => n.to_string(),
+    };
+    let message = |m: &Option<LastMessage>, dir: &str| {
+        m.as_ref().map_or_else(String::new, |m| {
+            let ago = for_how_long(at_ms.saturating_sub(m.at_ms));
+            format!("#{} {dir} {} {ago} ago", m.seq, m.peer)
+        })
+    };
+    [
+        row.label(),
+        row.tab_name.clone(),
+        state,
+        for_how_long(at_ms.saturating_sub(row.since_ms)),
+        held,
+        message(&row.last_in, "from"),
+        message(&row.last_out, "to"),
+    ]
+}
+
+/// 42s, 3m, 1h05m, 2d.
+pub fn for_how_long(ms: u64) -> String {
+    let s = ms / 1000;
+    match s {
+        0..=59 => format!("{s}s"),
+        60..=3599 => format!("{}m", s / 60),
+        3600..=86_399 => format!("{}h{:02}m", s / 3600, s % 3600 / 60),
+        _ => format!("{}d", s / 86_400),
+    }
+}
+
+/// A state's or reason's name, as the protocol spells it.
+fn wire_name<T: serde::Serialize>(value: T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::HoldReason;
+    use crate::PaneRef;
+
+    fn worker() -> AgentRow {
+        AgentRow {
+            pane_id: PaneRef::terminal(4),
+            tab_id: 1,
+            tab_name: "workers".into(),
+            name: Some("main.w1".into()),
+            program: Some("claude".into()),
+            state: PaneState::Asking,
+            since_ms: 1_000,
+            exit_status: None,
+            held: 2,
+            held_because: Some(HoldReason::Asking),
+            last_in: Some(LastMessage {
+                seq: 7,
+                peer: "lead".into(),
+                at_ms: 1_000,
+            }),
+            last_out: None,
+        }
+    }
+
+    #[test]
+    fn a_row_tells_state_time_held_messages_and_the_last_ones() {
+        let cells_now = cells(&worker(), 126_000);
+        assert_eq!(
+            cells_now,
+            [
+                "main.w1",
+                "workers",
+                "asking",
+                "2m",
+                "2 (asking)",
+                "#7 from lead 2m ago",
+                ""
+            ]
+        );
+        let mut exited = worker();
+        (exited.state, exited.exit_status, exited.name) = (PaneState::Exited, Some(3), None);
+        assert_eq!(
+            cells(&exited, 1_000)[..3],
+            ["claude", "workers", "exited 3"]
+        );
+        exited.held_because = Some(HoldReason::NoComposer);
+        assert_eq!(cells(&exited, 1_000)[4], "2 (no_composer)");
+    }
+
+    #[test]
+    fn durations_read_short() {
+        assert_eq!(for_how_long(999), "0s");
+        assert_eq!(for_how_long(61_000), "1m");
+        assert_eq!(for_how_long(3_900_000), "1h05m");
+        assert_eq!(for_how_long(3 * 86_400_000), "3d");
+    }
+}
