@@ -241,3 +241,22 @@ fn an_agent_that_starts_asking_marks_its_tab_without_moving_focus() {
     });
     assert!(tab_names(&s).contains("workers"));
 }
+
+#[test]
+fn the_key_setup_offers_opens_the_board() {
+    let sandbox = zellij_mcp_harness::Sandbox::new();
+    let offered = zellij_mcp::setup::board_binding(&sandbox.plugin_url());
+    let keybinds = &offered[offered.find("keybinds").expect("a keybinds block")..];
+    let config = std::fs::read_to_string(sandbox.config_file()).unwrap();
+    std::fs::write(sandbox.config_file(), format!("{config}{keybinds}\n")).unwrap();
+    let name = format!("key-{}", std::process::id());
+    let s = sandbox.start_session(&name, &zellij_mcp_harness::repo_layout(), true);
+    let (mut client, _) = s.attach_and_wait();
+    client.type_keys(b"\x1ba");
+    until_board_shows(&client, "zellij-mcp agents · 0", 20);
+    until_board_shows(&client, "No agents", 5);
+    client.type_keys(b"\x1b");
+    wait_for("the board hidden", Duration::from_secs(10), || {
+        (!client.screen().contains("zellij-mcp agents ·")).then_some(())
+    });
+}

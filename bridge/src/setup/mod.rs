@@ -170,7 +170,20 @@ fn finish(args: &SetupArgs) -> i32 {
         paste_config(&exe)
     );
     println!("`zellij-mcp doctor` checks a running session.");
+    println!("\n{}", board_binding(&places::installed_plugin_url()));
     0
+}
+
+/// The key binding offered for the board of agents (Alt a is free in
+/// Zellij's default keys), to paste into Zellij's config.
+pub fn board_binding(url: &str) -> String {
+    format!(
+        "The board of agents (who needs you, one key away): `zellij-mcp board` opens it;\n\
+         to open it with Alt a, add to Zellij's config.kdl:\n\
+         keybinds {{\n    shared_except \"locked\" {{\n        bind \"Alt a\" {{\n            \
+         LaunchOrFocusPlugin \"{url}\" {{\n                floating true\n                \
+         move_to_focused_tab true\n                board \"true\"\n            }}\n        }}\n    }}\n}}"
+    )
 }
 
 /// Asks on the terminal; refuses when there is none to ask on.
@@ -437,4 +450,20 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
         std::fs::set_permissions(&temporary, meta.permissions()).map_err(fail)?;
     }
     std::fs::rename(&temporary, path).map_err(fail)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_board_binding_offered_is_a_valid_keybinds_block() {
+        let offered = board_binding("file:/home/u/.local/share/zellij-mcp/zellij-mcp.wasm");
+        let block = &offered[offered.find("keybinds").unwrap()..];
+        let config = ZellijConfig::parse(block).expect("valid KDL");
+        assert!(config
+            .text()
+            .contains("LaunchOrFocusPlugin \"file:/home/u/"));
+        assert!(block.contains("board \"true\""));
+    }
 }
