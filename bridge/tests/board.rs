@@ -6,9 +6,8 @@
 //! asking marks its tab for a person working in another tab.
 //!
 //! The agents are panes with agent names whose program draws what Claude
-//! Code draws (a composer, then a permission dialog while a file exists):
-//! how Claude Code's own screens are told is tested with Claude Code in
-//! `shared_panes.rs`.
+//! Code draws (`AGENT_SCREENS`): how Claude Code's own screens are told is
+//! tested with Claude Code in `shared_panes.rs`.
 
 mod common;
 
@@ -18,24 +17,11 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use serde_json::{json, Value};
-use zellij_mcp_harness::{wait_for, AttachedClient, Mcp, Session};
-
-/// A program that draws an empty composer, and a permission dialog while
-/// the file it is given exists.
-const AGENT: &str = r#"rule=──────────────────────────────────────────
-idle() { printf '\033[2J\033[H%s\n❯ \n%s\n  ? for shortcuts\n' "$rule" "$rule"; }
-ask() { printf '\033[2J\033[H Bash command\n Do you want to proceed?\n ❯ 1. Yes\n   2. No\n Esc to cancel\n'; }
-shown=
-while :; do
-  if [ -e "$1" ]; then want=ask; else want=idle; fi
-  if [ "$want" != "$shown" ]; then $want; shown=$want; fi
-  sleep 0.05
-done
-"#;
+use zellij_mcp_harness::{wait_for, AttachedClient, Mcp, Session, AGENT_SCREENS};
 
 fn agent_script(s: &Session) -> PathBuf {
     let path = s.sandbox().work().join("agent.sh");
-    std::fs::write(&path, AGENT).unwrap();
+    std::fs::write(&path, AGENT_SCREENS).unwrap();
     path
 }
 

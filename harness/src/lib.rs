@@ -93,6 +93,25 @@ pub fn program_setup(program: &str, default_count: usize) -> (PathBuf, usize, Se
 }
 
 /// The repo's layout that loads the plugin.
+/// A program (for `sh`) that draws what Claude Code draws: an empty
+/// composer, and a permission dialog while the file it is given exists
+/// (looked at every 50 ms, or every `$2` seconds).
+/// Agents in panes for tests and the bench of the board, which are about the
+/// board and not about telling Claude Code's screens (that is tested with
+/// Claude Code itself).
+pub const AGENT_SCREENS: &str = r#"rule=──────────────────────────────────────────
+idle() { printf '\033[2J\033[H%s\n❯ \n%s\n  ? for shortcuts\n' "$rule" "$rule"; }
+ask() { printf '\033[2J\033[H Bash command\n Do you want to proceed?\n ❯ 1. Yes\n   2. No\n Esc to cancel\n'; }
+shown=
+# Drawn again at a new size, as agent programs do.
+trap 'shown=' WINCH
+while :; do
+  if [ -e "$1" ]; then want=ask; else want=idle; fi
+  if [ "$want" != "$shown" ]; then $want; shown=$want; fi
+  sleep "${2:-0.05}" & wait $!
+done
+"#;
+
 pub fn repo_layout() -> PathBuf {
     workspace_root().join("layouts/zellij-mcp.kdl")
 }

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use zellij_mcp_protocol::ops::AgentsResult;
+use zellij_mcp_protocol::PaneKind;
 use zellij_tile::prelude::*;
 
 use state::{Act, BoardKey, BoardState};
@@ -106,6 +107,12 @@ impl BoardPlugin {
             self.placed = true;
             place_own_pane();
         }
+        // Drawn, so shown: Zellij tells a pane shown again after
+        // `hide_self` by drawing it, not with a `Visible` event.
+        if !self.shown {
+            self.shown = true;
+            self.refresh();
+        }
         draw::render(&self.state, rows, cols);
     }
 
@@ -117,6 +124,13 @@ impl BoardPlugin {
         pipe_message_to_plugin(MessageToPlugin::new(ASK));
         set_timeout(REFRESH.as_secs_f64());
         self.timer_armed = true;
+    }
+
+    /// Hides the board; Zellij sends no `Visible` event for it, so the
+    /// board stops asking here.
+    fn hide(&mut self) {
+        self.shown = false;
+        hide_self();
     }
 
     fn on_key(&mut self, key: KeyWithModifier) -> bool {
@@ -133,19 +147,15 @@ impl BoardPlugin {
             Act::Redraw => true,
             Act::Nothing => false,
             Act::Hide => {
-                hide_self();
+                self.hide();
                 false
             }
             Act::Focus(pane) => {
                 match pane.kind {
-                    zellij_mcp_protocol::PaneKind::Terminal => {
-                        focus_terminal_pane(pane.id, false, false)
-                    }
-                    zellij_mcp_protocol::PaneKind::Plugin => {
-                        focus_plugin_pane(pane.id, false, false)
-                    }
+                    PaneKind::Terminal => focus_terminal_pane(pane.id, false, false),
+                    PaneKind::Plugin => focus_plugin_pane(pane.id, false, false),
                 }
-                hide_self();
+                self.hide();
                 false
             }
             Act::SetMarks(on) => {

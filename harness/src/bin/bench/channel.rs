@@ -13,11 +13,13 @@ use zellij_mcp::transport::{Destination, Transport};
 use zellij_mcp_harness::Session;
 use zellij_mcp_protocol::Request;
 
+/// Requests sent by every channel of this process.
+static SENT: AtomicU64 = AtomicU64::new(0);
+
 pub struct Channel {
     runtime: tokio::runtime::Runtime,
     transport: Box<dyn Transport>,
     target: Destination,
-    sent: AtomicU64,
 }
 
 impl Channel {
@@ -46,7 +48,6 @@ impl Channel {
             runtime,
             transport,
             target: Destination::Broadcast,
-            sent: AtomicU64::new(0),
         };
         let hello = channel.call("hello", json!({}));
         channel.target = Destination::Plugin {
@@ -59,7 +60,9 @@ impl Channel {
 
     /// Sends one op and returns its result; panics on any failure.
     pub fn call(&self, op: &str, args: Value) -> Value {
-        let id = format!("bench-{}", self.sent.fetch_add(1, Ordering::Relaxed));
+        // Ids unique across channels: the plugin takes a pipe's message
+        // once, and two channels' pipes may share ids.
+        let id = format!("bench-{}", SENT.fetch_add(1, Ordering::Relaxed));
         let request = Request::new(id, op, args);
         let call = self
             .transport

@@ -8,6 +8,7 @@
 //!
 //! Usage: bench [PATH-TO-zellij-mcp] [ROUNDS]
 
+mod board;
 mod channel;
 mod paths;
 mod runs;
@@ -38,11 +39,12 @@ fn main() {
     }
     // One part alone: `waits`, `scale` (panes and clients), `runs` (zellij_run),
     // `exact` (2,000 shell runs under load), `messages` (delivery into a
-    // composer) or `callers` (16 callers).
+    // composer), `board` (5 and 50 agents) or `callers` (16 callers).
     if let Ok(part) = std::env::var("BENCH_ONLY") {
         let mut table = Table::default();
         match part.as_str() {
             "scale" => scale_rows(&mut table, &bridge, rounds),
+            "board" => board::agents(&mut table, &bridge, rounds),
             "waits" => {
                 let server = server_pid(&session);
                 headless_waits(&mut table, &session, &bridge, rounds, server);
@@ -92,6 +94,7 @@ fn main() {
     runs::exact_runs(&mut table, &session, &bridge, EXACT_RUNS);
     footprint(&mut table, &session, &bridge, rounds);
     scale_rows(&mut table, &bridge, rounds);
+    board::agents(&mut table, &bridge, rounds);
 
     println!("{}", header(&session, rounds));
     table.print();
@@ -550,7 +553,7 @@ pub fn dump_screen(session: &Session, pane: &str, full: bool) -> Vec<u8> {
 }
 
 /// The session's Zellij server, from the plugin's hello.
-fn server_pid(session: &Session) -> Option<u32> {
+pub fn server_pid(session: &Session) -> Option<u32> {
     let channel = Channel::socket(session);
     let hello = channel.call("hello", json!({}));
     hello["zellij_pid"].as_u64().map(|pid| pid as u32)
@@ -564,7 +567,7 @@ fn cpu_ticks(pid: u32) -> Option<u64> {
 }
 
 /// The share of one core `pid` used over `span`.
-fn cpu_share(pid: u32, span: Duration) -> f64 {
+pub fn cpu_share(pid: u32, span: Duration) -> f64 {
     let before = cpu_ticks(pid).unwrap_or_default();
     std::thread::sleep(span);
     let after = cpu_ticks(pid).unwrap_or_default();
