@@ -75,7 +75,7 @@ fn main() {
 
     table.section("zellij_wait_for: from a line reaching the pane's program to the reply");
     headless_waits(&mut table, &session, &bridge, rounds, server);
-    let (_client, _) = session.attach_and_wait();
+    let (client, _) = session.attach_and_wait();
     attached_waits(&mut table, &session, &bridge, rounds);
 
     let paths = Paths::open(&session, &bridge);
@@ -91,6 +91,11 @@ fn main() {
     submits(&mut table, &paths, rounds);
     deliveries(&mut table, &paths, rounds);
     runs::shell_runs(&mut table, &session, &bridge, rounds);
+    // The exactness rows attach clients of their own, one and then four.
+    drop(client);
+    wait_for("the client to leave", Duration::from_secs(30), || {
+        (!session.client_focus().contains("terminal_")).then_some(())
+    });
     runs::exact_runs(&mut table, &session, &bridge, EXACT_RUNS);
     footprint(&mut table, &session, &bridge, rounds);
     scale_rows(&mut table, &bridge, rounds);
