@@ -81,32 +81,17 @@ pub fn render(board: &BoardState, rows: usize, cols: usize) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::state::tests::{result, row};
     use super::*;
-    use zellij_mcp_protocol::ops::{AgentRow, AgentsResult};
-    use zellij_mcp_protocol::PaneRef;
 
     #[test]
     fn the_title_counts_who_asks() {
         let mut board = BoardState::default();
         assert!(title(&board).contains("waiting"));
-        let asking = AgentRow {
-            pane_id: PaneRef::terminal(4),
-            tab_id: 1,
-            tab_name: "workers".into(),
-            name: None,
-            program: Some("claude".into()),
-            state: PaneState::Asking,
-            since_ms: 0,
-            exit_status: None,
-            held: 0,
-            held_because: None,
-            last_in: None,
-            last_out: None,
-        };
-        board.take(AgentsResult {
-            agents: vec![asking],
-            at_ms: 0,
-        });
-        assert_eq!(title(&board), "zellij-mcp agents · 1 · 1 asking");
+        board.take(result(vec![
+            row(4, PaneState::Asking),
+            row(5, PaneState::Idle),
+        ]));
+        assert_eq!(title(&board), "zellij-mcp agents · 2 · 1 asking");
     }
 }

@@ -84,11 +84,12 @@ impl BoardState {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use zellij_mcp_protocol::ops::PaneState;
 
-    fn row(id: u32, state: PaneState) -> AgentRow {
+    /// Agent `a<id>` in pane `terminal_<id>`, in `state`.
+    pub fn row(id: u32, state: PaneState) -> AgentRow {
         AgentRow {
             pane_id: PaneRef::terminal(id),
             tab_id: 0,
@@ -105,7 +106,7 @@ mod tests {
         }
     }
 
-    fn result(rows: Vec<AgentRow>) -> AgentsResult {
+    pub fn result(rows: Vec<AgentRow>) -> AgentsResult {
         AgentsResult {
             agents: rows,
             at_ms: 0,
