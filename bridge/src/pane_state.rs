@@ -14,9 +14,14 @@
 //! theirs shows as `waiting_input`; shells that read the terminal at their
 //! prompt (zsh's zle, sh, dash) show `prompt` either way. A program
 //! that waits for input with `poll` (an editor, a TUI) is `running`.
-//! Costs: two or three small reads under `/proc` per pane.
+//! Costs: one or two small reads under `/proc` per pane, on files kept
+//! open (a read of an open file costs a third of opening it anew).
 
+use std::collections::HashMap;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use zellij_mcp_protocol::ops::PaneState;
 use zellij_mcp_protocol::shell_line::SHELLS;
@@ -25,17 +30,23 @@ use zellij_mcp_protocol::shell_line::SHELLS;
 /// theirs is a `read` builtin, not the prompt (zsh's prompt reads).
 const POLLING_SHELLS: &[&str] = &["bash", "fish"];
 
-/// Where the kernel's process files are (a test may point elsewhere).
+/// Process files kept open at most (a list of 200 panes keeps each pane's
+/// `stat` and `wchan`); past that, all are closed and opened again as read.
+const MOST_OPEN: usize = 400;
+
+/// Where the kernel's process files are (a test may point elsewhere), and
+/// the ones read so far, kept open: a process's file read again tells its
+/// state now, and fails once the process is gone (so a pid another process
+/// takes later is opened anew).
 pub struct Procfs {
     root: PathBuf,
+    open: Mutex<HashMap<(u32, &'static str), File>>,
 }
 
-impl Default for Procfs {
-    fn default() -> Self {
-        Procfs {
-            root: PathBuf::from("/proc"),
-        }
-    }
+/// This machine's `/proc`, shared by every caller of the bridge.
+pub fn procfs() -> &'static Procfs {
+    static PROC: OnceLock<Procfs> = OnceLock::new();
+    PROC.get_or_init(|| Procfs::at(std::path::Path::new("/proc")))
 }
 
 /// The fields of `/proc/<pid>/stat` this needs.
@@ -47,10 +58,10 @@ struct Stat {
 }
 
 impl Procfs {
-    #[cfg(test)]
     fn at(root: &std::path::Path) -> Self {
         Procfs {
             root: root.to_path_buf(),
+            open: Mutex::default(),
         }
     }
 
@@ -99,8 +110,24 @@ impl Procfs {
     }
 
     fn stat(&self, pid: u32) -> Option<Stat> {
-        let text = std::fs::read_to_string(self.root.join(pid.to_string()).join("stat")).ok()?;
-        parse_stat(&text)
+        parse_stat(&self.read(pid, "stat")?)
+    }
+
+    /// The text of the process's `file`, read from the start of a file kept
+    /// open; `None` when the process is gone or never was.
+    fn read(&self, pid: u32, file: &'static str) -> Option<String> {
+        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(text) = open.get(&(pid, file)).and_then(read_whole) {
+            return Some(text);
+        }
+        open.remove(&(pid, file));
+        let opened = File::open(self.root.join(pid.to_string()).join(file)).ok()?;
+        let text = read_whole(&opened)?;
+        if open.len() >= MOST_OPEN {
+            open.clear();
+        }
+        open.insert((pid, file), opened);
+        Some(text)
     }
 
     /// Whether `pid` sleeps in a terminal read.
@@ -134,8 +161,24 @@ impl Procfs {
 
     /// Whether the kernel function `pid` waits in passes `test`.
     fn wchan_is(&self, pid: i32, test: impl Fn(&str) -> bool) -> bool {
-        let read = std::fs::read_to_string(self.root.join(pid.to_string()).join("wchan"));
-        read.is_ok_and(|w| test(w.trim()))
+        let read = u32::try_from(pid)
+            .ok()
+            .and_then(|pid| self.read(pid, "wchan"));
+        read.is_some_and(|w| test(w.trim()))
+    }
+}
+
+/// A process file's whole text, read from its start (the kernel writes it
+/// anew for each read at offset 0).
+fn read_whole(file: &File) -> Option<String> {
+    let mut text = Vec::new();
+    let mut chunk = [0u8; 1024];
+    loop {
+        let read = file.read_at(&mut chunk, text.len() as u64).ok()?;
+        if read == 0 {
+            return String::from_utf8(text).ok();
+        }
+        text.extend_from_slice(&chunk[..read]);
     }
 }
 
@@ -158,32 +201,10 @@ fn parse_stat(text: &str) -> Option<Stat> {
     })
 }
 
-/// The state of each pane with a pid, on this machine's `/proc`.
+/// The state of the pane whose own process is `pid`, on this machine's
+/// `/proc`.
 pub fn pane_state(pid: Option<u32>) -> Option<PaneState> {
-    Procfs::default().pane_state(pid?)
-}
-
-/// Panes looked at by one thread of [`pane_states`].
-const PANES_A_THREAD: usize = 25;
-
-/// [`pane_state`] of many panes: a list of a hundred reads a few hundred
-/// small files under `/proc`, on as many threads as there are cores.
-pub fn pane_states(pids: &[Option<u32>]) -> Vec<Option<PaneState>> {
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    if cores < 2 || pids.len() <= PANES_A_THREAD {
-        return pids.iter().map(|pid| pane_state(*pid)).collect();
-    }
-    let chunk = pids.len().div_ceil(cores).max(PANES_A_THREAD);
-    std::thread::scope(|scope| {
-        let threads: Vec<_> = pids
-            .chunks(chunk)
-            .map(|part| scope.spawn(|| part.iter().map(|pid| pane_state(*pid)).collect::<Vec<_>>()))
-            .collect();
-        threads
-            .into_iter()
-            .flat_map(|thread| thread.join().unwrap_or_default())
-            .collect()
-    })
+    procfs().pane_state(pid?)
 }
 
 #[cfg(test)]
@@ -251,6 +272,21 @@ mod tests {
         );
         assert_eq!(p.pane_state(10), Some(PaneState::Exited));
         assert_eq!(p.pane_state(20), None);
+    }
+
+    #[test]
+    fn a_file_kept_open_tells_the_process_is_gone() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let proc = Procfs::at(std::path::Path::new("/proc"));
+        assert_eq!(proc.name_of(child.id()).as_deref(), Some("sleep"));
+        assert_eq!(proc.open.lock().unwrap().len(), 1, "kept open");
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(proc.name_of(child.id()), None, "gone, though kept open");
+        assert!(proc.open.lock().unwrap().is_empty());
     }
 
     #[test]

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use serde_json::{json, Value};
-use zellij_mcp_harness::{wait_for, AttachedClient, Mcp, Session, AGENT_SCREENS};
+use zellij_mcp_harness::{poll_for, wait_for, AttachedClient, Mcp, Session, AGENT_SCREENS};
 
 fn agent_script(s: &Session) -> PathBuf {
     let path = s.sandbox().work().join("agent.sh");
@@ -56,6 +56,17 @@ fn listed_agents(s: &Session) -> Vec<(String, String)> {
     let state = |a: &Value| a["state"].as_str().unwrap_or_default().to_owned();
     let agents = rows["agents"].as_array().unwrap();
     agents.iter().map(|a| (label(a), state(a))).collect()
+}
+
+/// Waits until `zellij-mcp agents --json` lists `expected`; the last
+/// listing is in the failure.
+fn until_listed(s: &Session, expected: &[(String, String)]) {
+    let mut last = Vec::new();
+    let listed = poll_for(Duration::from_secs(20), || {
+        last = listed_agents(s);
+        (last == expected).then_some(())
+    });
+    assert!(listed.is_some(), "listed {last:?}, not {expected:?}");
 }
 
 fn tab_names(s: &Session) -> String {
@@ -115,9 +126,7 @@ fn the_board_shows_who_needs_you_and_takes_you_to_them() {
         .iter()
         .map(|(a, b)| (a.to_string(), b.to_string()))
         .collect();
-    wait_for("the agents listed", Duration::from_secs(20), || {
-        (listed_agents(&s) == expected).then_some(())
-    });
+    until_listed(&s, &expected);
     let table = zellij_mcp(&s, &["agents"]);
     let table = String::from_utf8_lossy(&table.stdout);
     assert!(table.starts_with("AGENT"), "{table}");
@@ -193,9 +202,7 @@ fn an_agent_that_starts_asking_marks_its_tab_without_moving_focus() {
     mcp.ok("zellij_new_tab", json!({"name": "workers"}));
     let asks = s.sandbox().work().join("asks");
     open_agent(&mcp, &script, "worker", &asks);
-    wait_for("the worker idle", Duration::from_secs(20), || {
-        (listed_agents(&s) == [("worker".to_owned(), "idle".to_owned())]).then_some(())
-    });
+    until_listed(&s, &[("worker".to_owned(), "idle".to_owned())]);
     let focus_before = s.client_focus();
     assert!(!tab_names(&s).contains('●'));
 
@@ -222,10 +229,11 @@ fn an_agent_that_starts_asking_marks_its_tab_without_moving_focus() {
 
     // The dialog answered: the mark goes.
     std::fs::remove_file(&asks).unwrap();
+    // Until the name is back whole (a query can come back empty).
     wait_for("the mark to go", Duration::from_secs(10), || {
-        (!tab_names(&s).contains('●')).then_some(())
+        let names = tab_names(&s);
+        (names.contains("workers") && !names.contains('●')).then_some(())
     });
-    assert!(tab_names(&s).contains("workers"));
 }
 
 #[test]

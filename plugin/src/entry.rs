@@ -1,6 +1,6 @@
 //! The plugin's exports to Zellij, in place of zellij-tile's
 //! `register_plugin!`: the same calls, except that what Zellij hands over
-//! is read from stdin piece by piece. Zellij writes each event and pipe
+//! is read from stdin piece by piece ([`read_line_bytes`]). Zellij writes each event and pipe
 //! message as one line of JSON, an array of the protobuf's bytes as decimal
 //! numbers (several times the message's size). `register_plugin!` reads
 //! that line whole and decodes it before the plugin sees anything, so a
@@ -10,7 +10,6 @@
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::io::BufRead;
 
 use prost::Message;
 use zellij_mcp_protocol::limits::MAX_REQUEST_BYTES;
@@ -22,6 +21,7 @@ use zellij_tile::shim::plugin_api::pipe_message::ProtobufPipeMessage;
 use std::path::Path;
 
 use crate::board::{self, BoardPlugin};
+use crate::commands::read_line_bytes;
 use crate::host::ZellijHost;
 use crate::{permissions, McpPlugin, SHARED_DIR};
 
@@ -139,88 +139,6 @@ pub fn plugin_version() {
     println!("{}", zellij_tile::prelude::VERSION);
 }
 
-/// One line of stdin's numbers, as bytes: the first `keep` of them, and
-/// how many there were.
-struct LineBytes {
-    bytes: Vec<u8>,
-    total: usize,
-}
-
-/// Reads one line of comma-separated decimal bytes (`[10,2,...]`) from
-/// stdin, keeping at most `keep` of them. Reads to the line's end either
-/// way, so the next call starts on the next line.
-fn read_line_bytes(keep: usize) -> LineBytes {
-    let stdin = std::io::stdin();
-    let mut input = stdin.lock();
-    let mut numbers = Numbers::new(keep);
-    while let Ok(chunk) = input.fill_buf() {
-        if chunk.is_empty() {
-            break;
-        }
-        let (used, done) = numbers.take(chunk);
-        input.consume(used);
-        if done {
-            break;
-        }
-    }
-    numbers.finish()
-}
-
-/// The parser behind [`read_line_bytes`], fed chunk by chunk.
-struct Numbers {
-    keep: usize,
-    bytes: Vec<u8>,
-    total: usize,
-    current: Option<u32>,
-}
-
-impl Numbers {
-    fn new(keep: usize) -> Self {
-        Numbers {
-            keep,
-            bytes: Vec::new(),
-            total: 0,
-            current: None,
-        }
-    }
-
-    /// Takes a chunk; returns how much of it was used, and whether the
-    /// line ended there.
-    fn take(&mut self, chunk: &[u8]) -> (usize, bool) {
-        for (at, &c) in chunk.iter().enumerate() {
-            match c {
-                b'0'..=b'9' => {
-                    let digit = u32::from(c - b'0');
-                    self.current = Some(self.current.unwrap_or(0).saturating_mul(10) + digit);
-                }
-                b'\n' => {
-                    self.end_number();
-                    return (at + 1, true);
-                }
-                _ => self.end_number(),
-            }
-        }
-        (chunk.len(), false)
-    }
-
-    fn end_number(&mut self) {
-        if let Some(n) = self.current.take() {
-            if self.total < self.keep {
-                self.bytes.push(n as u8);
-            }
-            self.total += 1;
-        }
-    }
-
-    fn finish(mut self) -> LineBytes {
-        self.end_number();
-        LineBytes {
-            bytes: self.bytes,
-            total: self.total,
-        }
-    }
-}
-
 /// The CLI pipe id (field 2) and name (field 4) of a pipe message, from its
 /// first bytes: both come before the payload (field 5).
 fn pipe_id_and_name(mut buf: &[u8]) -> Option<(String, String)> {
@@ -252,36 +170,6 @@ fn pipe_id_and_name(mut buf: &[u8]) -> Option<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn parse(chunks: &[&str], keep: usize) -> (Vec<u8>, usize, Vec<bool>) {
-        let mut numbers = Numbers::new(keep);
-        let ends = chunks
-            .iter()
-            .map(|c| numbers.take(c.as_bytes()).1)
-            .collect();
-        let line = numbers.finish();
-        (line.bytes, line.total, ends)
-    }
-
-    #[test]
-    fn numbers_split_across_chunks_are_read_whole() {
-        let (bytes, total, ends) = parse(&["[10,2", "55,0,", "1]\r\n"], 100);
-        assert_eq!((bytes, total), (vec![10, 255, 0, 1], 4));
-        assert_eq!(ends, [false, false, true]);
-    }
-
-    #[test]
-    fn past_the_cap_bytes_are_counted_not_kept() {
-        let (bytes, total, _) = parse(&["[1,2,3,4,5]\n"], 2);
-        assert_eq!((bytes, total), (vec![1, 2], 5));
-    }
-
-    #[test]
-    fn a_line_ends_at_its_newline_and_leaves_the_rest() {
-        let mut numbers = Numbers::new(10);
-        assert_eq!(numbers.take(b"[7]\n[8]\n"), (4, true));
-        assert_eq!(numbers.finish().bytes, vec![7]);
-    }
 
     #[test]
     fn the_pipe_id_and_name_come_from_before_the_payload() {

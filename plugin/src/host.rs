@@ -191,16 +191,16 @@ impl Host for ZellijHost {
     }
 
     fn screen(&self, pane: PaneRef) -> Result<Vec<String>, String> {
-        get_pane_scrollback(pane_id(pane), false).map(|contents| contents.viewport)
+        commands::pane_screen(pane_id(pane)).map(|contents| contents.viewport)
     }
 
     fn shown(&self, pane: PaneRef) -> Option<Shown> {
-        let contents = get_pane_scrollback(pane_id(pane), false).ok()?;
+        let contents = commands::pane_screen(pane_id(pane)).ok()?;
         Some(Shown::of(&contents.viewport, contents.cursor))
     }
 
     fn screen_shown(&self, pane: PaneRef) -> Result<(Vec<String>, Option<Shown>), String> {
-        let contents = get_pane_scrollback(pane_id(pane), false)?;
+        let contents = commands::pane_screen(pane_id(pane))?;
         let shown = Shown::of(&contents.viewport, contents.cursor);
         Ok((contents.viewport, Some(shown)))
     }

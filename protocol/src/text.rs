@@ -18,7 +18,7 @@ pub fn trim_rows(rows: impl IntoIterator<Item = String>) -> Vec<String> {
     let mut rows: Vec<String> = rows
         .into_iter()
         .map(|mut row| {
-            row.truncate(row.trim_end().len());
+            row.truncate(trimmed_len(&row));
             row
         })
         .collect();
@@ -26,6 +26,23 @@ pub fn trim_rows(rows: impl IntoIterator<Item = String>) -> Vec<String> {
         rows.pop();
     }
     rows
+}
+
+/// The row's length without its trailing whitespace. The spaces Zellij
+/// pads rows with are skipped eight at a time: `trim_end` looks at each
+/// character, which the plugin's interpreter does slowly.
+fn trimmed_len(row: &str) -> usize {
+    const SPACES: [u8; 8] = [b' '; 8];
+    let bytes = row.as_bytes();
+    let mut end = bytes.len();
+    while end >= 8 && bytes[end - 8..end] == SPACES {
+        end -= 8;
+    }
+    while end > 0 && bytes[end - 1] == b' ' {
+        end -= 1;
+    }
+    // Only ASCII spaces were skipped: `end` is a character boundary.
+    row[..end].trim_end().len()
 }
 
 /// What a read returns, before it names its pane and tab.
@@ -129,6 +146,17 @@ mod tests {
             "".into(),
         ]);
         assert_eq!(rows, ["a", "", "b"]);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn padding_is_trimmed_as_trim_end_trims(
+            row in "[a é\t\u{3000}]{0,5}",
+            spaces in 0usize..40,
+        ) {
+            let padded = format!("{row}{}", " ".repeat(spaces));
+            proptest::prop_assert_eq!(trimmed_len(&padded), padded.trim_end().len());
+        }
     }
 
     #[test]

@@ -36,7 +36,7 @@ use zellij_mcp_protocol::{Error, ErrorBody, ErrorCode, PaneRef};
 
 use super::scrollback::STATE_LOOK;
 use super::{bad_request, FromSession, OnRequest, ToolFailure, ZellijMcp};
-use crate::pane_state::Procfs;
+use crate::pane_state::procfs;
 use crate::private::random_hex;
 use crate::transport::cli::cli_configuration;
 use crate::transport::Destination;
@@ -512,7 +512,7 @@ impl ZellijMcp {
                     // Let go early (its marker erased) or not yet taken
                     // in by Zellij: the first is told by the shell. The
                     // marker is at the cursor, so within the first rows.
-                    None if Procfs::default().at_line_editor(pid) => {
+                    None if procfs().at_line_editor(pid) => {
                         return Err(unknown("its shell went on before it was read".into()))
                     }
                     None => {
@@ -550,7 +550,7 @@ impl ZellijMcp {
     /// still being read, Ctrl-C would drop it and its report.
     async fn interrupt(&self, session: &str, pane: PaneRef, pid: u32) -> bool {
         let started = tokio::time::Instant::now() + START_WAIT;
-        while Procfs::default().at_line_editor(pid) {
+        while procfs().at_line_editor(pid) {
             if tokio::time::Instant::now() >= started {
                 return false;
             }
@@ -661,7 +661,7 @@ async fn until_prompt(
     pid: u32,
     limit: tokio::time::Instant,
 ) -> Result<(), ToolFailure> {
-    while !Procfs::default().at_line_editor(pid) {
+    while !procfs().at_line_editor(pid) {
         if tokio::time::Instant::now() >= limit {
             return Err(ToolFailure(ErrorBody::from(Error::Timeout {
                 problem: format!(
@@ -677,7 +677,7 @@ async fn until_prompt(
 /// The shell `pane`'s process `pid` runs, or why a line cannot be typed
 /// into it.
 fn shell_of(pane: PaneRef, pid: u32) -> Result<Shell, ToolFailure> {
-    let Some(name) = Procfs::default().name_of(pid) else {
+    let Some(name) = procfs().name_of(pid) else {
         return Err(ToolFailure(ErrorBody::from(Error::Unsupported {
             problem: format!("the process of {pane} (pid {pid}) is not on this machine"),
             fix: "run the server on the machine the session runs on".into(),

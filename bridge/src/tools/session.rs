@@ -11,7 +11,7 @@ use zellij_mcp_protocol::ops::{
 
 use super::schema::{input, output, output_in_session};
 use super::{parse, InSession, Tabled, ToolFailure, ToolResult, ZellijMcp};
-use crate::pane_state::pane_states;
+use crate::pane_state::pane_state;
 
 #[tool_router(router = session_tools, vis = "pub(super)")]
 impl ZellijMcp {
@@ -83,16 +83,9 @@ impl ZellijMcp {
             .send::<op::ListPanes>(p.session.as_deref(), &p.args, Duration::ZERO)
             .await?;
         let own = self.own_pane_in(&listed.session).await;
-        let unknown: Vec<Option<u32>> = listed
-            .result
-            .panes
-            .iter()
-            .map(|pane| pane.pid.filter(|_| pane.state.is_none()))
-            .collect();
-        let states = pane_states(&unknown);
-        for (pane, state) in listed.result.panes.iter_mut().zip(states) {
+        for pane in &mut listed.result.panes {
             pane.is_self = Some(pane.pane_id) == own;
-            pane.state = pane.state.or(state);
+            pane.state = pane.state.or_else(|| pane_state(pane.pid));
             if !p.args.details {
                 pane.pid = None;
             }
