@@ -2,6 +2,7 @@
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
@@ -14,6 +15,64 @@ use crate::{built_plugin, poll_for, zellij_bin};
 pub struct Sandbox {
     dir: tempfile::TempDir,
     zellij: PathBuf,
+}
+
+/// Sandboxes are `/tmp/zm…` folders.
+const PREFIX: &str = "zm";
+/// The file in a sandbox naming the process that made it.
+const OWNER: &str = "owner";
+
+/// Stops what runs in the sandboxes of processes that are gone, and removes
+/// those sandboxes: a test or bench killed by a timeout runs no destructor,
+/// and its sessions' programs would load the machine for every later run.
+fn sweep_abandoned() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| sweep_in(Path::new("/tmp")));
+}
+
+/// [`sweep_abandoned`] in the folder `root`.
+fn sweep_in(root: &Path) {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    for dir in entries.flatten().map(|entry| entry.path()) {
+        let named = dir.file_name().and_then(|n| n.to_str());
+        if !named.is_some_and(|n| n.starts_with(PREFIX)) {
+            continue;
+        }
+        let owner = std::fs::read_to_string(dir.join(OWNER)).ok();
+        let Some(owner) = owner.and_then(|pid| pid.trim().parse::<u32>().ok()) else {
+            continue;
+        };
+        if !Path::new("/proc").join(owner.to_string()).exists() {
+            kill_processes_naming(&dir);
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+}
+
+/// Kills the processes whose command line names `dir` (a session's server
+/// names its socket there; its panes' programs die with their terminals).
+fn kill_processes_naming(dir: &Path) {
+    let needle = dir.as_os_str().as_bytes();
+    let Ok(processes) = std::fs::read_dir("/proc") else {
+        return;
+    };
+    for process in processes.flatten() {
+        let Some(pid) = process
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(process.path().join("cmdline")) else {
+            continue;
+        };
+        if cmdline.windows(needle.len()).any(|part| part == needle) {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+        }
+    }
 }
 
 impl Default for Sandbox {
@@ -45,11 +104,13 @@ impl Sandbox {
     /// A fresh sandbox as a new user has it: Zellij's folders and a config
     /// without first-run screens, no plugin and no permissions.
     pub fn without_plugin() -> Self {
+        sweep_abandoned();
         // A short root keeps the socket path under the 108-byte limit.
         let dir = tempfile::Builder::new()
-            .prefix("zm")
+            .prefix(PREFIX)
             .tempdir_in("/tmp")
             .expect("temp dir");
+        std::fs::write(dir.path().join(OWNER), std::process::id().to_string()).expect("owner");
         let sandbox = Sandbox {
             dir,
             zellij: zellij_bin(),
@@ -580,5 +641,37 @@ impl Drop for AttachedClient {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sandbox_whose_process_is_gone_is_swept_with_what_runs_there() {
+        let root = tempfile::tempdir().unwrap();
+        let (gone, alive) = (root.path().join("zm-gone"), root.path().join("zm-alive"));
+        let mut finished = Command::new("true").spawn().unwrap();
+        finished.wait().unwrap();
+        for (dir, owner) in [(&gone, finished.id()), (&alive, std::process::id())] {
+            std::fs::create_dir(dir).unwrap();
+            std::fs::write(dir.join(OWNER), owner.to_string()).unwrap();
+        }
+        // A program started in the abandoned sandbox, naming it (a loop,
+        // so the shell stays the process that names it).
+        let script = gone.join("run.sh");
+        let mut left = Command::new("sh")
+            .args([
+                "-c",
+                "while :; do sleep 0.1; done",
+                script.to_str().unwrap(),
+            ])
+            .spawn()
+            .unwrap();
+        sweep_in(root.path());
+        assert!(!gone.exists() && alive.exists());
+        let status = left.wait().unwrap();
+        assert!(!status.success(), "killed: {status:?}");
     }
 }

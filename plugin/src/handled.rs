@@ -1,6 +1,8 @@
 //! What a handler did with its request: answered it, or what the answer
 //! waits for (see [`crate::lifecycle`] for what happens then).
 
+use std::time::Duration;
+
 use zellij_mcp_protocol::{ErrorBody, JsonText};
 
 use crate::later::Settle;
@@ -15,6 +17,9 @@ pub enum Handled {
     Now(JsonText),
     /// Answer once the session shows the change (see [`Settle`]).
     WhenShown(Settle),
+    /// The same, for a change Zellij may take longer to show than most
+    /// (a tab made from a layout starts all its panes' programs first).
+    WhenShownWithin(Settle, Duration),
     /// Answer when this wait ends.
     Wait(Box<Wait<Purpose>>),
     /// Answer once this write (and any submit) is typed.

@@ -38,8 +38,13 @@ impl<H: Host> McpPlugin<H> {
         let now = self.host.now();
         match handled {
             Handled::WhenShown(settle) => {
-                let deadline = now + SETTLE_TIME;
-                self.requests.later.when_shown(asker, settle, deadline);
+                self.requests
+                    .later
+                    .when_shown(asker, settle, now + SETTLE_TIME);
+                self.after_view_change();
+            }
+            Handled::WhenShownWithin(settle, within) => {
+                self.requests.later.when_shown(asker, settle, now + within);
                 self.after_view_change();
             }
             Handled::Wait(wait) => self.start_wait(*wait),

@@ -7,6 +7,7 @@ use rmcp::{tool, tool_router};
 use zellij_mcp_protocol::ops::{
     op, ArrangePaneArgs, ArrangePaneResult, CloseArgs, CloseResult, NewPaneArgs, NewTabArgs,
     NewTabResult, OpenFileArgs, PaneResult, RegisterAgentArgs, RenameArgs, Target, TargetResult,
+    NEW_TAB_SHOWN_WITHIN,
 };
 
 use super::schema::{input, output_in_session as output};
@@ -25,7 +26,8 @@ impl ZellijMcp {
         let mut p: InSession<NewTabArgs> = parse(args)?;
         p.args.cwd = paths::cwd(p.args.cwd)?;
         p.args.layout = p.args.layout.map(paths::layout).transpose()?;
-        self.send::<op::NewTab>(p.session.as_deref(), &p.args, Duration::ZERO)
+        // Zellij may take seconds to show a tab from a layout.
+        self.send::<op::NewTab>(p.session.as_deref(), &p.args, NEW_TAB_SHOWN_WITHIN)
             .await
     }
 

@@ -4,7 +4,7 @@
 use zellij_mcp_protocol::ops::{
     ArrangePaneArgs, ArrangePaneResult, CloseArgs, CloseResult, ClosedPane, Geometry, NewPaneArgs,
     NewTabArgs, NewTabResult, OpenFileArgs, PaneResult, Placement, RenameArgs, Target,
-    TargetResult,
+    TargetResult, NEW_TAB_SHOWN_WITHIN,
 };
 use zellij_mcp_protocol::{Error, ErrorBody, PaneRef, TabRef};
 use zellij_tile::prelude::{PaneInfo, TabInfo};
@@ -58,9 +58,16 @@ impl<H: Host> Zellij<'_, H> {
             let Some(tab) = live.tab(tab_id).or_else(|| view.tab_by_id(tab_id).cloned()) else {
                 // An overdue reply must decide, even when Zellij never shows the tab.
                 return overdue.then(|| {
-                    Err(internal(format!(
-                        "Zellij made tab_id {tab_id} but does not show it"
-                    )))
+                    Err(ErrorBody::from(Error::Internal {
+                        problem: format!(
+                            "Zellij made tab_id {tab_id} but did not show it within {} s",
+                            NEW_TAB_SHOWN_WITHIN.as_secs()
+                        ),
+                        fix: Some(
+                            "call zellij_list_tabs before making it again: it may still appear"
+                                .into(),
+                        ),
+                    }))
                 });
             };
             let panes: Vec<PaneRef> = view.panes_in(tab.position).map(ref_of_info).collect();
@@ -75,7 +82,10 @@ impl<H: Host> Zellij<'_, H> {
                 })
             })
         };
-        Ok(Handled::WhenShown(Box::new(settle)))
+        Ok(Handled::WhenShownWithin(
+            Box::new(settle),
+            NEW_TAB_SHOWN_WITHIN,
+        ))
     }
 
     /// A layout argument as KDL: inline KDL as is, otherwise a layout name.

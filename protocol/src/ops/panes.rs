@@ -136,6 +136,12 @@ pub struct NewTabArgs {
     pub focus: bool,
 }
 
+/// How long the plugin waits for Zellij to show a new tab before it
+/// answers `new_tab` with an error: a layout's tab starts every pane's
+/// program first, which on a loaded machine took over two seconds. The
+/// bridge waits this much longer than for other ops.
+pub const NEW_TAB_SHOWN_WITHIN: std::time::Duration = std::time::Duration::from_secs(8);
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct NewTabResult {
