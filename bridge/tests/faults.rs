@@ -272,3 +272,34 @@ fn a_thousand_mixed_calls_from_sixteen_callers_each_get_their_own_reply() {
         }
     }
 }
+
+/// Zellij 0.45.1 makes no tab while no client is attached (a `new-tab`
+/// then gives an id and nothing comes): the tool says so at once.
+#[test]
+fn a_new_tab_is_refused_while_no_client_is_attached_and_made_while_one_is() {
+    let s = session("tabless");
+    let mcp = mcp(&s, "socket");
+    let tab_names = || {
+        let mut cmd = s.sandbox().zellij();
+        cmd.args(["--session", s.name(), "action", "query-tab-names"]);
+        String::from_utf8_lossy(&cmd.output().unwrap().stdout).into_owned()
+    };
+    let refused = mcp.err("zellij_new_tab", json!({"name": "early"}));
+    assert!(refused.starts_with("unsupported"), "{refused}");
+    assert!(refused.contains("no client is attached"), "{refused}");
+    let client = s.attach_and_wait();
+    let made = mcp.ok("zellij_new_tab", json!({"name": "attached"}));
+    assert_eq!(made["name"], "attached");
+    drop(client);
+    wait_for("the client to leave", Duration::from_secs(30), || {
+        (!s.client_focus().contains("terminal_")).then_some(())
+    });
+    let refused = mcp.err("zellij_new_tab", json!({"name": "late"}));
+    assert!(refused.starts_with("unsupported"), "{refused}");
+    let names = tab_names();
+    assert!(
+        names.contains("attached") && !names.contains("early"),
+        "{names}"
+    );
+    assert!(!names.contains("late"), "{names}");
+}

@@ -183,8 +183,10 @@ impl Host for FakeHost {
         if let Some(shown) = self.tabs_shown.borrow().get(&tab_id) {
             return shown.clone();
         }
+        // A client is attached, showing tab 3.
         [3, 9].contains(&tab_id).then(|| TabInfo {
             tab_id,
+            active: tab_id == 3,
             ..Default::default()
         })
     }

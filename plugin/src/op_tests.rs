@@ -204,6 +204,26 @@ fn a_new_tab_answers_once_zellij_shows_it_named_and_with_panes() {
 }
 
 #[test]
+fn a_new_tab_with_no_client_attached_is_unsupported_and_makes_nothing() {
+    let mut p = plugin("op-newtab-headless");
+    p.host.show_tab(
+        3,
+        Some(TabInfo {
+            tab_id: 3,
+            ..Default::default()
+        }),
+    );
+    ask(&mut p, "1", "new_tab", json!({"name": "later"}));
+    p.on_timer();
+    assert_eq!(error_code(only_reply(&p, "1", "1")), "unsupported");
+    assert!(
+        !did(&p).iter().any(|d| d.contains("new_tab")),
+        "{:?}",
+        did(&p)
+    );
+}
+
+#[test]
 fn a_new_tab_zellij_never_shows_is_answered_at_the_deadline_all_the_same() {
     let mut p = plugin("op-newtab-unseen");
     p.host.show_tab(9, None);

@@ -27,6 +27,13 @@ enum Resolved {
 impl<H: Host> Zellij<'_, H> {
     pub fn new_tab(&self, args: NewTabArgs) -> HandlerResult {
         self.require_ready()?;
+        if !self.client_attached() {
+            return Err(ErrorBody::from(Error::Unsupported {
+                problem: "Zellij 0.45.1 makes no tab while no client is attached to the session"
+                    .into(),
+                fix: "attach a client (zellij attach <session>) first, or open the pane in an existing tab with zellij_new_pane".into(),
+            }));
+        }
         let previous = self.view.tabs.iter().find(|t| t.active).map(|t| t.position);
         let tab_id = match &args.layout {
             None => self
@@ -86,6 +93,13 @@ impl<H: Host> Zellij<'_, H> {
             Box::new(settle),
             NEW_TAB_SHOWN_WITHIN,
         ))
+    }
+
+    /// Whether a client is attached: each attached client has a tab it
+    /// shows, which Zellij reports `active` (asked now: the events may lag).
+    fn client_attached(&self) -> bool {
+        let newest = self.view.tabs.iter().map(|t| t.tab_id).max().unwrap_or(0);
+        (0..=newest).any(|tab_id| self.host.tab_info(tab_id).is_some_and(|t| t.active))
     }
 
     /// A layout argument as KDL: inline KDL as is, otherwise a layout name.

@@ -97,6 +97,8 @@ fn main() {
         (!session.client_focus().contains("terminal_")).then_some(())
     });
     runs::exact_runs(&mut table, &session, &bridge, EXACT_RUNS);
+    // Those rows' clients left; the rest run as the rows before them.
+    let (_client, _) = session.attach_and_wait();
     footprint(&mut table, &session, &bridge, rounds);
     scale_rows(&mut table, &bridge, rounds);
     board::agents(&mut table, &bridge, rounds);
