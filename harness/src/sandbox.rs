@@ -54,7 +54,9 @@ fn sweep_in(root: &Path) {
 /// Kills the processes whose command line names `dir` (a session's server
 /// names its socket there; its panes' programs die with their terminals).
 fn kill_processes_naming(dir: &Path) {
-    let needle = dir.as_os_str().as_bytes();
+    // With its slash: another sandbox's name may start with this one's.
+    let mut needle = dir.as_os_str().as_bytes().to_vec();
+    needle.push(b'/');
     let Ok(processes) = std::fs::read_dir("/proc") else {
         return;
     };
@@ -69,7 +71,10 @@ fn kill_processes_naming(dir: &Path) {
         let Ok(cmdline) = std::fs::read(process.path().join("cmdline")) else {
             continue;
         };
-        if cmdline.windows(needle.len()).any(|part| part == needle) {
+        if cmdline
+            .windows(needle.len())
+            .any(|part| part == needle.as_slice())
+        {
             let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
         }
     }
