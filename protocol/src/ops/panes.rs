@@ -137,9 +137,8 @@ pub struct NewTabArgs {
 }
 
 /// How long the plugin waits for Zellij to show a new tab before it
-/// answers `new_tab` with an error: a layout's tab starts every pane's
-/// program first, which on a loaded machine took over two seconds. The
-/// bridge waits this much longer than for other ops.
+/// answers `new_tab` with an error (Zellij starts the tab's panes' programs
+/// first). The bridge waits this much longer than for other ops.
 pub const NEW_TAB_SHOWN_WITHIN: std::time::Duration = std::time::Duration::from_secs(8);
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
