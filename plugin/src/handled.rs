@@ -17,8 +17,7 @@ pub enum Handled {
     Now(JsonText),
     /// Answer once the session shows the change (see [`Settle`]).
     WhenShown(Settle),
-    /// The same, for a change Zellij may take longer to show than most
-    /// (a tab made from a layout starts all its panes' programs first).
+    /// The same, waiting `Duration` rather than the usual time (a new tab).
     WhenShownWithin(Settle, Duration),
     /// Answer when this wait ends.
     Wait(Box<Wait<Purpose>>),

@@ -18,6 +18,9 @@ use crate::session::{ref_of_info, SessionView};
 /// Most resize steps one call takes.
 const MAX_RESIZE_STEPS: u32 = 20;
 
+/// Tabs made since the view's last event that `client_attached` asks about.
+const UNSEEN_TABS: usize = 8;
+
 /// A pane or a tab, resolved.
 enum Resolved {
     Pane(PaneRef),
@@ -96,10 +99,15 @@ impl<H: Host> Zellij<'_, H> {
     }
 
     /// Whether a client is attached: each attached client has a tab it
-    /// shows, which Zellij reports `active` (asked now: the events may lag).
+    /// shows, which Zellij reports `active` (asked now: the events may lag,
+    /// so the few ids after the newest known tab are asked too; the ids of
+    /// closed tabs are not).
     fn client_attached(&self) -> bool {
-        let newest = self.view.tabs.iter().map(|t| t.tab_id).max().unwrap_or(0);
-        (0..=newest).any(|tab_id| self.host.tab_info(tab_id).is_some_and(|t| t.active))
+        let known: Vec<usize> = self.view.tabs.iter().map(|t| t.tab_id).collect();
+        let newest = known.iter().max().copied().unwrap_or(0);
+        let ids = known.into_iter().chain(newest + 1..=newest + UNSEEN_TABS);
+        ids.into_iter()
+            .any(|tab_id| self.host.tab_info(tab_id).is_some_and(|t| t.active))
     }
 
     /// A layout argument as KDL: inline KDL as is, otherwise a layout name.
