@@ -296,7 +296,10 @@ fn a_new_tab_is_refused_while_no_client_is_attached_and_made_while_one_is() {
     });
     let refused = mcp.err("zellij_new_tab", json!({"name": "late"}));
     assert!(refused.starts_with("unsupported"), "{refused}");
-    let names = tab_names();
+    // A query can come back empty: the names are read until they come.
+    let names = wait_for("the tab names", Duration::from_secs(10), || {
+        Some(tab_names()).filter(|names| !names.trim().is_empty())
+    });
     assert!(
         names.contains("attached") && !names.contains("early"),
         "{names}"
