@@ -207,9 +207,61 @@ pub fn pane_state(pid: Option<u32>) -> Option<PaneState> {
     procfs().pane_state(pid?)
 }
 
+/// Sessions whose last listed processes are remembered, at most.
+const MOST_SESSIONS_REMEMBERED: usize = 64;
+
+/// The processes each session's last pane list told the state of. The next
+/// list of a session mostly shows the same panes, so their states are read
+/// while that list is on its way from the plugin: the reads, a third of a
+/// 100-pane list's time, overlap its round trip rather than follow it.
+#[derive(Default)]
+pub struct LastListed(Mutex<HashMap<Option<String>, Vec<u32>>>);
+
+/// States read ahead, by pid.
+pub type ReadAhead = HashMap<u32, Option<PaneState>>;
+
+impl LastListed {
+    /// Starts reading the states of the processes `session`'s last list
+    /// showed (`None`: the default session).
+    pub fn read_ahead(&self, session: Option<&str>) -> tokio::task::JoinHandle<ReadAhead> {
+        let pids = self.lock().get(&session.map(str::to_owned)).cloned();
+        tokio::task::spawn_blocking(move || {
+            let procfs = procfs();
+            let pids = pids.unwrap_or_default().into_iter();
+            pids.map(|pid| (pid, procfs.pane_state(pid))).collect()
+        })
+    }
+
+    pub fn remember(&self, session: Option<&str>, pids: Vec<u32>) {
+        let mut sessions = self.lock();
+        if sessions.len() >= MOST_SESSIONS_REMEMBERED {
+            sessions.clear();
+        }
+        sessions.insert(session.map(str::to_owned), pids);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Option<String>, Vec<u32>>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_sessions_last_listed_processes_are_read_ahead_and_no_others() {
+        let listed = LastListed::default();
+        let me = std::process::id();
+        assert!(listed.read_ahead(Some("a")).await.unwrap().is_empty());
+        listed.remember(Some("a"), vec![me]);
+        let ahead = listed.read_ahead(Some("a")).await.unwrap();
+        let now = crate::pane_state::procfs().pane_state(me);
+        assert_eq!(ahead.len(), 1);
+        assert_eq!(ahead.get(&me), Some(&now));
+        assert!(listed.read_ahead(None).await.unwrap().is_empty());
+        assert!(listed.read_ahead(Some("b")).await.unwrap().is_empty());
+    }
 
     /// A fake `/proc` with processes (pid, comm, state, pgrp, tpgid, wchan).
     fn procfs(name: &str, processes: &[(u32, &str, char, i32, i32, &str)]) -> Procfs {

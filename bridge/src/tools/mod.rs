@@ -42,6 +42,7 @@ use zellij_mcp_protocol::{Error, ErrorBody, ErrorCode, PaneRef};
 
 use crate::client::{Sending, SharedClient};
 use crate::own_pane::{OwnPane, Whereabouts};
+use crate::pane_state::LastListed;
 use policy::{Outcome, Policy};
 
 /// A tool's arguments: the op's own, plus the session to act in.
@@ -157,6 +158,8 @@ pub struct ZellijMcp {
     policy: Arc<Policy>,
     tool_router: ToolRouter<Self>,
     subscriptions: Arc<resources::Subscriptions>,
+    /// What each session's last pane list showed (see [`LastListed`]).
+    last_listed: Arc<LastListed>,
 }
 
 /// How the server is run.
@@ -189,6 +192,7 @@ impl ZellijMcp {
             policy: Arc::new(policy),
             tool_router,
             subscriptions: Arc::default(),
+            last_listed: Arc::default(),
         })
     }
 

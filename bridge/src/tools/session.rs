@@ -79,17 +79,24 @@ impl ZellijMcp {
     )]
     async fn list_panes(&self, args: JsonObject) -> Result<Tabled<ListPanesResult>, ToolFailure> {
         let p: InSession<ListPanesArgs> = parse(args)?;
+        let ahead = self.last_listed.read_ahead(p.session.as_deref());
         let Json(mut listed) = self
             .send::<op::ListPanes>(p.session.as_deref(), &p.args, Duration::ZERO)
             .await?;
+        let mut ahead = ahead.await.unwrap_or_default();
         let own = self.own_pane_in(&listed.session).await;
+        let mut told = Vec::new();
         for pane in &mut listed.result.panes {
             pane.is_self = Some(pane.pane_id) == own;
-            pane.state = pane.state.or_else(|| pane_state(pane.pid));
+            if let (None, Some(pid)) = (pane.state, pane.pid) {
+                pane.state = ahead.remove(&pid).unwrap_or_else(|| pane_state(Some(pid)));
+                told.push(pid);
+            }
             if !p.args.details {
                 pane.pid = None;
             }
         }
+        self.last_listed.remember(p.session.as_deref(), told);
         if let Some(state) = p.args.state {
             listed.result.panes.retain(|pane| pane.state == Some(state));
         }
