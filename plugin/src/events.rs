@@ -122,7 +122,6 @@ impl<H: Host> McpPlugin<H> {
                 self.view.set_tabs(tabs);
                 self.take_panes(panes);
                 self.view.snapshot_at = Some(self.host.now());
-                self.list_cache.clear();
             }
         }
     }

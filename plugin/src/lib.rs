@@ -30,7 +30,6 @@
 //! - [`writes`]: per-pane FIFO of writes and timed submit CRs;
 //! - [`shares`]: what the plugin caps, and each client's share of it;
 //! - [`pane_facts`]: panes' cwd and running command, from Zellij's events;
-//! - [`list_cache`]: the last pane list, while nothing changed since;
 //! - [`waits`]: event-driven waits on output, idleness and exit;
 //! - [`shell_runs`]: command lines run in shell panes, one at a time;
 //! - [`attention`]: what each agent's screen last showed (who is asking);
@@ -58,7 +57,6 @@ mod host;
 mod later;
 mod lease;
 mod lifecycle;
-mod list_cache;
 mod logging;
 mod messages;
 mod pane_facts;
@@ -88,7 +86,6 @@ use handled::HandlerResult;
 use host::{Host, ZellijHost};
 use later::Later;
 use lease::{Acting, Instance, Lease};
-use list_cache::ListCache;
 use messages::Outbox;
 use pane_facts::PaneFacts;
 use replay::Replies;
@@ -142,8 +139,6 @@ pub struct McpPlugin<H: Host + 'static> {
     attention: Attention,
     /// Whether render events come (while waits are under way).
     renders_followed: bool,
-    /// The last pane list, while nothing has changed since.
-    list_cache: ListCache,
 }
 
 /// The request and reply bookkeeping.
@@ -237,8 +232,6 @@ impl ZellijPlugin for McpPlugin<ZellijHost> {
 
 impl<H: Host> McpPlugin<H> {
     fn handle(&mut self, event: Event) {
-        // Any event may change what a pane list shows.
-        self.list_cache.clear();
         match event {
             Event::PaneUpdate(manifest) => self.on_pane_update(manifest),
             Event::TabUpdate(tabs) => self.on_tab_update(tabs),

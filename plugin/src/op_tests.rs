@@ -8,8 +8,8 @@ use serde_json::{json, Value};
 use zellij_mcp_protocol::agent_screen::{AgentScreen, Shown};
 use zellij_mcp_protocol::ops::{
     op, ArrangePaneResult, ClientEntry, CloseResult, ClosedPane, DeliveryStatus, DumpLayoutResult,
-    Geometry, HoldReason, NewTabResult, PaneResult, PaneState, RequestState, TargetResult,
-    WaitOutcome, NEW_TAB_SHOWN_WITHIN,
+    Geometry, HoldReason, NewTabResult, PaneResult, RequestState, TargetResult, WaitOutcome,
+    NEW_TAB_SHOWN_WITHIN,
 };
 use zellij_mcp_protocol::shell_line::ShellLine;
 use zellij_mcp_protocol::PaneRef;
@@ -1162,43 +1162,4 @@ fn render_events_come_only_while_a_wait_is_under_way() {
     p.on_timer();
     only_reply(&p, "2", "2");
     assert_eq!(follows(&p), [true, false]);
-}
-
-#[test]
-fn a_pane_list_is_kept_until_an_event_or_another_request_and_an_agents_state_is_read_anew() {
-    let mut p = plugin("list-kept");
-    let listed = |p: &mut McpPlugin<FakeHost>, id: &str| {
-        send(p, id, Some(&request(id, "list_panes", json!({}))));
-        let panes = result_of::<op::ListPanes>(only_reply(p, id, id)).panes;
-        let first = panes.into_iter().next().expect("terminal_1");
-        (first.title, first.state)
-    };
-    let retitle = |p: &mut McpPlugin<FakeHost>, title: &str| {
-        let mut manifest = p.view.panes.clone().unwrap();
-        manifest.panes.get_mut(&0).unwrap()[0].title = title.into();
-        manifest
-    };
-    assert_eq!(listed(&mut p, "1").0, "");
-    // A probe: the plugin's view changed with no event. The kept answer stands.
-    p.view.panes = Some(retitle(&mut p, "unseen"));
-    assert_eq!(listed(&mut p, "2").0, "");
-    // An event: listed anew.
-    let manifest = retitle(&mut p, "told");
-    p.handle(Event::PaneUpdate(manifest));
-    assert_eq!(listed(&mut p, "3").0, "told");
-    // Any other request: listed anew.
-    p.view.panes = Some(retitle(&mut p, "after a request"));
-    send(&mut p, "h", Some(&request("h", "hello", json!({}))));
-    only_reply(&p, "h", "h");
-    assert_eq!(listed(&mut p, "4").0, "after a request");
-    // An agent's pane: its screen is read on every list, with no event.
-    let register = request_from("terminal_1", "r", "register_agent", json!({"name": "main"}));
-    send(&mut p, "r", Some(&register));
-    only_reply(&p, "r", "r");
-    assert_eq!(listed(&mut p, "5").1, Some(PaneState::Idle));
-    *p.host.shown.borrow_mut() = Some(Shown {
-        agent: Some(AgentScreen::Asking),
-        line: ShellLine::Empty,
-    });
-    assert_eq!(listed(&mut p, "6").1, Some(PaneState::Asking));
 }

@@ -21,7 +21,7 @@ use zellij_mcp_protocol::{frames, limits};
 use zellij_tile::prelude::{PipeMessage, PipeSource};
 
 use crate::board;
-use crate::handlers::{self, HandlerResult, Listed, Naming, Zellij};
+use crate::handlers::{self, HandlerResult, Naming, Zellij};
 use crate::host::Host;
 use crate::later::Asker;
 use crate::shares;
@@ -67,8 +67,6 @@ impl<H: Host> McpPlugin<H> {
             return;
         };
         if !self.takes(&[pipe_id.as_bytes(), payload.as_bytes()]) {
-            // Another instance acts: what this one kept may go stale.
-            self.list_cache.clear();
             return;
         }
         let request = match limits::check_request_size(payload.len())
@@ -164,9 +162,6 @@ impl<H: Host> McpPlugin<H> {
     /// parts of the plugin each one gets.
     fn dispatch(&mut self, request: &Request, asker: Asker) {
         let args = &request.args;
-        if request.op != op::ListPanes::NAME {
-            self.list_cache.clear();
-        }
         match request.op.as_str() {
             op::Hello::NAME => self.now::<op::Hello>(args, asker, |p, _, _| {
                 p.zellij().hello(&p.settings, &p.acting)
@@ -177,7 +172,9 @@ impl<H: Host> McpPlugin<H> {
             op::ListTabs::NAME => {
                 self.now::<op::ListTabs>(args, asker, |p, _, _| p.zellij().list_tabs())
             }
-            op::ListPanes::NAME => self.list_panes(args, asker),
+            op::ListPanes::NAME => self.now::<op::ListPanes>(args, asker, |p, a, _| {
+                Zellij::of(&p.host, &p.view).list_panes(&mut p.pane_facts, &p.agents, a)
+            }),
             op::NewTab::NAME => {
                 self.next_tick::<op::NewTab>(args, asker, |p, a, _| p.zellij().new_tab(a))
             }
@@ -279,26 +276,6 @@ impl<H: Host> McpPlugin<H> {
     fn now<O: Op>(&mut self, args: &Value, asker: Asker, handler: Handler<H, O>) {
         let handled = parse_args::<O::Args>(args).and_then(|args| handler(self, args, &asker));
         self.hold(asker, handled);
-    }
-
-    /// `list_panes`: the answer kept when nothing changed since it was made
-    /// (see [`crate::list_cache`]), else a new one.
-    fn list_panes(&mut self, args: &Value, asker: Asker) {
-        let key = args.to_string();
-        if let Some(answer) = self.list_cache.get(&key) {
-            return self.answer(&asker, Ok(answer));
-        }
-        let listed = parse_args::<<op::ListPanes as Op>::Args>(args).and_then(|args| {
-            Zellij::of(&self.host, &self.view).list_panes(&mut self.pane_facts, &self.agents, args)
-        });
-        if let Ok(Listed {
-            answer,
-            lasting: true,
-        }) = &listed
-        {
-            self.list_cache.keep(key, answer.clone());
-        }
-        self.answer(&asker, listed.map(|listed| listed.answer));
     }
 
     /// Handles op `O` from the next timer (see [`Self::outside_pipe`]); bad

@@ -6,7 +6,7 @@ use zellij_mcp_protocol::ops::{
     ListTabsResult, PaneEntry, PaneOfProcessArgs, PaneOfProcessResult, PluginMemory,
     SessionInfoResult,
 };
-use zellij_mcp_protocol::{Error, ErrorBody, JsonText, PaneKind, PaneRef, PROTOCOL_VERSION};
+use zellij_mcp_protocol::{Error, ErrorBody, PaneKind, PaneRef, PROTOCOL_VERSION};
 
 use super::{now, to_json, Zellij};
 use super::{Handled, HandlerResult};
@@ -17,13 +17,6 @@ use crate::lease::Acting;
 use crate::pane_facts::{Facts, PaneFacts};
 use crate::session::SessionView;
 use crate::Settings;
-
-/// A pane list's answer, and whether it stands until the next event or
-/// request (see [`crate::list_cache`]).
-pub struct Listed {
-    pub answer: JsonText,
-    pub lasting: bool,
-}
 
 impl<H: Host> Zellij<'_, H> {
     pub fn hello(&self, settings: &Settings, acting: &Acting) -> HandlerResult {
@@ -90,7 +83,7 @@ impl<H: Host> Zellij<'_, H> {
         facts: &mut PaneFacts,
         agents: &Agents,
         args: ListPanesArgs,
-    ) -> Result<Listed, ErrorBody> {
+    ) -> HandlerResult {
         self.require_ready()?;
         let tab_id = match &args.tab {
             Some(tab) => Some(self.view.resolve_tab(tab)?.tab_id),
@@ -111,16 +104,12 @@ impl<H: Host> Zellij<'_, H> {
             })
             .collect();
         let mut agents = agents.by_pane();
-        // A screen read, or a pid Zellij does not know yet, can change
-        // without an event: such an answer is not kept.
-        let mut lasting = true;
         for pane in &mut panes {
             pane.agent = agents.remove(&pane.pane_id);
             let named = pane.agent.is_some();
             let terminal = pane.pane_id.kind == PaneKind::Terminal;
             if terminal {
                 pane.pid = self.pid_of(facts, pane.pane_id);
-                lasting &= pane.pid.is_some();
             }
             let details = pane.details.get_or_insert_with(Default::default);
             let host = self.host;
@@ -142,7 +131,6 @@ impl<H: Host> Zellij<'_, H> {
             let agent = named || pane.program.as_deref().is_some_and(names_an_agent);
             if agent && pane.state.is_none() {
                 pane.state = self.shown_state(facts, pane.pane_id, false, named).0;
-                lasting = false;
             }
         }
         if let Some(needle) = &args.command {
@@ -162,8 +150,7 @@ impl<H: Host> Zellij<'_, H> {
         if !args.details {
             panes.iter_mut().for_each(|p| p.details = None);
         }
-        let answer = to_json(ListPanesResult { panes })?;
-        Ok(Listed { answer, lasting })
+        now(ListPanesResult { panes })
     }
 
     /// `pane_of_process`: the terminal pane running one of `pids`.

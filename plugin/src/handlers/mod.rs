@@ -16,7 +16,6 @@ mod requests;
 mod waiting;
 
 pub use agents::{Board, Naming};
-pub use info::Listed;
 pub use io::{write_result, ScreenText};
 pub use messages::{cancel_messages, read_events, send_message};
 pub use requests::{replay, status};
