@@ -293,6 +293,22 @@ impl PluginClient {
         }
     }
 
+    /// Sends on `changed` each time Zellij says `pane` changed, until the
+    /// pane closes or the subscription ends (see [`Transport::changes`]).
+    pub async fn watch_changes(
+        &self,
+        session: &str,
+        pane: PaneRef,
+        changed: tokio::sync::mpsc::Sender<()>,
+    ) -> Result<(), ErrorBody> {
+        let link = self.link(session).await?;
+        let timeout = self.config.timeout;
+        link.transport
+            .changes(pane, changed)
+            .await
+            .map_err(|e| call_error(e, session, timeout))
+    }
+
     /// The transport a linked session uses (`socket` or `cli`).
     /// Where the session's plugin takes pipes: its URL and configuration.
     pub async fn destination(&self, session: &str) -> Result<Destination, ErrorBody> {

@@ -568,6 +568,44 @@ fn run_reports_exit_codes_output_timeouts_and_kills() {
     );
 }
 
+/// Screens the plugin's waits have read on their own so far.
+fn wait_looks(s: &Session) -> u64 {
+    let hello = json!({"v": 1, "id": "looks", "op": "hello", "args": {}});
+    let reply: Value = serde_json::from_str(&raw_request(s, &hello)[0]).expect("hello");
+    reply["result"]["wait_looks"].as_u64().expect("wait_looks")
+}
+
+/// With no client attached Zellij sends the plugin no render events; the
+/// bridge's subscription to the pane says when it changes, so a wait on a
+/// quiet pane looks at it a few times a second, not fifty, and still sees
+/// new output.
+#[test]
+fn with_no_client_attached_a_wait_looks_when_zellij_says_its_pane_changed() {
+    let s = session("told");
+    for transport in ["socket", "cli"] {
+        let mcp = mcp(&s, transport);
+        let pane = shell_pane(&mcp);
+        let before = wait_looks(&s);
+        let quiet = mcp.ok(
+            "zellij_wait_for",
+            json!({"pane_id": pane, "pattern": "never-appears", "timeout_ms": 4000}),
+        );
+        assert_eq!(quiet["outcome"], "timeout", "{quiet}");
+        let looks = wait_looks(&s) - before;
+        eprintln!("{transport}: {looks} looks in 4 s");
+        assert!(
+            looks <= 60,
+            "{transport}: {looks} looks at a quiet pane in 4 s (one every 20 ms would be 200)"
+        );
+        type_line(&mcp, &pane, "sleep 1; echo told-$((40+2))");
+        let matched = mcp.ok(
+            "zellij_wait_for",
+            json!({"pane_id": pane, "pattern": r"told-\d+", "timeout_ms": 15000}),
+        );
+        assert_eq!(matched["matched"], "told-42", "{transport}: {matched}");
+    }
+}
+
 #[test]
 fn wait_for_matches_stops_idles_exits_times_out_and_cancels() {
     let s = session("wait");

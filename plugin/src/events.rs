@@ -111,19 +111,34 @@ impl<H: Host> McpPlugin<H> {
     /// Zellij sends pane and tab events only while a client views the
     /// plugin's tab; without them, the view comes from the session metadata.
     pub fn refresh_if_starved(&mut self) {
-        let starved = self.host.unix_ms().saturating_sub(self.view.fed_ms)
-            > VIEW_STARVED_AFTER.as_millis() as u64;
+        self.refresh_if_starved_for(SNAPSHOT_REUSED_FOR);
+    }
+
+    /// As [`Self::refresh_if_starved`], keeping a snapshot younger than `age`.
+    pub fn refresh_if_starved_for(&mut self, age: Duration) {
+        let starved = self.starved();
         let recent = self
             .view
             .snapshot_at
-            .is_some_and(|at| self.host.now().saturating_duration_since(at) < SNAPSHOT_REUSED_FOR);
+            .is_some_and(|at| self.host.now().saturating_duration_since(at) < age);
         if !self.view.is_ready() || (starved && !recent) {
-            if let Some((tabs, panes)) = self.host.session_snapshot() {
-                self.view.set_tabs(tabs);
-                self.take_panes(panes);
+            if let Some(snapshot) = self.host.session_snapshot() {
+                self.view.set_tabs(snapshot.tabs);
+                self.take_panes(snapshot.panes);
+                self.view.clients_attached = Some(snapshot.clients);
                 self.view.snapshot_at = Some(self.host.now());
             }
         }
+    }
+
+    fn starved(&self) -> bool {
+        self.host.unix_ms().saturating_sub(self.view.fed_ms) > VIEW_STARVED_AFTER.as_millis() as u64
+    }
+
+    /// No client is attached: Zellij then tells `zellij subscribe`
+    /// subscribers of every change to their panes, rendered or not.
+    pub fn headless(&self) -> bool {
+        self.starved() && self.view.clients_attached == Some(0)
     }
 
     /// The panes as Zellij lists them now; facts of panes gone are dropped.

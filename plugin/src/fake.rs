@@ -18,7 +18,7 @@ use zellij_mcp_protocol::shell_line::ShellLine;
 use zellij_mcp_protocol::{PaneRef, PIPE_NAME};
 use zellij_tile::prelude::*;
 
-use crate::host::{Content, Host, Ids, Landing};
+use crate::host::{Content, Host, Ids, Landing, SessionSnapshot};
 use crate::McpPlugin;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -32,9 +32,6 @@ pub(crate) enum Call {
     /// Any other Zellij call, by name and arguments.
     Do(String),
 }
-
-/// Tabs and panes, as Zellij's session metadata has them.
-type Snapshot = (Vec<TabInfo>, PaneManifest);
 
 /// A clock that moves only when a test moves it.
 #[derive(Clone)]
@@ -82,7 +79,7 @@ pub struct FakeHost {
     pub(crate) panes_shown: Rc<RefCell<HashMap<PaneRef, Option<PaneInfo>>>>,
     pub(crate) tabs_shown: Rc<RefCell<HashMap<usize, Option<TabInfo>>>>,
     /// What Zellij's session metadata shows (`None`: nothing yet).
-    pub(crate) snapshot: Rc<RefCell<Option<Snapshot>>>,
+    pub(crate) snapshot: Rc<RefCell<Option<SessionSnapshot>>>,
     /// The queries that cost Zellij a lookup, by name and pane.
     pub(crate) queries: Rc<RefCell<Vec<String>>>,
     /// When the timers set so far fire.
@@ -190,7 +187,7 @@ impl Host for FakeHost {
             ..Default::default()
         })
     }
-    fn session_snapshot(&self) -> Option<(Vec<TabInfo>, PaneManifest)> {
+    fn session_snapshot(&self) -> Option<SessionSnapshot> {
         self.queries.borrow_mut().push("session_snapshot".into());
         self.snapshot.borrow().clone()
     }

@@ -19,6 +19,15 @@ pub struct Ids {
     pub zellij_pid: u32,
 }
 
+/// The session as Zellij's session metadata has it.
+#[derive(Debug, Clone)]
+pub struct SessionSnapshot {
+    pub tabs: Vec<TabInfo>,
+    pub panes: PaneManifest,
+    /// Clients attached (not `zellij subscribe` or pipe clients).
+    pub clients: usize,
+}
+
 /// What a new pane runs.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Content {
@@ -72,9 +81,9 @@ pub trait Host {
     /// The pane as Zellij has it now (events may lag, or not come at all).
     fn pane_info(&self, pane: PaneRef) -> Option<PaneInfo>;
     fn tab_info(&self, tab_id: usize) -> Option<TabInfo>;
-    /// Tabs and panes from Zellij's session metadata (up to a second old),
-    /// for when no pane or tab events reach this instance.
-    fn session_snapshot(&self) -> Option<(Vec<TabInfo>, PaneManifest)>;
+    /// Tabs, panes and clients from Zellij's session metadata (up to a
+    /// second old), for when no pane or tab events reach this instance.
+    fn session_snapshot(&self) -> Option<SessionSnapshot>;
     fn cwd(&self, pane: PaneRef) -> Option<String>;
     /// The process a terminal pane runs.
     fn pid(&self, pane: PaneRef) -> Option<u32>;
@@ -215,13 +224,17 @@ impl Host for ZellijHost {
         Some(tab)
     }
 
-    fn session_snapshot(&self) -> Option<(Vec<TabInfo>, PaneManifest)> {
+    fn session_snapshot(&self) -> Option<SessionSnapshot> {
         let list = get_session_list().ok()?;
         let current = list
             .live_sessions
             .into_iter()
             .find(|s| s.is_current_session)?;
-        Some((current.tabs, current.panes))
+        Some(SessionSnapshot {
+            tabs: current.tabs,
+            panes: current.panes,
+            clients: current.connected_clients,
+        })
     }
 
     fn cwd(&self, pane: PaneRef) -> Option<String> {

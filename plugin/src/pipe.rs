@@ -34,6 +34,7 @@ impl<H: Host> Requests<H> {
     fn room_for(&self, op: &str, client: &str) -> Result<(), ErrorBody> {
         let ends_work = [
             op::Cancel::NAME,
+            op::PaneChanged::NAME,
             op::Replay::NAME,
             op::Status::NAME,
             op::Hello::NAME,
@@ -152,6 +153,7 @@ impl<H: Host> McpPlugin<H> {
             op::Write::NAME,
             op::WaitFor::NAME,
             op::Signal::NAME,
+            op::PaneChanged::NAME,
         ];
         if !by_pane_id.contains(&op) || !self.view.is_ready() {
             self.refresh_if_starved();
@@ -164,7 +166,7 @@ impl<H: Host> McpPlugin<H> {
         let args = &request.args;
         match request.op.as_str() {
             op::Hello::NAME => self.now::<op::Hello>(args, asker, |p, _, _| {
-                p.zellij().hello(&p.settings, &p.acting)
+                p.zellij().hello(&p.settings, &p.acting, p.waits.looks)
             }),
             op::SessionInfo::NAME => self.now::<op::SessionInfo>(args, asker, |p, _, asker| {
                 p.zellij().session_info(p.memory(), p.waits.len(), asker)
@@ -259,6 +261,9 @@ impl<H: Host> McpPlugin<H> {
                 self.now::<op::DumpLayout>(args, asker, |p, a, _| p.zellij().dump_layout(a))
             }
             op::Cancel::NAME => self.now::<op::Cancel>(args, asker, |p, a, _| p.cancel(a)),
+            op::PaneChanged::NAME => {
+                self.now::<op::PaneChanged>(args, asker, |p, a, _| p.pane_changed(a))
+            }
             op::Replay::NAME => self.now::<op::Replay>(args, asker, |p, a, asker| {
                 handlers::replay(&mut p.requests.replies, a, asker)
             }),

@@ -21,6 +21,8 @@ pub struct SessionView {
     pub fed_ms: u64,
     /// When the view was last taken from the session metadata.
     pub snapshot_at: Option<Instant>,
+    /// Clients attached, as the last snapshot of the metadata counted them.
+    pub clients_attached: Option<usize>,
     pub exit_codes: ExitCodes,
     /// The tabs whose name Zellij shows with the mark (see [`crate::tab_marks`]).
     pub marked_tabs: BTreeSet<usize>,

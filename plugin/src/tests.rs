@@ -12,6 +12,7 @@ use zellij_tile::prelude::*;
 
 use crate::fake::Call;
 pub use crate::fake::{plugin_in, send, shared_dir, FakeHost};
+use crate::host::SessionSnapshot;
 use crate::McpPlugin;
 
 /// What was typed into panes, in order.
@@ -655,7 +656,11 @@ fn callers_listing_at_once_cost_zellij_one_lookup_until_something_changes() {
     let mut p = plugin("burst");
     // No pane events: the view comes from the session metadata.
     p.view.fed_ms = 0;
-    let shown = (p.view.tabs.clone(), p.view.panes.clone().unwrap());
+    let shown = SessionSnapshot {
+        tabs: p.view.tabs.clone(),
+        panes: p.view.panes.clone().unwrap(),
+        clients: 1,
+    };
     *p.host.snapshot.borrow_mut() = Some(shown);
     let list = |p: &mut McpPlugin<FakeHost>, id: &str| {
         let args = json!({"details": true});
@@ -683,4 +688,35 @@ fn callers_listing_at_once_cost_zellij_one_lookup_until_something_changes() {
     p.on_timer();
     list(&mut p, "after-rename");
     assert_eq!(asked(&p, "session_snapshot"), 2);
+}
+
+#[test]
+fn with_no_client_attached_a_wait_looks_when_told_its_pane_changed_and_rarely_else() {
+    use crate::waits::{RECHECK, UNRENDERED_RECHECK};
+    let told = |p: &mut McpPlugin<FakeHost>, id: &str| {
+        let args = json!({"pane_id": 1});
+        send(p, id, Some(&request(id, "pane_changed", args)));
+        result_of::<op::PaneChanged>(only_reply(p, id, id)).looked
+    };
+    for (clients, every_look) in [(0, RECHECK), (1, UNRENDERED_RECHECK)] {
+        let mut p = plugin("told");
+        // No pane events: the view, and the clients, come from the metadata.
+        p.view.fed_ms = 0;
+        *p.host.snapshot.borrow_mut() = Some(SessionSnapshot {
+            tabs: p.view.tabs.clone(),
+            panes: p.view.panes.clone().unwrap(),
+            clients,
+        });
+        *p.host.screen.borrow_mut() = vec!["$ make".into()];
+        let args = json!({"pane_id": 1, "pattern": "done"});
+        send(&mut p, "w", Some(&request("w1", "wait_for", args)));
+        assert_eq!(told(&mut p, "t1"), 1, "the subscription's start");
+        let now = p.host.clock.now();
+        assert_eq!(p.waits.next_due(now), Some(now + every_look), "{clients}");
+        p.host.screen.borrow_mut().push("done".into());
+        assert_eq!(told(&mut p, "t2"), 1);
+        let found = result_of::<op::WaitFor>(only_reply(&p, "w", "w1")).result;
+        assert_eq!(found.outcome, WaitOutcome::Matched, "{clients}");
+        assert_eq!(told(&mut p, "t3"), 0, "no wait left");
+    }
 }

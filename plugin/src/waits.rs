@@ -183,11 +183,16 @@ impl Watch {
 #[derive(Debug)]
 pub struct Waits<P> {
     items: Vec<Wait<P>>,
+    /// Screens read for waits (not brought by render events), in all.
+    pub looks: u64,
 }
 
 impl<P> Default for Waits<P> {
     fn default() -> Self {
-        Waits { items: Vec::new() }
+        Waits {
+            items: Vec::new(),
+            looks: 0,
+        }
     }
 }
 
@@ -225,6 +230,11 @@ impl<P> Waits<P> {
 
     pub fn swap_remove(&mut self, index: usize) -> Wait<P> {
         self.items.swap_remove(index)
+    }
+
+    /// The waits on `pane`.
+    pub fn on_pane_mut(&mut self, pane: PaneRef) -> impl Iterator<Item = &mut Wait<P>> {
+        self.items.iter_mut().filter(move |wait| wait.pane == pane)
     }
 
     /// Whether any wait watches `pane`.
@@ -283,6 +293,11 @@ pub struct Wait<P> {
     last_look: Option<Instant>,
     /// When the pane last sent a render event.
     rendered_at: Option<Instant>,
+    /// The bridge's subscription said the pane changed since the last look.
+    change_told: bool,
+    /// The bridge's subscription tells every change of the pane (no client
+    /// is attached), so the wait looks as rarely as one on a rendered pane.
+    changes_told: bool,
 }
 
 /// Where a wait starts watching output from.
@@ -328,6 +343,8 @@ impl<P> Wait<P> {
             exited_at: None,
             last_look: None,
             rendered_at: None,
+            change_told: false,
+            changes_told: false,
         }
     }
 
@@ -366,15 +383,31 @@ impl<P> Wait<P> {
         let Some(last) = self.last_look else {
             return now;
         };
-        let renders = self
-            .rendered_at
-            .is_some_and(|at| now.saturating_duration_since(at) < RENDERS_FOR);
-        last + if renders { RECHECK } else { UNRENDERED_RECHECK }
+        if self.change_told {
+            return now;
+        }
+        let slow = self.renders(now) || self.changes_told;
+        last + if slow { RECHECK } else { UNRENDERED_RECHECK }
+    }
+
+    fn renders(&self, now: Instant) -> bool {
+        self.rendered_at
+            .is_some_and(|at| now.saturating_duration_since(at) < RENDERS_FOR)
+    }
+
+    /// The bridge's subscription says the pane changed; `every_change`
+    /// when it tells each one. A pane that renders needs no look: its
+    /// render events bring its screen. True when the wait should look now.
+    pub fn told_changed(&mut self, now: Instant, every_change: bool) -> bool {
+        self.changes_told = every_change;
+        self.change_told = self.watches_output() && !self.renders(now);
+        self.change_told
     }
 
     /// Notes a look at the screen; `rendered` when a render event brought it.
     pub fn looked(&mut self, now: Instant, rendered: bool) {
         self.last_look = Some(now);
+        self.change_told = false;
         if rendered {
             self.rendered_at = Some(now);
         }
@@ -725,6 +758,27 @@ mod tests {
         assert_eq!(w.look_due(later), later + UNRENDERED_RECHECK);
         let exit_only = wait(None, &[], None, Start::Ignore, t0);
         assert_eq!(exit_only.look_due(t0), t0 + RECHECK);
+    }
+
+    #[test]
+    fn a_pane_whose_every_change_is_told_is_looked_at_when_told_and_rarely_else() {
+        let t0 = Instant::now();
+        let mut w = wait(Some("x"), &[], None, Start::Screen(None), t0);
+        w.looked(t0, false);
+        assert!(w.told_changed(t0, true), "told: look now");
+        assert_eq!(w.look_due(t0), t0);
+        w.looked(t0, false);
+        assert_eq!(w.look_due(t0), t0 + RECHECK, "quiet and told: rarely");
+        // With a client attached, only rendered panes would be told of.
+        assert!(w.told_changed(t0, false));
+        w.looked(t0, false);
+        assert_eq!(w.look_due(t0), t0 + UNRENDERED_RECHECK);
+        // A pane that renders brings its screen with each render event.
+        w.looked(t0, true);
+        assert!(!w.told_changed(t0, false), "render events bring it");
+        assert_eq!(w.look_due(t0), t0 + RECHECK);
+        let mut exit_only = wait(None, &[], None, Start::Ignore, t0);
+        assert!(!exit_only.told_changed(t0, true), "it needs no screen");
     }
 
     #[test]

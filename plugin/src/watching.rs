@@ -4,11 +4,12 @@
 //! code); `cancel`, which ends one early; and runs in shell panes: typing
 //! each in turn, their exit reports and their timeouts.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use zellij_mcp_protocol::ops::{
-    CancelArgs, CancelResult, Happened, ReleaseArgs, ReleaseResult, RunInPaneResult, RunResult,
-    Signal, WaitForResult, WaitOutcome, WaitReply, RUN_READ,
+    CancelArgs, CancelResult, Happened, PaneChangedArgs, PaneChangedResult, ReleaseArgs,
+    ReleaseResult, RunInPaneResult, RunResult, Signal, WaitForResult, WaitOutcome, WaitReply,
+    RUN_READ,
 };
 use zellij_mcp_protocol::{Error, ErrorBody, JsonText, PaneRef};
 use zellij_tile::prelude::PaneInfo;
@@ -21,6 +22,10 @@ use crate::waits::{Finished, PaneState, Purpose, RunPlan, Screen, Wait};
 use crate::writes::{PendingWrite, WriteDone};
 use crate::McpPlugin;
 
+/// How old a count of the clients attached may be for `pane_changed`
+/// (Zellij's own count is up to a second old).
+const CLIENTS_COUNTED_FOR: Duration = Duration::from_secs(1);
+
 impl<H: Host> McpPlugin<H> {
     /// `cancel`: ends a wait under way (its MCP call was cancelled).
     pub fn cancel(&mut self, args: CancelArgs) -> HandlerResult {
@@ -31,6 +36,24 @@ impl<H: Host> McpPlugin<H> {
             self.finish_wait(wait, finished);
         }
         to_json(CancelResult { cancelled }).map(Handled::Now)
+    }
+
+    /// `pane_changed`: a subscription of the bridge saw the pane change.
+    /// Waits on it that get no render events look at it now; with no
+    /// client attached every change is told, so they look rarely else.
+    pub fn pane_changed(&mut self, args: PaneChangedArgs) -> HandlerResult {
+        self.refresh_if_starved_for(CLIENTS_COUNTED_FOR);
+        let (now, every_change) = (self.host.now(), self.headless());
+        let pane = args.pane_id;
+        let looked = self
+            .waits
+            .on_pane_mut(pane)
+            .filter_map(|wait| wait.told_changed(now, every_change).then_some(()))
+            .count();
+        if looked > 0 {
+            self.check_waits(|wait| wait.pane == pane, None);
+        }
+        to_json(PaneChangedResult { looked }).map(Handled::Now)
     }
 
     /// Files a new wait and looks at its pane at once.
@@ -85,6 +108,7 @@ impl<H: Host> McpPlugin<H> {
         if screen.is_some() || !wait.watches_output() || state == PaneState::Closed || !look_due {
             return wait.check(screen, state, now);
         }
+        self.waits.looks += 1;
         let looked = self.zellij().screen_of(pane);
         let wait = self.waits.get_mut(index);
         wait.looked(now, false);

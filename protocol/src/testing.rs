@@ -32,5 +32,6 @@ pub fn hello(plugin_url: Option<&str>) -> HelloResult {
         ready: plugin_url.is_some(),
         instances: vec![1],
         build_id: "0123456789abcdef".into(),
+        wait_looks: 0,
     }
 }

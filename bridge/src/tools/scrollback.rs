@@ -3,7 +3,8 @@
 //! interpreter. Zellij reads the rows for us (see `transport`); the plugin
 //! only says where a pane is and watches screens.
 //!
-//! - the rows a wait did not see between two looks at the screen;
+//! - the rows a wait did not see between two looks at the screen, and
+//!   Zellij's word that a waited-on pane changed (a subscription);
 //! - lines a wait's `last_lines` asks for beyond the screen;
 //! - a run's output.
 
@@ -12,8 +13,9 @@ use std::time::Duration;
 use zellij_mcp_protocol::fresh::Baseline;
 use zellij_mcp_protocol::matching::Patterns;
 use zellij_mcp_protocol::ops::{
-    op, CloseArgs, LocateArgs, LocateResult, PaneState, Resume, RunResult, Target, WaitForArgs,
-    WaitForResult, WaitOutcome, WaitReply, DEFAULT_LAST_LINES, DEFAULT_WAIT_MS, MAX_WAIT_MS,
+    op, CloseArgs, LocateArgs, LocateResult, PaneChangedArgs, PaneState, Resume, RunResult, Target,
+    WaitForArgs, WaitForResult, WaitOutcome, WaitReply, DEFAULT_LAST_LINES, DEFAULT_WAIT_MS,
+    MAX_WAIT_MS,
 };
 use zellij_mcp_protocol::text::tail_capped;
 use zellij_mcp_protocol::{Error, ErrorBody, ErrorCode, PaneRef};
@@ -30,6 +32,9 @@ enum Round {
     Over(WaitForResult),
     GoesOn(Resume),
 }
+
+/// How often a wait's pane is said to have changed when Zellij said nothing.
+const TELL_AGAIN_EVERY: Duration = Duration::from_secs(1);
 
 /// How often `until_state` looks at a pane's processes.
 pub(super) const STATE_LOOK: Duration = Duration::from_millis(20);
@@ -111,16 +116,58 @@ impl ZellijMcp {
         on: &OnRequest,
     ) -> Result<FromSession<WaitForResult>, ErrorBody> {
         let patterns = Patterns::of(&args)?;
-        let mut first_look = None;
-        loop {
-            let ((session, reply), look) = self.wait_round(session, &args, on).await?;
-            first_look = first_look.or(look);
-            let round = self.settle_round(&session, &args, &patterns, reply, first_look.as_ref());
-            match round.await? {
-                Round::Over(result) => return Ok(FromSession { session, result }),
-                Round::GoesOn(resume) => args.resume = Some(resume),
+        let pane = args.pane_id;
+        let rounds = async {
+            let mut first_look = None;
+            loop {
+                let ((session, reply), look) = self.wait_round(session, &args, on).await?;
+                first_look = first_look.or(look);
+                let round =
+                    self.settle_round(&session, &args, &patterns, reply, first_look.as_ref());
+                match round.await? {
+                    Round::Over(result) => return Ok(FromSession { session, result }),
+                    Round::GoesOn(resume) => args.resume = Some(resume),
+                }
             }
+        };
+        tokio::select! {
+            over = rounds => over,
+            never = self.tell_changes(session, pane) => match never {},
         }
+    }
+
+    /// Tells the plugin each time Zellij says the pane changed, one word in
+    /// flight at a time, for as long as the wait lasts, and once a second
+    /// besides (so that the plugin, counting the clients again, knows
+    /// whether it is told of every change). With no client attached Zellij
+    /// sends the plugin no render events, so without these a wait could
+    /// only look at the pane on a timer.
+    async fn tell_changes(&self, session: &str, pane: PaneRef) -> std::convert::Infallible {
+        let (changed, mut told) = tokio::sync::mpsc::channel(1);
+        let watch = self.client.watch_changes(session, pane, changed);
+        let tell = async {
+            let mut again = tokio::time::interval(TELL_AGAIN_EVERY);
+            again.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            again.tick().await;
+            loop {
+                tokio::select! {
+                    told = told.recv() => if told.is_none() { break },
+                    _ = again.tick() => {}
+                }
+                let args = PaneChangedArgs { pane_id: pane };
+                let how = self.client.sending();
+                let said = self
+                    .client
+                    .call::<op::PaneChanged>(Some(session), &args, how);
+                if let Err(e) = said.await {
+                    tracing::debug!("could not tell the plugin {pane} changed: {e}");
+                }
+            }
+        };
+        let (watched, ()) = tokio::join!(watch, tell);
+        // The wait goes on, looking at the pane on its timer.
+        tracing::debug!(?watched, "stopped watching {pane}");
+        std::future::pending().await
     }
 
     /// One round in the plugin. The first also takes the bridge's own look

@@ -82,12 +82,9 @@ impl CliTransport {
         })
     }
 
-    async fn subscribe_once(
-        &self,
-        pane: PaneRef,
-        tail: Option<usize>,
-        timeout: Duration,
-    ) -> Result<Vec<String>, CallError> {
+    /// `zellij subscribe` to a pane, asking for the last `tail` rows of
+    /// its scrollback (else all of them) in the first update.
+    fn subscribe(&self, pane: PaneRef, tail: Option<usize>) -> Result<Child, CallError> {
         let mut cmd = self.command();
         cmd.arg("--session")
             .arg(&self.session)
@@ -100,7 +97,16 @@ impl CliTransport {
         cmd.stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        let mut child = self.start(&mut cmd)?;
+        self.start(&mut cmd)
+    }
+
+    async fn subscribe_once(
+        &self,
+        pane: PaneRef,
+        tail: Option<usize>,
+        timeout: Duration,
+    ) -> Result<Vec<String>, CallError> {
+        let mut child = self.subscribe(pane, tail)?;
         let (Some(stdout), Some(mut stderr)) = (child.stdout.take(), child.stderr.take()) else {
             return Err(CallError::Transport("zellij subscribe has no stdio".into()));
         };
@@ -313,6 +319,29 @@ impl Carrier for CliTransport {
                 other => return other,
             }
         }
+    }
+
+    /// Each line `zellij subscribe` prints is one update.
+    async fn watch_changes(
+        &self,
+        pane: PaneRef,
+        changed: tokio::sync::mpsc::Sender<()>,
+    ) -> Result<(), CallError> {
+        let mut child = self.subscribe(pane, Some(1))?;
+        let stdout = child.stdout.take();
+        let stdout =
+            stdout.ok_or_else(|| CallError::Transport("zellij subscribe has no stdout".into()))?;
+        let mut lines = BufReader::new(stdout).lines();
+        while let Some(line) = lines
+            .next_line()
+            .await
+            .map_err(|e| CallError::Transport(e.to_string()))?
+        {
+            if !line.trim().is_empty() {
+                let _ = changed.try_send(());
+            }
+        }
+        Ok(())
     }
 }
 

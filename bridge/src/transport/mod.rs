@@ -20,6 +20,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
+use tokio::sync::mpsc;
 use zellij_mcp_protocol::{Assembler, PaneRef, Reply, Request};
 
 /// Where a pipe message goes.
@@ -58,6 +59,7 @@ impl std::fmt::Display for CallError {
 }
 
 pub type CallFuture<'a> = Pin<Box<dyn Future<Output = Result<Reply, CallError>> + Send + 'a>>;
+pub type WatchFuture<'a> = Pin<Box<dyn Future<Output = Result<(), CallError>> + Send + 'a>>;
 pub type RowsFuture<'a> = Pin<Box<dyn Future<Output = Result<Vec<String>, CallError>> + Send + 'a>>;
 
 /// A transport as plain async fns; every one is a [`Transport`].
@@ -80,6 +82,15 @@ pub trait Carrier: Send + Sync {
         tail: Option<usize>,
         timeout: Duration,
     ) -> impl Future<Output = Result<Vec<String>, CallError>> + Send;
+
+    /// See [`Transport::changes`]. Without one, waits look on their timer.
+    fn watch_changes(
+        &self,
+        _pane: PaneRef,
+        _changed: mpsc::Sender<()>,
+    ) -> impl Future<Output = Result<(), CallError>> + Send {
+        async { Ok(()) }
+    }
 }
 
 impl<C: Carrier> Transport for C {
@@ -94,6 +105,10 @@ impl<C: Carrier> Transport for C {
 
     fn rows<'a>(&'a self, pane: PaneRef, tail: Option<usize>, timeout: Duration) -> RowsFuture<'a> {
         Box::pin(self.read_rows(pane, tail, timeout))
+    }
+
+    fn changes<'a>(&'a self, pane: PaneRef, changed: mpsc::Sender<()>) -> WatchFuture<'a> {
+        Box::pin(self.watch_changes(pane, changed))
     }
 
     fn kind(&self) -> &'static str {
@@ -114,6 +129,13 @@ pub trait Transport: Send + Sync {
     /// A pane's rows, scrollback then screen, read by Zellij outside the
     /// plugin: the last `tail` of the scrollback, else all of it.
     fn rows<'a>(&'a self, pane: PaneRef, tail: Option<usize>, timeout: Duration) -> RowsFuture<'a>;
+
+    /// Subscribes to a pane's renders and sends on `changed` (without
+    /// waiting: a full channel already says so) each time Zellij says the
+    /// pane changed, the subscription's start included, until the pane
+    /// closes or the connection ends. With no client attached, Zellij tells
+    /// subscribers of every change; with clients, only of rendered ones.
+    fn changes<'a>(&'a self, pane: PaneRef, changed: mpsc::Sender<()>) -> WatchFuture<'a>;
 
     /// `socket` or `cli`.
     fn kind(&self) -> &'static str;

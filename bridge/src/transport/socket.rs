@@ -190,6 +190,34 @@ impl Carrier for SocketTransport {
             .await
             .unwrap_or(Err(CallError::Timeout))
     }
+
+    /// A subscription on a connection of its own, for as long as it lasts.
+    async fn watch_changes(
+        &self,
+        pane: PaneRef,
+        changed: mpsc::Sender<()>,
+    ) -> Result<(), CallError> {
+        let stream = self.connect().await?;
+        write_frame(&stream, &wire::subscribe(pane, Some(1))).await?;
+        loop {
+            match read_frame(&stream).await?.message {
+                Some(ServerMsg::PaneRenderUpdate(_)) => {
+                    let _ = changed.try_send(());
+                }
+                Some(ServerMsg::LogError(log)) => {
+                    return Err(CallError::Refused(log.lines.join("; ")))
+                }
+                Some(ServerMsg::SubscribedPaneClosed(_)) => return Ok(()),
+                Some(ServerMsg::Exit(exit)) => {
+                    return Err(CallError::Transport(format!(
+                        "Zellij ended the connection (reason {})",
+                        exit.exit_reason
+                    )))
+                }
+                _ => {}
+            }
+        }
+    }
 }
 
 /// Removes a call's waiter however the call ends, so late output is dropped.

@@ -19,7 +19,7 @@ use crate::session::SessionView;
 use crate::Settings;
 
 impl<H: Host> Zellij<'_, H> {
-    pub fn hello(&self, settings: &Settings, acting: &Acting) -> HandlerResult {
+    pub fn hello(&self, settings: &Settings, acting: &Acting, wait_looks: u64) -> HandlerResult {
         let ids = self.host.ids();
         let own_pane = self.view.find(PaneRef::plugin(ids.plugin_id));
         now(HelloResult {
@@ -33,6 +33,7 @@ impl<H: Host> Zellij<'_, H> {
             ready: self.view.is_ready(),
             instances: acting.instances(),
             build_id: crate::build_id().to_owned(),
+            wait_looks,
         })
     }
 

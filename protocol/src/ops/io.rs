@@ -465,6 +465,19 @@ pub struct CancelResult {
     pub cancelled: bool,
 }
 
+/// `pane_changed`: Zellij told the bridge's subscription that this pane
+/// changed (or, the first time, that the subscription began).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaneChangedArgs {
+    pub pane_id: PaneRef,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaneChangedResult {
+    /// Waits on the pane that looked at it because of this.
+    pub looked: usize,
+}
+
 /// `pane_of_process`: the terminal pane whose process is one of `pids`
 /// (the bridge's own process and its ancestors).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -89,6 +89,8 @@ ops! {
     DumpLayout = "dump_layout", DumpLayoutArgs => DumpLayoutResult;
     /// Ends a waiting `wait_for` or `run` early (the MCP call was cancelled).
     Cancel = "cancel", CancelArgs => CancelResult;
+    /// A pane the bridge subscribed to changed: waits on it look now.
+    PaneChanged = "pane_changed", PaneChangedArgs => PaneChangedResult;
     /// The reply to an earlier request whose pipe client died before it
     /// came; `null` when the plugin never saw that request.
     Replay = "replay", ReplayArgs => Option<crate::Reply>;

@@ -30,6 +30,10 @@ pub struct HelloResult {
     /// carries the plugin of one build.
     #[serde(default)]
     pub build_id: String,
+    /// Screens waits read on their own (not brought by render events)
+    /// since this instance loaded.
+    #[serde(default)]
+    pub wait_looks: u64,
 }
 
 /// A client attached to the session.
