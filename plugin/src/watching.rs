@@ -48,7 +48,8 @@ impl<H: Host> McpPlugin<H> {
         let looked = self
             .waits
             .on_pane_mut(pane)
-            .filter_map(|wait| wait.told_changed(now, every_change).then_some(()))
+            .map(|wait| wait.told_changed(now, every_change))
+            .filter(|&looks| looks)
             .count();
         if looked > 0 {
             self.check_waits(|wait| wait.pane == pane, None);
