@@ -586,10 +586,15 @@ fn with_no_client_attached_a_wait_looks_when_zellij_says_its_pane_changed() {
         let mcp = mcp(&s, transport);
         let pane = shell_pane(&mcp);
         let before = wait_looks(&s);
-        let quiet = mcp.ok(
-            "zellij_wait_for",
-            json!({"pane_id": pane, "pattern": "never-appears", "timeout_ms": 4000}),
-        );
+        let quiet = std::thread::scope(|scope| {
+            let args = json!({"pane_id": pane, "pattern": "never-appears", "timeout_ms": 4000});
+            let waiter = scope.spawn(|| mcp.ok("zellij_wait_for", args));
+            until_waiting(&mcp, 1);
+            // The subscription is not a client.
+            let info = mcp.ok("zellij_session_info", json!({}));
+            assert_eq!(info["clients"], json!([]), "{transport}: {info}");
+            waiter.join().unwrap()
+        });
         assert_eq!(quiet["outcome"], "timeout", "{quiet}");
         let looks = wait_looks(&s) - before;
         eprintln!("{transport}: {looks} looks in 4 s");
