@@ -708,7 +708,7 @@ fn with_no_client_attached_a_wait_looks_when_told_its_pane_changed_and_rarely_el
             clients,
         });
         *p.host.screen.borrow_mut() = vec!["$ make".into()];
-        let args = json!({"pane_id": 1, "pattern": "done"});
+        let args = json!({"pane_id": 1, "pattern": "done", "changes_told": true});
         send(&mut p, "w", Some(&request("w1", "wait_for", args)));
         assert_eq!(told(&mut p, "t1"), 1, "the subscription's start");
         let now = p.host.clock.now();

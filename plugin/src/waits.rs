@@ -295,9 +295,11 @@ pub struct Wait<P> {
     rendered_at: Option<Instant>,
     /// The bridge's subscription said the pane changed since the last look.
     change_told: bool,
-    /// The bridge's subscription tells every change of the pane (no client
-    /// is attached), so the wait looks as rarely as one on a rendered pane.
+    /// The bridge tells the plugin of the pane's changes.
     changes_told: bool,
+    /// No client is attached, as of the last check: the bridge then hears
+    /// of every change, so a told wait looks as rarely as on a rendered pane.
+    headless: bool,
 }
 
 /// Where a wait starts watching output from.
@@ -345,7 +347,14 @@ impl<P> Wait<P> {
             rendered_at: None,
             change_told: false,
             changes_told: false,
+            headless: false,
         }
+    }
+
+    /// A wait whose pane's changes the bridge tells (`told`).
+    pub fn changes_told(mut self, told: bool) -> Self {
+        self.changes_told = told;
+        self
     }
 
     /// Counts `elapsed` (earlier rounds) into the wait's elapsed time.
@@ -386,20 +395,25 @@ impl<P> Wait<P> {
         if self.change_told {
             return now;
         }
-        let slow = self.renders(now) || self.changes_told;
+        let slow = self.renders(now) || (self.changes_told && self.headless);
         last + if slow { RECHECK } else { UNRENDERED_RECHECK }
     }
 
-    fn renders(&self, now: Instant) -> bool {
+    /// Whether render events bring the pane's screen.
+    pub fn renders(&self, now: Instant) -> bool {
         self.rendered_at
             .is_some_and(|at| now.saturating_duration_since(at) < RENDERS_FOR)
     }
 
-    /// The bridge's subscription says the pane changed; `every_change`
-    /// when it tells each one. A pane that renders needs no look: its
-    /// render events bring its screen. True when the wait should look now.
-    pub fn told_changed(&mut self, now: Instant, every_change: bool) -> bool {
-        self.changes_told = every_change;
+    /// Whether no client is attached, as the plugin last knew.
+    pub fn headless(&mut self, headless: bool) {
+        self.headless = headless;
+    }
+
+    /// The bridge's subscription says the pane changed. A pane that renders
+    /// needs no look: its render events bring its screen. True when the
+    /// wait should look now.
+    pub fn told_changed(&mut self, now: Instant) -> bool {
         self.change_told = self.watches_output() && !self.renders(now);
         self.change_told
     }
@@ -763,22 +777,30 @@ mod tests {
     #[test]
     fn a_pane_whose_every_change_is_told_is_looked_at_when_told_and_rarely_else() {
         let t0 = Instant::now();
-        let mut w = wait(Some("x"), &[], None, Start::Screen(None), t0);
+        let mut w = wait(Some("x"), &[], None, Start::Screen(None), t0).changes_told(true);
+        w.headless(true);
         w.looked(t0, false);
-        assert!(w.told_changed(t0, true), "told: look now");
+        assert!(w.told_changed(t0), "told: look now");
         assert_eq!(w.look_due(t0), t0);
         w.looked(t0, false);
         assert_eq!(w.look_due(t0), t0 + RECHECK, "quiet and told: rarely");
         // With a client attached, only rendered panes would be told of.
-        assert!(w.told_changed(t0, false));
-        w.looked(t0, false);
+        w.headless(false);
         assert_eq!(w.look_due(t0), t0 + UNRENDERED_RECHECK);
         // A pane that renders brings its screen with each render event.
         w.looked(t0, true);
-        assert!(!w.told_changed(t0, false), "render events bring it");
+        assert!(!w.told_changed(t0), "render events bring it");
         assert_eq!(w.look_due(t0), t0 + RECHECK);
+        let mut untold = wait(Some("x"), &[], None, Start::Screen(None), t0);
+        untold.headless(true);
+        untold.looked(t0, false);
+        assert_eq!(
+            untold.look_due(t0),
+            t0 + UNRENDERED_RECHECK,
+            "no word comes"
+        );
         let mut exit_only = wait(None, &[], None, Start::Ignore, t0);
-        assert!(!exit_only.told_changed(t0, true), "it needs no screen");
+        assert!(!exit_only.told_changed(t0), "it needs no screen");
     }
 
     #[test]

@@ -39,22 +39,21 @@ impl<H: Host> McpPlugin<H> {
     }
 
     /// `pane_changed`: a subscription of the bridge saw the pane change.
-    /// Waits on it that get no render events look at it now; with no
-    /// client attached every change is told, so they look rarely else.
+    /// Waits on it that get no render events look at it now.
     pub fn pane_changed(&mut self, args: PaneChangedArgs) -> HandlerResult {
         self.refresh_if_starved_for(CLIENTS_COUNTED_FOR);
-        let (now, every_change) = (self.host.now(), self.headless());
+        let now = self.host.now();
         let pane = args.pane_id;
-        let looked = self
-            .waits
-            .on_pane_mut(pane)
-            .map(|wait| wait.told_changed(now, every_change))
-            .filter(|&looks| looks)
-            .count();
+        let mut renders = false;
+        let mut looked = 0;
+        for wait in self.waits.on_pane_mut(pane) {
+            renders |= wait.renders(now);
+            looked += usize::from(wait.told_changed(now));
+        }
         if looked > 0 {
             self.check_waits(|wait| wait.pane == pane, None);
         }
-        to_json(PaneChangedResult { looked }).map(Handled::Now)
+        to_json(PaneChangedResult { looked, renders }).map(Handled::Now)
     }
 
     /// Files a new wait and looks at its pane at once.
@@ -96,6 +95,8 @@ impl<H: Host> McpPlugin<H> {
         now: Instant,
     ) -> Option<Finished> {
         let pane = self.waits.get(index).pane;
+        let headless = self.headless();
+        self.waits.get_mut(index).headless(headless);
         let info = self.zellij().pane_now(pane);
         let state = self.pane_state(pane, info.as_ref(), self.waits.get(index).seen);
         let wait = self.waits.get_mut(index);

@@ -33,8 +33,9 @@ enum Round {
     GoesOn(Resume),
 }
 
-/// How often a wait's pane is said to have changed when Zellij said nothing.
-const TELL_AGAIN_EVERY: Duration = Duration::from_secs(1);
+/// How long a wait's pane's changes go untold once the plugin said the pane
+/// renders (its render events bring the screen while a client views it).
+const UNTOLD_AFTER_NO_USE: Duration = Duration::from_secs(1);
 
 /// How often `until_state` looks at a pane's processes.
 pub(super) const STATE_LOOK: Duration = Duration::from_millis(20);
@@ -117,6 +118,7 @@ impl ZellijMcp {
     ) -> Result<FromSession<WaitForResult>, ErrorBody> {
         let patterns = Patterns::of(&args)?;
         let pane = args.pane_id;
+        args.changes_told = true;
         let rounds = async {
             let mut first_look = None;
             loop {
@@ -137,30 +139,28 @@ impl ZellijMcp {
     }
 
     /// Tells the plugin each time Zellij says the pane changed, one word in
-    /// flight at a time, for as long as the wait lasts, and once a second
-    /// besides (so that the plugin, counting the clients again, knows
-    /// whether it is told of every change). With no client attached Zellij
-    /// sends the plugin no render events, so without these a wait could
-    /// only look at the pane on a timer.
+    /// flight at a time, for as long as the wait lasts. With no client
+    /// attached Zellij sends the plugin no render events, so without these
+    /// a wait could only look at the pane on a timer. While the pane
+    /// renders (render events bring the plugin its screen), changes go
+    /// untold for a second at a time.
     async fn tell_changes(&self, session: &str, pane: PaneRef) -> std::convert::Infallible {
         let (changed, mut told) = tokio::sync::mpsc::channel(1);
         let watch = self.client.watch_changes(session, pane, changed);
         let tell = async {
-            let mut again = tokio::time::interval(TELL_AGAIN_EVERY);
-            again.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            again.tick().await;
-            loop {
-                tokio::select! {
-                    told = told.recv() => if told.is_none() { break },
-                    _ = again.tick() => {}
-                }
+            while told.recv().await.is_some() {
                 let args = PaneChangedArgs { pane_id: pane };
                 let how = self.client.sending();
                 let said = self
                     .client
                     .call::<op::PaneChanged>(Some(session), &args, how);
-                if let Err(e) = said.await {
-                    tracing::debug!("could not tell the plugin {pane} changed: {e}");
+                match said.await {
+                    Ok((_, said)) if said.renders => {
+                        tokio::time::sleep(UNTOLD_AFTER_NO_USE).await;
+                        let _ = told.try_recv();
+                    }
+                    Ok(_) => {}
+                    Err(e) => tracing::debug!("could not tell the plugin {pane} changed: {e}"),
                 }
             }
         };

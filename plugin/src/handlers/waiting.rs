@@ -78,7 +78,8 @@ impl<H: Host> Zellij<'_, H> {
             None if args.include_existing => Start::Screen(None),
             None => Start::Screen(Some(&screen)),
         };
-        let wait = Wait::new(asker.clone(), args.pane_id, conditions, start, purpose, at);
+        let wait = Wait::new(asker.clone(), args.pane_id, conditions, start, purpose, at)
+            .changes_told(args.changes_told);
         Ok(Handled::Wait(Box::new(wait.waited_before(waited))))
     }
 

@@ -256,6 +256,11 @@ pub struct WaitForArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "schema", schemars(skip))]
     pub resume: Option<Resume>,
+    /// Set by the bridge when it tells the plugin of the pane's changes
+    /// (`pane_changed`) for as long as the wait lasts.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub changes_told: bool,
 }
 
 /// Where a resumed wait goes on from, and how long it has waited so far.
@@ -476,6 +481,9 @@ pub struct PaneChangedArgs {
 pub struct PaneChangedResult {
     /// Waits on the pane that looked at it because of this.
     pub looked: usize,
+    /// The pane renders (render events bring its screen to the plugin).
+    #[serde(default)]
+    pub renders: bool,
 }
 
 /// `pane_of_process`: the terminal pane whose process is one of `pids`
