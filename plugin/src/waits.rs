@@ -406,7 +406,7 @@ impl<P> Wait<P> {
     }
 
     /// Whether no client is attached, as the plugin last knew.
-    pub fn headless(&mut self, headless: bool) {
+    pub fn set_headless(&mut self, headless: bool) {
         self.headless = headless;
     }
 
@@ -778,21 +778,21 @@ mod tests {
     fn a_pane_whose_every_change_is_told_is_looked_at_when_told_and_rarely_else() {
         let t0 = Instant::now();
         let mut w = wait(Some("x"), &[], None, Start::Screen(None), t0).changes_told(true);
-        w.headless(true);
+        w.set_headless(true);
         w.looked(t0, false);
         assert!(w.told_changed(t0), "told: look now");
         assert_eq!(w.look_due(t0), t0);
         w.looked(t0, false);
         assert_eq!(w.look_due(t0), t0 + RECHECK, "quiet and told: rarely");
         // With a client attached, only rendered panes would be told of.
-        w.headless(false);
+        w.set_headless(false);
         assert_eq!(w.look_due(t0), t0 + UNRENDERED_RECHECK);
         // A pane that renders brings its screen with each render event.
         w.looked(t0, true);
         assert!(!w.told_changed(t0), "render events bring it");
         assert_eq!(w.look_due(t0), t0 + RECHECK);
         let mut untold = wait(Some("x"), &[], None, Start::Screen(None), t0);
-        untold.headless(true);
+        untold.set_headless(true);
         untold.looked(t0, false);
         assert_eq!(
             untold.look_due(t0),

@@ -96,7 +96,7 @@ impl<H: Host> McpPlugin<H> {
     ) -> Option<Finished> {
         let pane = self.waits.get(index).pane;
         let headless = self.headless();
-        self.waits.get_mut(index).headless(headless);
+        self.waits.get_mut(index).set_headless(headless);
         let info = self.zellij().pane_now(pane);
         let state = self.pane_state(pane, info.as_ref(), self.waits.get(index).seen);
         let wait = self.waits.get_mut(index);

@@ -35,7 +35,7 @@ enum Round {
 
 /// How long a wait's pane's changes go untold once the plugin said the pane
 /// renders (its render events bring the screen while a client views it).
-const UNTOLD_AFTER_NO_USE: Duration = Duration::from_secs(1);
+const UNTOLD_WHILE_RENDERED: Duration = Duration::from_secs(1);
 
 /// How often `until_state` looks at a pane's processes.
 pub(super) const STATE_LOOK: Duration = Duration::from_millis(20);
@@ -156,7 +156,7 @@ impl ZellijMcp {
                     .call::<op::PaneChanged>(Some(session), &args, how);
                 match said.await {
                     Ok((_, said)) if said.renders => {
-                        tokio::time::sleep(UNTOLD_AFTER_NO_USE).await;
+                        tokio::time::sleep(UNTOLD_WHILE_RENDERED).await;
                         let _ = told.try_recv();
                     }
                     Ok(_) => {}
