@@ -181,38 +181,11 @@ fn with_two_clients_attached_one_instance_acts_and_replies_once() {
     let s = session("clients");
     let mcp = mcp(&s, "socket");
     let pane = shell_pane(&mcp);
-    let instances = || -> Vec<Value> {
-        let out = s.pipe(None, r#"{"v":1,"id":"n","op":"hello","args":{}}"#);
-        let out = out.map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
-        let hello: Option<Value> = out.and_then(|o| serde_json::from_str(o.lines().next()?).ok());
-        hello
-            .and_then(|h| h["result"]["instances"].as_array().cloned())
-            .unwrap_or_default()
-    };
     let (mut clients, _) = s.attach_clients_and_wait(2);
-    // Each attached client gets its own plugin instance: wait until the
-    // instances of both clients Zellij lists have loaded.
-    let mut seen = (String::new(), Vec::new());
-    let loaded = (0..600).any(|_| {
-        let focus = s.client_focus();
-        let clients: Vec<Value> = focus
-            .lines()
-            .skip(1)
-            .filter_map(|l| l.split_whitespace().next()?.parse::<u64>().ok())
-            .map(Value::from)
-            .collect();
-        seen = (focus, instances());
-        let done = clients.len() == 2 && clients.iter().all(|c| seen.1.contains(c));
-        if !done {
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        done
-    });
-    let (focus, loaded_instances) = &seen;
-    assert!(
-        loaded,
-        "both clients' plugin instances load; list-clients said {focus:?}, hello's instances {loaded_instances:?}"
-    );
+    // Each attached client gets its own plugin instance.
+    if let Err(seen) = s.wait_for_plugin_instances(2) {
+        panic!("both clients' plugin instances load; {seen}");
+    }
     let (mut first, mut second) = (clients.remove(0), clients.remove(0));
     assert!(first.is_running() && second.is_running());
 

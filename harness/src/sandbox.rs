@@ -510,6 +510,36 @@ impl Session {
         (clients.remove(0), focus)
     }
 
+    /// Waits until Zellij lists `count` clients and the plugin instance of
+    /// each has loaded (the plugin's `hello` names it): an instance loads
+    /// after its client attaches, and its loading costs the server while it
+    /// lasts. The error says what was seen last.
+    pub fn wait_for_plugin_instances(&self, count: usize) -> Result<(), String> {
+        let hello = r#"{"v":1,"id":"instances","op":"hello","args":{}}"#;
+        let mut seen = String::new();
+        let loaded = poll_for(Duration::from_secs(30), || {
+            let focus = self.client_focus();
+            let clients: Vec<u64> = focus
+                .lines()
+                .skip(1)
+                .filter_map(|l| l.split_whitespace().next()?.parse().ok())
+                .collect();
+            let reply = self.pipe(None, hello)?;
+            let reply = String::from_utf8_lossy(&reply.stdout).into_owned();
+            let instances: Vec<u64> =
+                serde_json::from_str::<serde_json::Value>(reply.lines().next()?)
+                    .ok()
+                    .and_then(|h| h["result"]["instances"].as_array().cloned())
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(serde_json::Value::as_u64)
+                    .collect();
+            seen = format!("list-clients said {focus:?}, hello's instances {instances:?}");
+            (clients.len() == count && clients.iter().all(|c| instances.contains(c))).then_some(())
+        });
+        loaded.ok_or(seen)
+    }
+
     /// Attaches `count` real clients and waits until Zellij lists them all,
     /// each with a focused terminal pane; returns them and `list-clients`'
     /// answer. Under load a `zellij attach` sometimes exits or never shows

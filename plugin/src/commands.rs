@@ -128,6 +128,28 @@ const DECIMAL: [([u8; 4], usize); 256] = {
     table
 };
 
+/// Four spaces, as Zellij writes them: the padding of a cleared screen.
+const SPACES: &[u8; 12] = b"32,32,32,32,";
+
+/// The number at the start of `text` when it is whole and a comma follows
+/// it (`7,`, `42,`, `255,`), and how many bytes that is; four spaces at
+/// once are `SPACES.len()` bytes.
+fn whole_number(text: &[u8]) -> Option<(u8, usize)> {
+    if text.starts_with(SPACES) {
+        return Some((b' ', SPACES.len()));
+    }
+    let digit = |c: u8| c.is_ascii_digit().then(|| c - b'0');
+    match *text.get(..4)? {
+        [a, b',', _, _] => Some((digit(a)?, 2)),
+        [a, b, b',', _] => Some((digit(a)? * 10 + digit(b)?, 3)),
+        [a, b, c, b','] => {
+            let n = u16::from(digit(a)?) * 100 + u16::from(digit(b)? * 10 + digit(c)?);
+            Some((u8::try_from(n).ok()?, 4))
+        }
+        _ => None,
+    }
+}
+
 /// One line of stdin's numbers, as bytes: the first `keep` of them, and
 /// how many there were.
 pub struct LineBytes {
@@ -174,13 +196,30 @@ impl Numbers {
     }
 
     /// Takes a chunk; returns how much of it was used, and whether the
-    /// line ended there. The number being read stays in a local: in the
+    /// line ended there. Whole numbers are read a word at a time (the
+    /// interpreter pays per instruction, and a cleared screen is thousands
+    /// of `32,`); a number split across chunks, and the line's ends, byte
+    /// by byte. The number being read stays in a local: in the
     /// interpreter, each access to `self` is a load or store.
     fn take(&mut self, chunk: &[u8]) -> (usize, bool) {
         let room = self.keep.saturating_sub(self.bytes.len());
         self.bytes.reserve((chunk.len() / 2).min(room));
         let mut current = self.current.take();
-        for (at, &c) in chunk.iter().enumerate() {
+        let mut at = 0;
+        while at < chunk.len() {
+            if current.is_none() {
+                if let Some((byte, len)) = whole_number(&chunk[at..]) {
+                    if len == SPACES.len() {
+                        (0..4).for_each(|_| self.push(u32::from(b' ')));
+                    } else {
+                        self.push(u32::from(byte));
+                    }
+                    at += len;
+                    continue;
+                }
+            }
+            let c = chunk[at];
+            at += 1;
             let digit = c.wrapping_sub(b'0');
             if digit < 10 {
                 current = Some(current.unwrap_or(0).saturating_mul(10) + u32::from(digit));
@@ -190,7 +229,7 @@ impl Numbers {
                 self.push(n);
             }
             if c == b'\n' {
-                return (at + 1, true);
+                return (at, true);
             }
         }
         self.current = current;
@@ -263,6 +302,21 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn reads_back_what_serde_json_writes_in_any_chunks(
+            bytes in proptest::collection::vec(prop_oneof![Just(b' '), any::<u8>()], 0..512),
+            cuts in proptest::collection::vec(any::<prop::sample::Index>(), 0..8),
+        ) {
+            let line = serde_json::to_string(&bytes).unwrap() + "\n";
+            let mut cuts: Vec<usize> = cuts.iter().map(|c| c.index(line.len() + 1)).collect();
+            cuts.extend([0, line.len()]);
+            cuts.sort_unstable();
+            let chunks: Vec<&str> = cuts.windows(2).map(|w| &line[w[0]..w[1]]).collect();
+            let (read, total, _) = parse(&chunks, usize::MAX);
+            prop_assert_eq!(total, bytes.len());
+            prop_assert_eq!(read, bytes);
+        }
+
         #[test]
         fn writes_what_serde_json_writes(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
             let ours = json_array(&bytes);

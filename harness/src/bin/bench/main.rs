@@ -37,7 +37,8 @@ fn main() {
     for (key, value) in session.sandbox().env() {
         std::env::set_var(key, value);
     }
-    // One part alone: `waits`, `scale` (panes and clients), `runs` (zellij_run),
+    // One part alone: `waits`, `scale` (panes and clients), `clients` (1, 4
+    // and 2 clients alone), `runs` (zellij_run),
     // `exact` (2,000 shell runs under load), `messages` (delivery into a
     // composer), `board` (5 and 50 agents) or `callers` (16 callers).
     if let Ok(part) = std::env::var("BENCH_ONLY") {
@@ -45,6 +46,7 @@ fn main() {
         match part.as_str() {
             "scale" => scale_rows(&mut table, &bridge, rounds),
             "board" => board::agents(&mut table, &bridge, rounds),
+            "clients" => scale::clients(&mut table, &bridge, rounds),
             "waits" => {
                 let server = server_pid(&session);
                 let headless = headless_waits(&mut table, &session, &bridge, rounds, server);

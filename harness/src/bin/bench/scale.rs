@@ -7,7 +7,9 @@
 use std::path::Path;
 
 use serde_json::json;
-use zellij_mcp_harness::{repo_layout, run_with_timeout, wait_for, Mcp, Sandbox, Session};
+use zellij_mcp_harness::{
+    repo_layout, run_with_timeout, wait_for, AttachedClient, Mcp, Sandbox, Session,
+};
 
 use crate::channel::Channel;
 use crate::sdk;
@@ -100,10 +102,10 @@ pub fn clients(table: &mut Table, bridge: &Path, rounds: usize) {
             "",
         )
     };
-    let one = session.attach_and_wait();
+    let one = attached(&session, 1);
     let alone = read(1);
     drop(one);
-    let four = session.attach_clients_and_wait(4);
+    let four = attached(&session, 4);
     let all = read(4);
     table.note(&format!(
         "4 clients / 1: {:.2}× (target ≤ 1.25)",
@@ -113,10 +115,20 @@ pub fn clients(table: &mut Table, bridge: &Path, rounds: usize) {
     cleared_with_two_clients(table, &session, &mcp, rounds);
 }
 
+/// `count` clients attached, each with its plugin instance loaded (a
+/// loading instance costs the server while it loads).
+fn attached(session: &Session, count: usize) -> Vec<AttachedClient> {
+    let (clients, _) = session.attach_clients_and_wait(count);
+    if let Err(seen) = session.wait_for_plugin_instances(count) {
+        panic!("the clients' plugin instances did not load: {seen}");
+    }
+    clients
+}
+
 /// A read of a pane whose screen was cleared (Zellij keeps its rows as
 /// wide as the pane), two clients attached, beside `dump-screen` of it.
 fn cleared_with_two_clients(table: &mut Table, session: &Session, mcp: &Mcp, rounds: usize) {
-    let _two = session.attach_clients_and_wait(2);
+    let _two = attached(session, 2);
     let script = "printf '\\033[H\\033[2J\\033[3J'; echo one line; exec sleep 3600";
     let pane = mcp.ok(
         "zellij_new_pane",
