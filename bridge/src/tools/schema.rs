@@ -35,6 +35,7 @@ pub fn output<T: JsonSchema + 'static>() -> Arc<JsonObject> {
     let map = Arc::make_mut(&mut schema);
     one_type_each(map);
     shallow(map);
+    inline_defs(map);
     schema
 }
 
@@ -49,6 +50,52 @@ fn shallow(schema: &mut JsonObject) {
                 def.remove("properties");
             }
         }
+    }
+}
+
+/// Each `$ref` replaced by the (shallow) type it names, and `$defs` gone:
+/// a client that checks results against the schema (the Python SDK does,
+/// on every call) resolves a reference per item of a list, which cost more
+/// than the rest of its check together.
+fn inline_defs(schema: &mut JsonObject) {
+    let Some(Value::Object(defs)) = schema.remove("$defs") else {
+        return;
+    };
+    fn inline(value: &mut Value, defs: &JsonObject, depth: usize) {
+        match value {
+            Value::Object(map) => {
+                let named = map.get("$ref").and_then(Value::as_str);
+                let def = named
+                    .and_then(|r| r.strip_prefix("#/$defs/"))
+                    .and_then(|name| defs.get(name));
+                match def {
+                    Some(def) if depth < 8 => {
+                        map.remove("$ref");
+                        if let Value::Object(def) = def {
+                            for (key, value) in def {
+                                map.entry(key.clone()).or_insert_with(|| value.clone());
+                            }
+                        }
+                        inline(value, defs, depth + 1);
+                    }
+                    _ => map.values_mut().for_each(|v| inline(v, defs, depth)),
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|v| inline(v, defs, depth)),
+            _ => {}
+        }
+    }
+    let mut root = Value::Object(std::mem::take(schema));
+    inline(&mut root, &defs, 0);
+    if let Value::Object(map) = root {
+        *schema = map;
+    }
+    // A type that holds itself stays a reference.
+    if Value::Object(schema.clone())
+        .to_string()
+        .contains(r#""$ref""#)
+    {
+        schema.insert("$defs".into(), Value::Object(defs));
     }
 }
 
@@ -224,7 +271,10 @@ mod tests {
     fn nested_output_objects_are_typed_without_their_fields() {
         use zellij_mcp_protocol::ops::ListPanesResult;
         let schema = Value::Object((*output_in_session::<ListPanesResult>()).clone());
-        assert_eq!(schema["$defs"]["PaneEntry"], json!({"type": "object"}));
-        assert_eq!(schema["properties"]["panes"]["type"], "array");
+        let panes = &schema["properties"]["panes"];
+        assert_eq!(panes["type"], "array");
+        assert_eq!(panes["items"], json!({"type": "object"}));
+        assert!(!schema.to_string().contains("$ref"), "{schema}");
+        assert!(schema.get("$defs").is_none(), "{schema}");
     }
 }
