@@ -36,6 +36,7 @@ pub fn output<T: JsonSchema + 'static>() -> Arc<JsonObject> {
     one_type_each(map);
     shallow(map);
     inline_defs(map);
+    untyped_items(map);
     schema
 }
 
@@ -97,6 +98,19 @@ fn inline_defs(schema: &mut JsonObject) {
     {
         schema.insert("$defs".into(), Value::Object(defs));
     }
+}
+
+/// A list of objects is typed `array` alone: the tool's description names
+/// its items' fields, and a client that checks results (the Python SDK)
+/// would check each item for being an object, 0.4 ms for 100 panes.
+fn untyped_items(schema: &mut JsonObject) {
+    let object = serde_json::json!({"type": "object"});
+    if schema.get("type").and_then(Value::as_str) == Some("array")
+        && schema.get("items") == Some(&object)
+    {
+        schema.remove("items");
+    }
+    below(schema, untyped_items);
 }
 
 /// No `null` types (see [`not_null`]), and a choice of types as `anyOf`
@@ -273,7 +287,7 @@ mod tests {
         let schema = Value::Object((*output_in_session::<ListPanesResult>()).clone());
         let panes = &schema["properties"]["panes"];
         assert_eq!(panes["type"], "array");
-        assert_eq!(panes["items"], json!({"type": "object"}));
+        assert_eq!(*panes, json!({"type": "array"}));
         assert!(!schema.to_string().contains("$ref"), "{schema}");
         assert!(schema.get("$defs").is_none(), "{schema}");
     }
