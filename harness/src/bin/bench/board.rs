@@ -17,6 +17,25 @@ use crate::channel::Channel;
 use crate::table::{measure, Stats, Table};
 use crate::{cpu_share, server_pid};
 
+/// Has the agents draw their screens again, as on a resize (`SIGWINCH`):
+/// now and then Zellij shows a pane added beside many others in a
+/// background tab empty (`dump-screen` too), and an agent drawn once never
+/// draws again by itself.
+fn redraw<'a>(mcp: &Mcp, agents: impl Iterator<Item = &'a serde_json::Value>) {
+    for agent in agents {
+        let read = mcp.call("zellij_read", json!({"pane_id": agent["pane_id"]}));
+        let pid = read
+            .structured_content
+            .as_ref()
+            .and_then(|r| r["pid"].as_u64());
+        if let Some(pid) = pid {
+            let _ = Command::new("kill")
+                .args(["-WINCH", &pid.to_string()])
+                .status();
+        }
+    }
+}
+
 /// How long the server's CPU is watched for each figure.
 const CPU_SPAN: Duration = Duration::from_secs(5);
 
@@ -48,13 +67,15 @@ pub fn agents(table: &mut Table, bridge: &Path, rounds: usize) {
         }
         named = count;
 
+        let mut nudged = std::time::Instant::now();
         wait_for("the agents idle", Duration::from_secs(60), || {
             let rows = channel.call("agents", json!({}));
-            let idle = rows["agents"]
-                .as_array()?
-                .iter()
-                .filter(|a| a["state"] == "idle")
-                .count();
+            let agents = rows["agents"].as_array()?;
+            let idle = agents.iter().filter(|a| a["state"] == "idle").count();
+            if idle < count && nudged.elapsed() > Duration::from_secs(5) {
+                nudged = std::time::Instant::now();
+                redraw(&mcp, agents.iter().filter(|a| a["state"] != "idle"));
+            }
             (idle == count).then_some(())
         });
         let took = measure(rounds, || {
