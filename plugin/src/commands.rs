@@ -131,20 +131,20 @@ const DECIMAL: [([u8; 4], usize); 256] = {
 /// Four spaces, as Zellij writes them: the padding of a cleared screen.
 const SPACES: &[u8; 12] = b"32,32,32,32,";
 
-/// The number at the start of `text` when it is whole and a comma follows
-/// it (`7,`, `42,`, `255,`), and how many bytes that is; four spaces at
-/// once are `SPACES.len()` bytes.
-fn whole_number(text: &[u8]) -> Option<(u8, usize)> {
+/// The byte at the start of `text` when its number is whole and a comma
+/// follows it (`7,`, `42,`, `255,`), how many times it repeats there (four
+/// spaces are read at once), and how many bytes of `text` that took.
+fn whole_numbers(text: &[u8]) -> Option<(u8, usize, usize)> {
     if text.starts_with(SPACES) {
-        return Some((b' ', SPACES.len()));
+        return Some((b' ', 4, SPACES.len()));
     }
     let digit = |c: u8| c.is_ascii_digit().then(|| c - b'0');
     match *text.get(..4)? {
-        [a, b',', _, _] => Some((digit(a)?, 2)),
-        [a, b, b',', _] => Some((digit(a)? * 10 + digit(b)?, 3)),
+        [a, b',', _, _] => Some((digit(a)?, 1, 2)),
+        [a, b, b',', _] => Some((digit(a)? * 10 + digit(b)?, 1, 3)),
         [a, b, c, b','] => {
             let n = u16::from(digit(a)?) * 100 + u16::from(digit(b)? * 10 + digit(c)?);
-            Some((u8::try_from(n).ok()?, 4))
+            Some((u8::try_from(n).ok()?, 1, 4))
         }
         _ => None,
     }
@@ -208,12 +208,8 @@ impl Numbers {
         let mut at = 0;
         while at < chunk.len() {
             if current.is_none() {
-                if let Some((byte, len)) = whole_number(&chunk[at..]) {
-                    if len == SPACES.len() {
-                        (0..4).for_each(|_| self.push(u32::from(b' ')));
-                    } else {
-                        self.push(u32::from(byte));
-                    }
+                if let Some((byte, times, len)) = whole_numbers(&chunk[at..]) {
+                    (0..times).for_each(|_| self.push(u32::from(byte)));
                     at += len;
                     continue;
                 }
