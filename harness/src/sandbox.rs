@@ -517,7 +517,7 @@ impl Session {
     pub fn wait_for_plugin_instances(&self, count: usize) -> Result<(), String> {
         let hello = r#"{"v":1,"id":"instances","op":"hello","args":{}}"#;
         let mut seen = String::new();
-        let loaded = poll_for(Duration::from_secs(30), || {
+        let loaded = poll_for(Duration::from_secs(90), || {
             let focus = self.client_focus();
             let clients: Vec<u64> = focus
                 .lines()
