@@ -8,6 +8,7 @@ INK_FIXTURE    := bridge/tests/fixtures/ink-echo
 INSPECTOR      := bridge/tests/fixtures/inspector
 CLAUDE_CODE    := bridge/tests/fixtures/claude-code
 CLAUDE_CODE_FIRST := bridge/tests/fixtures/claude-code-2.1.197
+AGENT_PROGRAMS := bridge/tests/fixtures/codex bridge/tests/fixtures/gemini-cli bridge/tests/fixtures/opencode
 PY_CLIENT      := target/mcp-clients/venv
 PY_CLIENT_REQS := bridge/tests/clients/requirements.txt
 
@@ -39,7 +40,8 @@ zellij: wasm-target
 
 # The real Ink app the end-to-end tests submit into, MCP clients nobody
 # here wrote (the MCP Inspector's CLI, the Python SDK), Claude Code (its
-# agent teams open panes through the tmux shim), pinned, and the
+# agent teams open panes through the tmux shim), Codex CLI, Gemini CLI and
+# opencode (their install scripts build nothing the tests use), pinned, and the
 # shells runs are typed into (zsh, fish: Debian's packages); npm and pip
 # keep their downloads in their caches between runs.
 test-deps:
@@ -49,6 +51,9 @@ test-deps:
 	npm ci --prefix $(INSPECTOR) --no-audit --no-fund
 	npm ci --prefix $(CLAUDE_CODE) --no-audit --no-fund
 	npm ci --prefix $(CLAUDE_CODE_FIRST) --no-audit --no-fund
+	for program in $(AGENT_PROGRAMS); do \
+		npm ci --prefix $$program --no-audit --no-fund --ignore-scripts || exit 1; \
+	done
 	@if ! cmp -s $(PY_CLIENT_REQS) $(PY_CLIENT)/installed.txt; then \
 		python3 -m venv $(PY_CLIENT) && \
 		$(PY_CLIENT)/bin/pip install --quiet --disable-pip-version-check -r $(PY_CLIENT_REQS) && \

@@ -9,7 +9,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::claude::{open_claude, until_sent, ModelApi, FIRST, NEWEST};
-use common::{mcp, screen, session};
+use common::{listed_state, logged, mcp, screen, session, times_sent, until_state};
 use serde_json::{json, Value};
 use zellij_mcp_harness::{wait_for, Mcp, Session};
 
@@ -21,40 +21,6 @@ fn the_newest_claude_code_keeps_its_dialogs_and_drafts_to_the_person() {
 #[test]
 fn the_first_claude_code_supported_keeps_its_dialogs_and_drafts_to_the_person() {
     dialogs_and_drafts_stay_the_persons(FIRST);
-}
-
-/// Waits until the pane is in `state`, as `zellij_wait_for` tells it.
-fn until_state(mcp: &Mcp, pane: &str, state: &str) {
-    let waited = mcp.ok(
-        "zellij_wait_for",
-        json!({"pane_id": pane, "until_state": state, "timeout_ms": 60000}),
-    );
-    assert_eq!(
-        waited["outcome"],
-        "state",
-        "{pane} {state}: {waited}\n{}",
-        screen(mcp, pane)
-    );
-}
-
-/// The pane's state as `zellij_list_panes` lists it.
-fn listed_state(mcp: &Mcp, pane: &str) -> Value {
-    let listed = mcp.ok("zellij_list_panes", json!({}));
-    let panes = listed["panes"].as_array().unwrap();
-    let entry = panes.iter().find(|p| p["pane_id"] == pane).unwrap();
-    entry["state"].clone()
-}
-
-/// How many requests the model API got with `text` in their user turn.
-fn times_sent(api: &ModelApi, text: &str) -> usize {
-    api.user_texts().iter().filter(|t| t.contains(text)).count()
-}
-
-/// Logged events named `name`.
-fn logged(mcp: &Mcp, name: &str) -> Vec<Value> {
-    let read = mcp.ok("zellij_read_events", json!({}));
-    let events = read["events"].as_array().cloned().unwrap_or_default();
-    events.into_iter().filter(|e| e["event"] == name).collect()
 }
 
 fn send(mcp: &Mcp, text: &str, wait_ms: u64) -> Value {

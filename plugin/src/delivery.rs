@@ -7,15 +7,14 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use zellij_mcp_protocol::agent_name::{parent_of, SERVER_NAME};
-use zellij_mcp_protocol::agent_screen::{
-    is_agent_program, names_an_agent, program_of_command, AgentScreen,
-};
+use zellij_mcp_protocol::agent_programs::{Delivery, Multiline, WhileWorking};
+use zellij_mcp_protocol::agent_screen::AgentScreen;
 use zellij_mcp_protocol::ops::{
     AgentsResult, Happened, HoldReason, PaneEntry, PaneState, DEFAULT_MESSAGE_TTL_S,
 };
 use zellij_mcp_protocol::{PaneKind, PaneRef};
 
-use crate::handlers::{to_json, Board, Zellij};
+use crate::handlers::{to_json, Board, Zellij, PASTE_END, PASTE_START};
 use crate::host::Host;
 use crate::messages::{Answer, Message, Recipient};
 use crate::pane_facts::Facts;
@@ -28,7 +27,8 @@ const FRESH_LOOK_MS: u64 = 450;
 
 /// Whether a message's target takes it now.
 enum Taking {
-    Now(PaneRef),
+    /// Typed now, as its program takes a message.
+    Now(PaneRef, Delivery),
     /// The pane is there, but shows something the message must not be
     /// typed into.
     Held(PaneRef, HoldReason),
@@ -37,10 +37,13 @@ enum Taking {
 }
 
 /// Why a pane whose screen shows `agent` must not be typed into, if so:
-/// only an empty composer (idle, or working, where the program queues what
-/// is typed) takes a message.
-fn held_because(agent: Option<AgentScreen>) -> Option<HoldReason> {
+/// only an empty composer takes a message (idle, or working where the
+/// program queues what is typed).
+fn held_because(agent: Option<AgentScreen>, delivery: Delivery) -> Option<HoldReason> {
     match agent {
+        Some(AgentScreen::Working) if delivery.while_working == WhileWorking::Hold => {
+            Some(HoldReason::Working)
+        }
         Some(AgentScreen::Idle | AgentScreen::Working) => None,
         Some(AgentScreen::Draft) => Some(HoldReason::Draft),
         Some(AgentScreen::Asking) => Some(HoldReason::Asking),
@@ -64,7 +67,7 @@ impl<H: Host> McpPlugin<H> {
         self.confirm_submitted(now);
         for (seq, to) in self.outbox.due(now) {
             match self.pane_taking(&to) {
-                Taking::Now(pane) => self.type_message(seq, pane, now),
+                Taking::Now(pane, delivery) => self.type_message(seq, pane, delivery, now),
                 Taking::Held(pane, why) => self.hold_message(seq, pane, why, now),
                 Taking::Later => self.retry_later(seq, &to, now),
             }
@@ -178,30 +181,45 @@ impl<H: Host> McpPlugin<H> {
 
     /// Whether the live terminal pane `to` stands for takes a message now:
     /// only an agent's empty composer does (see [`held_because`]).
-    fn pane_taking(&self, to: &Recipient) -> Taking {
+    fn pane_taking(&mut self, to: &Recipient) -> Taking {
+        let names = self.agents.all();
         let pane = match to {
             Recipient::Pane(pane) => *pane,
-            Recipient::Agent(name) => match self.agents.all().get(name) {
+            Recipient::Agent(name) => match names.get(name) {
                 Some(pane) => *pane,
                 None => return Taking::Later,
             },
         };
-        let Some(info) = self.zellij().pane_now(pane) else {
+        let named = names.values().any(|p| *p == pane);
+        let host = &self.host;
+        let running = self
+            .pane_facts
+            .get(pane, || Facts {
+                cwd: host.cwd(pane),
+                running: host.running_command(pane),
+            })
+            .running
+            .clone();
+        let zellij = Zellij::of(&self.host, &self.view, &self.programs);
+        let Some(info) = zellij.pane_now(pane) else {
             return Taking::Later;
         };
         if info.exited || self.input.room(pane).is_err() {
             return Taking::Later;
         }
-        let Some(shown) = self.host.shown(pane) else {
+        let program = zellij.program_of(pane, running.as_deref());
+        let telling = zellij.telling(pane, program.as_deref(), named);
+        let Some(shown) = self.host.shown(pane, telling) else {
             return Taking::Later;
         };
-        match held_because(shown.agent) {
+        let delivery = self.programs.delivery(program.as_deref());
+        match held_because(shown.agent, delivery) {
             Some(why) => Taking::Held(pane, why),
-            None => Taking::Now(pane),
+            None => Taking::Now(pane, delivery),
         }
     }
 
-    fn type_message(&mut self, seq: u64, pane: PaneRef, now: Instant) {
+    fn type_message(&mut self, seq: u64, pane: PaneRef, delivery: Delivery, now: Instant) {
         let Some(typed) = self.outbox.typed(seq) else {
             return;
         };
@@ -210,7 +228,7 @@ impl<H: Host> McpPlugin<H> {
             done: WriteDone::Delivered(seq),
             pane,
             tab_id: self.view.tab_id_of(pane),
-            bytes: typed.into_bytes(),
+            bytes: message_bytes(typed, delivery),
             submit_delay: Some(Duration::from_millis(self.settings.submit_delay_ms)),
         };
         let steps = self.input.push(write, now);
@@ -247,30 +265,37 @@ impl<H: Host> McpPlugin<H> {
             cwd: host.cwd(pane),
             running: host.running_command(pane),
         });
-        let running_agents = self.pane_facts.running(is_agent_program);
+        let zellij = Zellij::of(&self.host, &self.view, &self.programs);
+        let states: Vec<(PaneRef, PaneState)> = terminals
+            .iter()
+            .filter_map(|entry| {
+                let pane_id = entry.pane_id;
+                let named = by_name.contains_key(&pane_id);
+                let running = self
+                    .pane_facts
+                    .known(pane_id)
+                    .and_then(|f| f.running.as_deref());
+                let program = zellij.program_of(pane_id, running);
+                if !named
+                    && !program
+                        .as_deref()
+                        .is_some_and(|p| self.programs.is_agent(p))
+                {
+                    return None;
+                }
+                let state = match entry.exited {
+                    true => PaneState::Exited,
+                    false => self
+                        .host
+                        .shown(pane_id, zellij.telling(pane_id, program.as_deref(), named))
+                        .and_then(|s| s.agent)
+                        .map_or(PaneState::Unknown, PaneState::from),
+                };
+                Some((pane_id, state))
+            })
+            .collect();
         let mut looked = Vec::new();
-        for entry in &terminals {
-            let pane_id = entry.pane_id;
-            let started_agent = entry
-                .details
-                .as_ref()
-                .and_then(|d| d.command.as_deref())
-                .and_then(program_of_command)
-                .is_some_and(|program| names_an_agent(&program));
-            let agent = by_name.contains_key(&pane_id)
-                || running_agents.contains(&pane_id)
-                || started_agent;
-            if !agent {
-                continue;
-            }
-            let state = match entry.exited {
-                true => PaneState::Exited,
-                false => self
-                    .host
-                    .shown(pane_id)
-                    .and_then(|s| s.agent)
-                    .map_or(PaneState::Unknown, PaneState::from),
-            };
+        for (pane_id, state) in states {
             if self.attention.seen(pane_id, state, now_ms) {
                 let name = by_name.get(&pane_id).cloned();
                 self.log_event(Happened::Asking { pane_id, name });
@@ -319,7 +344,7 @@ impl<H: Host> McpPlugin<H> {
     /// Releases the names of panes Zellij no longer has, telling their
     /// parents.
     pub fn release_gone_agents(&mut self) {
-        let zellij = Zellij::of(&self.host, &self.view);
+        let zellij = Zellij::of(&self.host, &self.view, &self.programs);
         let gone = self
             .agents
             .release_gone(|p| zellij.pane_now(p).is_some(), self.host.now());
@@ -384,4 +409,14 @@ impl<H: Host> McpPlugin<H> {
             self.pump_messages();
         }
     }
+}
+
+/// A message's bytes, as its program takes them: several lines in one
+/// bracketed paste where a typed CR or line feed would not stay in the
+/// draft.
+fn message_bytes(typed: String, delivery: Delivery) -> Vec<u8> {
+    if delivery.multiline == Multiline::Typed || !typed.contains('\n') {
+        return typed.into_bytes();
+    }
+    [PASTE_START, typed.as_bytes(), PASTE_END].concat()
 }

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use zellij_mcp_protocol::agent_screen::{AgentScreen, Shown};
+use zellij_mcp_protocol::agent_screen::{AgentScreen, Shown, Telling};
 use zellij_mcp_protocol::ops::{Direction as Edge, Signal};
 use zellij_mcp_protocol::shell_line::ShellLine;
 use zellij_mcp_protocol::{PaneRef, PIPE_NAME};
@@ -84,6 +84,8 @@ pub struct FakeHost {
     pub(crate) queries: Rc<RefCell<Vec<String>>>,
     /// When the timers set so far fire.
     pub(crate) timers: Rc<RefCell<Vec<Instant>>>,
+    /// What every terminal pane runs (none set: `htop`).
+    pub(crate) running: Rc<RefCell<Vec<String>>>,
 }
 
 impl FakeHost {
@@ -156,12 +158,15 @@ impl Host for FakeHost {
         }
         Ok(vec!["$ echo hi".into(), "hi   ".into(), "".into()])
     }
-    fn shown(&self, _pane: PaneRef) -> Option<Shown> {
+    fn shown(&self, _pane: PaneRef, telling: Option<Telling>) -> Option<Shown> {
         let typed_into = Shown {
             agent: Some(AgentScreen::Idle),
             line: ShellLine::Empty,
         };
-        Some(self.shown.borrow().clone().unwrap_or(typed_into))
+        let mut shown = self.shown.borrow().clone().unwrap_or(typed_into);
+        // Only an agent's pane has an agent's state.
+        shown.agent = shown.agent.filter(|_| telling.is_some());
+        Some(shown)
     }
     fn pane_info(&self, pane: PaneRef) -> Option<PaneInfo> {
         if let Some(shown) = self.panes_shown.borrow().get(&pane) {
@@ -202,7 +207,11 @@ impl Host for FakeHost {
         self.queries
             .borrow_mut()
             .push(format!("running_command {pane}"));
-        Some(vec!["htop".into()])
+        let running = self.running.borrow().clone();
+        Some(match running.is_empty() {
+            true => vec!["htop".into()],
+            false => running,
+        })
     }
     fn write(&self, pane: PaneRef, bytes: Vec<u8>) {
         self.calls.borrow_mut().push(Call::Write(pane, bytes));

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use zellij_mcp_protocol::agent_screen::Shown;
+use zellij_mcp_protocol::agent_screen::{Shown, Telling};
 use zellij_mcp_protocol::ops::{Direction as Edge, Signal};
 use zellij_mcp_protocol::{PaneKind, PaneRef};
 use zellij_tile::prelude::*;
@@ -73,10 +73,15 @@ pub trait Host {
     /// What the pane's screen shows (an agent's composer or dialog, a
     /// shell's line), told from its screen and cursor; `None` when the
     /// screen cannot be read.
-    fn shown(&self, pane: PaneRef) -> Option<Shown>;
+    /// An agent's state only when `telling` says how to tell it.
+    fn shown(&self, pane: PaneRef, telling: Option<Telling>) -> Option<Shown>;
     /// The screen's rows and what it shows, from one read of the screen.
-    fn screen_shown(&self, pane: PaneRef) -> Result<(Vec<String>, Option<Shown>), String> {
-        Ok((self.screen(pane)?, self.shown(pane)))
+    fn screen_shown(
+        &self,
+        pane: PaneRef,
+        telling: Option<Telling>,
+    ) -> Result<(Vec<String>, Option<Shown>), String> {
+        Ok((self.screen(pane)?, self.shown(pane, telling)))
     }
     /// The pane as Zellij has it now (events may lag, or not come at all).
     fn pane_info(&self, pane: PaneRef) -> Option<PaneInfo>;
@@ -203,14 +208,18 @@ impl Host for ZellijHost {
         commands::pane_screen(pane_id(pane)).map(|contents| contents.viewport)
     }
 
-    fn shown(&self, pane: PaneRef) -> Option<Shown> {
+    fn shown(&self, pane: PaneRef, telling: Option<Telling>) -> Option<Shown> {
         let contents = commands::pane_screen(pane_id(pane)).ok()?;
-        Some(Shown::of(&contents.viewport, contents.cursor))
+        Some(Shown::of(&contents.viewport, contents.cursor, telling))
     }
 
-    fn screen_shown(&self, pane: PaneRef) -> Result<(Vec<String>, Option<Shown>), String> {
+    fn screen_shown(
+        &self,
+        pane: PaneRef,
+        telling: Option<Telling>,
+    ) -> Result<(Vec<String>, Option<Shown>), String> {
         let contents = commands::pane_screen(pane_id(pane))?;
-        let shown = Shown::of(&contents.viewport, contents.cursor);
+        let shown = Shown::of(&contents.viewport, contents.cursor, telling);
         Ok((contents.viewport, Some(shown)))
     }
 

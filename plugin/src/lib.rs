@@ -75,6 +75,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use zellij_mcp_protocol::agent_programs::Programs;
 use zellij_mcp_protocol::ops::{PluginMemory, DEFAULT_SUBMIT_DELAY_MS, MAX_SUBMIT_DELAY_MS};
 use zellij_mcp_protocol::PERMISSIONS;
 use zellij_tile::prelude::*;
@@ -137,6 +138,8 @@ pub struct McpPlugin<H: Host + 'static> {
     shell_runs: ShellRuns,
     /// What each agent's screen last showed.
     attention: Attention,
+    /// How each agent program shows its state and takes a message.
+    programs: Programs,
     /// Whether render events come (while waits are under way).
     renders_followed: bool,
 }
@@ -267,6 +270,7 @@ impl<H: Host> McpPlugin<H> {
     fn start(&mut self, shared_dir: &Path, configuration: BTreeMap<String, String>) {
         self.settings = Settings::new(configuration);
         self.settings.marks_off = shared_dir.join(board::MARKS_OFF_FILE);
+        self.programs = Programs::built_in();
         let ids = self.host.ids();
         let me = Instance {
             plugin_id: ids.plugin_id,

@@ -1085,6 +1085,43 @@ fn a_message_is_held_while_its_agent_asks_or_holds_a_draft_and_typed_once_it_is_
 }
 
 #[test]
+fn a_message_to_codex_waits_for_its_turn_to_end_and_goes_as_one_paste() {
+    let mut p = plugin("op-message-codex");
+    *p.host.running.borrow_mut() = vec!["node".into(), "/x/@openai/codex/bin/codex.js".into()];
+    screen_shows(&mut p, Some(AgentScreen::Working), ShellLine::Unknown);
+    let args = json!({"to": "terminal_1", "text": "one\ntwo", "from": "ci", "wait_ms": 100});
+    send(&mut p, "1", Some(&request("1", "send_message", args)));
+    p.host.advance(Duration::from_millis(150));
+    p.on_timer();
+    let sent = result_of::<op::SendMessage>(only_reply(&p, "1", "1"));
+    assert_eq!(
+        sent.held_because,
+        Some(HoldReason::Working),
+        "Enter would steer its turn"
+    );
+    assert!(typed(&p).is_empty());
+    screen_shows(&mut p, Some(AgentScreen::Idle), ShellLine::Unknown);
+    p.host.advance(Duration::from_millis(300));
+    p.on_timer();
+    let paste = "\u{1b}[200~[#1 from ci] one\ntwo\u{1b}[201~".to_owned();
+    assert_eq!(typed(&p), [(PaneRef::terminal(1), paste)]);
+}
+
+#[test]
+fn a_write_into_a_dialog_of_a_program_that_is_no_agent_is_not_refused() {
+    let mut p = plugin("op-write-not-agent");
+    screen_shows(&mut p, Some(AgentScreen::Asking), ShellLine::Unknown);
+    let keys = json!({"pane_id": "terminal_1", "keys": ["Enter"]});
+    send(&mut p, "1", Some(&request("1", "write", keys)));
+    only_reply(&p, "1", "1");
+    assert_eq!(
+        typed(&p).len(),
+        1,
+        "htop is no agent: its screen is not told"
+    );
+}
+
+#[test]
 fn a_message_to_a_pane_that_shows_no_agent_is_refused_and_nothing_is_typed() {
     let mut p = plugin("op-message-not-agent");
     screen_shows(&mut p, None, ShellLine::Draft("$ touch notes.txt".into()));
@@ -1103,6 +1140,7 @@ fn a_message_to_a_pane_that_shows_no_agent_is_refused_and_nothing_is_typed() {
 #[test]
 fn writing_into_a_dialog_needs_answer_and_is_logged() {
     let mut p = plugin("op-write-asking");
+    *p.host.running.borrow_mut() = vec!["/usr/bin/codex".into()];
     screen_shows(&mut p, Some(AgentScreen::Asking), ShellLine::Unknown);
     let keys = json!({"pane_id": "terminal_1", "keys": ["Enter"]});
     assert_eq!(refused(&mut p, "1", "write", keys), "asking");

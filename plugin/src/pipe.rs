@@ -175,7 +175,11 @@ impl<H: Host> McpPlugin<H> {
                 self.now::<op::ListTabs>(args, asker, |p, _, _| p.zellij().list_tabs())
             }
             op::ListPanes::NAME => self.now::<op::ListPanes>(args, asker, |p, a, _| {
-                Zellij::of(&p.host, &p.view).list_panes(&mut p.pane_facts, &p.agents, a)
+                Zellij::of(&p.host, &p.view, &p.programs).list_panes(
+                    &mut p.pane_facts,
+                    &p.agents,
+                    a,
+                )
             }),
             op::NewTab::NAME => {
                 self.next_tick::<op::NewTab>(args, asker, |p, a, _| p.zellij().new_tab(a))
@@ -205,7 +209,8 @@ impl<H: Host> McpPlugin<H> {
                 zellij.register_agent(&mut naming, a, asker)
             }),
             op::SendMessage::NAME => self.now::<op::SendMessage>(args, asker, |p, a, asker| {
-                handlers::send_message(&p.host, &p.agents, &p.outbox, &mut p.log, a, asker)
+                let zellij = Zellij::of(&p.host, &p.view, &p.programs);
+                handlers::send_message(&zellij, &p.agents, &p.outbox, &mut p.log, a, asker)
             }),
             op::CancelMessages::NAME => {
                 self.now::<op::CancelMessages>(args, asker, |p, a, asker| {
@@ -223,19 +228,27 @@ impl<H: Host> McpPlugin<H> {
                 .now::<op::ReadEvents>(args, asker, |p, a, _| handlers::read_events(&mut p.log, a)),
             op::Read::NAME => self.now::<op::Read>(args, asker, |p, a, _| {
                 let named = p.agents.by_pane().contains_key(&a.pane_id);
-                Zellij::of(&p.host, &p.view).read(&mut p.pane_facts, named, a)
+                Zellij::of(&p.host, &p.view, &p.programs).read(&mut p.pane_facts, named, a)
             }),
             op::Locate::NAME => self.now::<op::Locate>(args, asker, |p, a, _| {
                 let named = p.agents.by_pane().contains_key(&a.pane_id);
-                Zellij::of(&p.host, &p.view).locate(&mut p.pane_facts, named, a)
+                Zellij::of(&p.host, &p.view, &p.programs).locate(&mut p.pane_facts, named, a)
             }),
             op::PaneOfProcess::NAME => {
                 self.now::<op::PaneOfProcess>(args, asker, |p, a, _| p.zellij().pane_of_process(a))
             }
             op::Write::NAME => self.now::<op::Write>(args, asker, |p, a, asker| {
                 let delay_ms = p.settings.submit_delay_ms;
-                let zellij = Zellij::of(&p.host, &p.view);
-                zellij.write(&p.input, &mut p.pane_facts, &mut p.log, delay_ms, a, asker)
+                let named = p.agents.by_pane().contains_key(&a.pane_id);
+                let zellij = Zellij::of(&p.host, &p.view, &p.programs);
+                let pane = a.pane_id;
+                let look = zellij.look_for(&mut p.pane_facts, pane, false, named);
+                let telling = look.and_then(|look| look.telling());
+                let written = zellij.write(&p.input, telling, &mut p.log, delay_ms, a, asker);
+                if written.is_ok() {
+                    p.pane_facts.forget(pane);
+                }
+                written
             }),
             op::WaitFor::NAME => self.now::<op::WaitFor>(args, asker, |p, a, asker| {
                 p.zellij().wait_for(&p.waits, a, asker)
@@ -245,14 +258,14 @@ impl<H: Host> McpPlugin<H> {
                     agents: &mut p.agents,
                     log: &mut p.log,
                 };
-                Zellij::of(&p.host, &p.view).run(&mut naming, &p.waits, a, asker)
+                Zellij::of(&p.host, &p.view, &p.programs).run(&mut naming, &p.waits, a, asker)
             }),
             op::RunInPane::NAME => self.now::<op::RunInPane>(args, asker, |p, a, asker| {
                 p.zellij().run_in_pane(&p.shell_runs, a, asker)
             }),
             op::Release::NAME => self.now::<op::Release>(args, asker, |p, a, _| p.release_run(a)),
             op::Signal::NAME => self.now::<op::Signal>(args, asker, |p, a, asker| {
-                Zellij::of(&p.host, &p.view).signal(&mut p.pane_facts, a, asker)
+                Zellij::of(&p.host, &p.view, &p.programs).signal(&mut p.pane_facts, a, asker)
             }),
             op::OpenFile::NAME => self.next_tick::<op::OpenFile>(args, asker, |p, a, asker| {
                 p.zellij().open_file(a, asker)

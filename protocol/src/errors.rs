@@ -121,7 +121,7 @@ impl ErrorCode {
                 "the pane shows a dialog, question or menu, and these keys would answer it"
             }
             ErrorCode::NotAnAgent => {
-                "the pane shows no agent's composer: a message would be typed into another program"
+                "the pane runs no agent program: a message would be typed into another program"
             }
             ErrorCode::ResultUnknown => {
                 "the command ran, but its exit code or output could not be known exactly"
@@ -164,7 +164,7 @@ impl ErrorCode {
                 "leave it to the person, or pass answer: true to answer it on purpose (it is logged)"
             }
             ErrorCode::NotAnAgent => {
-                "send to an agent's pane or name (a name waits for its agent), or type with zellij_write"
+                "send to an agent's pane or name (a name waits for its agent; an agent names itself with zellij_register_agent), describe its program in agents.kdl, or type with zellij_write"
             }
             ErrorCode::ResultUnknown => "read the pane (zellij_read) before running it again",
             ErrorCode::ReplyLost => {
@@ -348,7 +348,7 @@ impl Error {
                 "{pane} shows a dialog, question or menu, and anything typed would answer it; nothing was typed"
             ),
             Error::NotAnAgent { pane, program } => format!(
-                "{pane} shows no agent's composer{}; a message would be typed into it as input, so none was queued",
+                "{pane} runs no agent program and has no agent name{}; a message would be typed into it as input, so none was queued",
                 program.as_ref().map(|p| format!(" (it runs {p})")).unwrap_or_default()
             ),
             Error::NotReady { problem }

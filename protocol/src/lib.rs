@@ -32,6 +32,7 @@
 //! session; the bridge adds it.
 
 pub mod agent_name;
+pub mod agent_programs;
 pub mod agent_screen;
 pub mod board;
 pub mod cursor;

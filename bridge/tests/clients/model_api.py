@@ -1,8 +1,10 @@
-"""A scripted stand-in for the model API Claude Code talks to. Streams as
-the Messages API does (SSE). What a user turn holds decides the answer:
+"""A scripted stand-in for the model APIs agent programs talk to: the
+Anthropic Messages API (Claude Code, opencode), the OpenAI Responses API
+(Codex CLI) and the Gemini API (Gemini CLI), each streamed as SSE the way
+the real one does. What a user turn holds decides the answer:
 - SPAWN: one call of the Agent tool that starts a teammate named researcher;
-- BASH <command>: one call of the Bash tool running <command> (so Claude
-  Code asks permission first);
+- BASH <command>: one call of the request's shell tool running <command>
+  (so the program asks permission first);
 - HOLD <path>: the answer waits until <path> exists (a turn under way);
 - anything else: a short text answer.
 A tool's result gets a short text answer.
@@ -76,6 +78,20 @@ def tool_call(name, arguments):
     return [(start, delta)], "tool_use"
 
 
+def hold_if_asked(text):
+    """HOLD <path>: waits until <path> exists (two minutes at most)."""
+    hold = re.search(r"HOLD (\S+)", text)
+    if hold:
+        deadline = time.monotonic() + 120
+        while not os.path.exists(hold.group(1)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+
+def shell_command(text):
+    bash = re.search(r"BASH (.+)", text)
+    return bash.group(1).strip() if bash else None
+
+
 def answer(request):
     """The answer to the last user turn (see the module's doc)."""
     messages = request.get("messages", [])
@@ -84,20 +100,124 @@ def answer(request):
     answered_tool = isinstance(last, list) and any(
         isinstance(part, dict) and part.get("type") == "tool_result" for part in last
     )
-    text = "" if answered_tool else latest_user_text(messages)
+    # After a declined tool, opencode sends the next prompt with the tool's
+    # result: a text part makes it a user turn.
+    text = latest_user_text(messages) if not answered_tool or user_text(last) else ""
     if "SPAWN" in json.dumps(messages[:1]) and "Agent" in tools and not answered_tool:
         return tool_call("Agent", TEAMMATE)
-    bash = re.search(r"BASH (.+)", text)
-    if bash and "Bash" in tools:
-        return tool_call("Bash", {"command": bash.group(1).strip(), "description": "Run the command"})
-    hold = re.search(r"HOLD (\S+)", text)
-    if hold:
-        deadline = time.monotonic() + 120
-        while not os.path.exists(hold.group(1)) and time.monotonic() < deadline:
-            time.sleep(0.05)
+    command = shell_command(text)
+    for name in ("Bash", "bash"):
+        if command and name in tools:
+            return tool_call(name, {"command": command, "description": "Run the command"})
+    hold_if_asked(text)
     start = {"type": "text", "text": ""}
     delta = {"type": "text_delta", "text": "ok"}
     return [(start, delta)], "end_turn"
+
+
+# The OpenAI Responses API (Codex CLI).
+
+
+def responses_user_text(items):
+    """The text of the user messages since the model last spoke, and
+    whether the last item is a tool's output."""
+    texts = []
+    for item in reversed(items):
+        kind = item.get("type", "message")
+        if kind == "function_call_output":
+            if not texts:
+                return "", True
+            break
+        if kind != "message" or item.get("role") == "assistant":
+            break
+        if item.get("role") == "user":
+            parts = item.get("content")
+            texts.append(user_text(parts) if isinstance(parts, str) else "\n".join(
+                p.get("text", "") for p in parts or [] if isinstance(p, dict)))
+    return "\n".join(reversed(texts)), False
+
+
+def responses_events(request, text, answered_tool):
+    """The SSE events of one response."""
+    tools = {tool.get("name") for tool in request.get("tools", [])}
+    stamp = time.monotonic_ns()
+    response = {"id": f"resp_{stamp}", "object": "response", "status": "in_progress",
+                "model": request.get("model", "stand-in"), "output": []}
+    yield "response.created", {"type": "response.created", "response": response}
+    yield "response.in_progress", {"type": "response.in_progress", "response": response}
+    command = None if answered_tool else shell_command(text)
+    if command and "exec_command" in tools:
+        arguments = {"cmd": command, "sandbox_permissions": "require_escalated",
+                     "justification": f"stand-in test wants to run: {command}"}
+        item = {"type": "function_call", "id": f"fc_{stamp}", "call_id": f"call_{stamp}",
+                "name": "exec_command", "arguments": json.dumps(arguments), "status": "completed"}
+        yield "response.output_item.added", {"type": "response.output_item.added", "output_index": 0,
+                                             "item": dict(item, arguments="", status="in_progress")}
+    else:
+        hold_if_asked(text)
+        part = {"type": "output_text", "text": "STANDIN-REPLY: ok", "annotations": []}
+        item = {"type": "message", "id": f"msg_{stamp}", "status": "completed", "role": "assistant",
+                "content": [part]}
+        ids = {"item_id": item["id"], "output_index": 0, "content_index": 0}
+        yield "response.output_item.added", {"type": "response.output_item.added", "output_index": 0,
+                                             "item": dict(item, status="in_progress", content=[])}
+        yield "response.content_part.added", dict(ids, type="response.content_part.added",
+                                                  part=dict(part, text=""))
+        yield "response.output_text.delta", dict(ids, type="response.output_text.delta", delta=part["text"])
+        yield "response.output_text.done", dict(ids, type="response.output_text.done", text=part["text"])
+        yield "response.content_part.done", dict(ids, type="response.content_part.done", part=part)
+    yield "response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": item}
+    usage = {"input_tokens": 1, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 1,
+             "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 2}
+    done = dict(response, status="completed", output=[item], usage=usage)
+    yield "response.completed", {"type": "response.completed", "response": done}
+
+
+# The Gemini API (Gemini CLI).
+
+
+def gemini_user_text(contents):
+    """The text of the last user content, and whether it is a tool's
+    response."""
+    last = contents[-1] if contents else {}
+    parts = last.get("parts", []) if last.get("role", "user") == "user" else []
+    if any("functionResponse" in p for p in parts):
+        return "", True
+    return "\n".join(p.get("text", "") for p in parts if "text" in p), False
+
+
+def from_schema(schema):
+    """A value that fits a JSON schema (the model router's JSON answer)."""
+    kind = (schema or {}).get("type", "object")
+    kind = kind.lower() if isinstance(kind, str) else "object"
+    if kind == "object":
+        return {k: from_schema(v) for k, v in (schema.get("properties") or {}).items()}
+    if kind == "array":
+        return []
+    if kind in ("integer", "number"):
+        return 1
+    if kind == "boolean":
+        return False
+    return "stand-in"
+
+
+def gemini_response(parts):
+    return {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2}}
+
+
+def gemini_answer(request, text, answered_tool):
+    config = request.get("generationConfig") or {}
+    schema = config.get("responseJsonSchema") or config.get("responseSchema")
+    if config.get("responseMimeType") == "application/json":
+        return gemini_response([{"text": json.dumps(from_schema(schema))}])
+    tools = {f.get("name") for t in request.get("tools") or [] for f in t.get("functionDeclarations") or []}
+    command = None if answered_tool else shell_command(text)
+    if command and "run_shell_command" in tools:
+        call = {"name": "run_shell_command", "args": {"command": command, "description": "Run the command"}}
+        return gemini_response([{"functionCall": call}])
+    hold_if_asked(text)
+    return gemini_response([{"text": "STANDIN-REPLY: ok"}])
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -114,18 +234,45 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if "count_tokens" in self.path:
             self.reply_json({"input_tokens": 1})
             return
-        if REQUESTS:
-            messages = request.get("messages", [])
-            last = latest_user_text(messages)
-            with open(REQUESTS, "a") as log:
-                turn = bool(request.get("tools"))
-                log.write(json.dumps({"last_user_text": last, "turn": turn}) + "\n")
+        if ":countTokens" in self.path:
+            self.reply_json({"totalTokens": 1})
+            return
+        if self.path.split("?")[0].endswith("/responses"):
+            text, answered_tool = responses_user_text(request.get("input") or [])
+            self.note(text, request.get("tools"))
+            self.stream(responses_events(request, text, answered_tool))
+            return
+        if ":streamGenerateContent" in self.path or ":generateContent" in self.path:
+            text, answered_tool = gemini_user_text(request.get("contents") or [])
+            self.note(text, request.get("tools"))
+            if ":generateContent" in self.path:
+                self.reply_json(gemini_answer(request, text, answered_tool))
+                return
+            self.stream_start()
+            data = json.dumps(gemini_answer(request, text, answered_tool))
+            self.wfile.write(f"data: {data}\r\n\r\n".encode())
+            return
+        self.note(latest_user_text(request.get("messages", [])), request.get("tools"))
         blocks, stop_reason = answer(request)
+        self.stream(events(request.get("model", "stand-in"), blocks, stop_reason))
+
+    def note(self, last_user_text, tools):
+        """Logs a request: its last user text, and whether it is a turn of
+        the agent's loop (it offers tools) rather than a side request."""
+        if REQUESTS:
+            with open(REQUESTS, "a") as log:
+                log.write(json.dumps({"last_user_text": last_user_text, "turn": bool(tools)}) + "\n")
+
+    def stream_start(self):
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
         self.end_headers()
-        for name, data in events(request.get("model", "stand-in"), blocks, stop_reason):
+
+    def stream(self, named_events):
+        self.stream_start()
+        for name, data in named_events:
             self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+            self.wfile.flush()
 
     def reply_json(self, value):
         data = json.dumps(value).encode()

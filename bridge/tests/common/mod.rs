@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 use zellij_mcp_harness::{repo_layout, wait_for, workspace_root, Mcp, Sandbox, Session};
 
 pub mod claude;
+pub mod programs;
 
 /// Runs a test body once per transport.
 #[macro_export]
@@ -203,4 +204,38 @@ pub fn raw_request(s: &Session, payload: &Value) -> Vec<String> {
         }
     }
     panic!("request {id} was never seen by the plugin in 3 tries");
+}
+
+/// Waits until the pane is in `state`, as `zellij_wait_for` tells it.
+pub fn until_state(mcp: &Mcp, pane: &str, state: &str) {
+    let waited = mcp.ok(
+        "zellij_wait_for",
+        json!({"pane_id": pane, "until_state": state, "timeout_ms": 60000}),
+    );
+    assert_eq!(
+        waited["outcome"],
+        "state",
+        "{pane} {state}: {waited}\n{}",
+        screen(mcp, pane)
+    );
+}
+
+/// The pane's state as `zellij_list_panes` lists it.
+pub fn listed_state(mcp: &Mcp, pane: &str) -> Value {
+    let listed = mcp.ok("zellij_list_panes", json!({}));
+    let panes = listed["panes"].as_array().unwrap();
+    let entry = panes.iter().find(|p| p["pane_id"] == pane).unwrap();
+    entry["state"].clone()
+}
+
+/// How many requests the model API got with `text` in their user turn.
+pub fn times_sent(api: &claude::ModelApi, text: &str) -> usize {
+    api.user_texts().iter().filter(|t| t.contains(text)).count()
+}
+
+/// Logged events named `name`.
+pub fn logged(mcp: &Mcp, name: &str) -> Vec<Value> {
+    let read = mcp.ok("zellij_read_events", json!({}));
+    let events = read["events"].as_array().cloned().unwrap_or_default();
+    events.into_iter().filter(|e| e["event"] == name).collect()
 }

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use zellij_mcp_protocol::agent_screen::{is_agent_program, AgentScreen, Shown};
+use zellij_mcp_protocol::agent_screen::{AgentScreen, Shown, Telling};
 use zellij_mcp_protocol::keys::key_bytes;
 use zellij_mcp_protocol::ops::{
     Happened, LocateArgs, LocateResult, PaneResult, PaneState, ReadArgs, ReadResult, RunInPaneArgs,
@@ -21,10 +21,11 @@ use crate::pane_facts::{Facts, PaneFacts};
 use crate::shell_runs::{ShellRun, ShellRuns};
 use crate::writes::{PendingWrite, WriteDone, WriteQueue};
 
-const PASTE_START: &[u8] = b"\x1b[200~";
-const PASTE_END: &[u8] = b"\x1b[201~";
+/// A bracketed paste's two ends.
+pub const PASTE_START: &[u8] = b"\x1b[200~";
+pub const PASTE_END: &[u8] = b"\x1b[201~";
 
-impl<H: Host> Zellij<'_, H> {
+impl<'a, H: Host> Zellij<'a, H> {
     /// The pane's screen; scrollback reads (`full`, `since`) are the bridge's.
     /// `read` of the screen, with the pane's pid (from `facts`) for the
     /// bridge to tell its state.
@@ -40,8 +41,8 @@ impl<H: Host> Zellij<'_, H> {
         // One read of the screen gives the text and what it shows; whether
         // the pane exists is asked only when it fails.
         let look = self.look_for(facts, args.pane_id, true, named);
-        let read = match look {
-            Some(_) => self.host.screen_shown(args.pane_id),
+        let read = match &look {
+            Some(look) => self.host.screen_shown(args.pane_id, look.telling()),
             None => self.host.screen(args.pane_id).map(|rows| (rows, None)),
         };
         let (rows, shown) = read
@@ -52,8 +53,8 @@ impl<H: Host> Zellij<'_, H> {
         let tab_id = self.view.tab_id_of(args.pane_id);
         let mut read = ReadResult::new(args.pane_id, tab_id, shaped);
         read.pid = self.pid_of(facts, args.pane_id);
-        if let Some(agent) = look {
-            (read.state, read.line_draft) = state_shown(shown, agent);
+        if let Some(look) = look {
+            (read.state, read.line_draft) = state_shown(shown, look.is_agent());
         }
         now(read)
     }
@@ -89,20 +90,21 @@ impl<H: Host> Zellij<'_, H> {
         named: bool,
     ) -> (Option<PaneState>, bool) {
         match self.look_for(facts, pane, shells, named) {
-            Some(agent) => state_shown(self.host.shown(pane), agent),
+            Some(look) => state_shown(self.host.shown(pane, look.telling()), look.is_agent()),
             None => (None, false),
         }
     }
 
-    /// Whether a live terminal pane's screen tells its state: `Some(true)`
-    /// for an agent's, `Some(false)` for a shell's (when `shells`).
-    fn look_for(
+    /// What a live terminal pane's screen tells: an agent's state (for a
+    /// pane `named` as an agent's, or running an agent program), or a
+    /// shell's line (when `shells`).
+    pub fn look_for(
         &self,
         facts: &mut PaneFacts,
         pane: PaneRef,
         shells: bool,
         named: bool,
-    ) -> Option<bool> {
+    ) -> Option<Look<'a>> {
         let exited = self.view.find(pane).is_some_and(|(_, info)| info.exited);
         if pane.kind != PaneKind::Terminal || exited {
             return None;
@@ -114,11 +116,16 @@ impl<H: Host> Zellij<'_, H> {
                 running: host.running_command(pane),
             })
             .running
-            .as_deref()
-            .unwrap_or_default();
-        let shell = is_shell(running);
-        let agent = (named || is_agent_program(running)) && !shell;
-        (agent || shells && shell).then_some(agent)
+            .as_deref();
+        if running.is_some_and(is_shell) {
+            return shells.then_some(Look::Shell);
+        }
+        let program = self.program_of(pane, running);
+        let agent = named
+            || program
+                .as_deref()
+                .is_some_and(|p| self.programs.is_agent(p));
+        agent.then(|| Look::Agent(self.telling(pane, program.as_deref(), named)))
     }
 
     /// A terminal pane's own process, asked of Zellij once per pane.
@@ -179,7 +186,7 @@ impl<H: Host> Zellij<'_, H> {
                 fix: "wait for it (zellij_wait_for until_state: prompt), or run the command in a new pane".into(),
             }));
         }
-        let line = self.host.shown(pane).map(|shown| shown.line);
+        let line = self.host.shown(pane, None).map(|shown| shown.line);
         match line.unwrap_or(ShellLine::Unknown) {
             ShellLine::Empty => Ok(()),
             ShellLine::Draft(line) => Err(ErrorBody::from(Error::Draft {
@@ -204,7 +211,7 @@ impl<H: Host> Zellij<'_, H> {
     pub fn write(
         &self,
         input: &WriteQueue,
-        facts: &mut PaneFacts,
+        telling: Option<Telling>,
         log: &mut EventLog,
         submit_delay_ms: u64,
         args: WriteArgs,
@@ -235,8 +242,7 @@ impl<H: Host> Zellij<'_, H> {
             ));
         }
         input.room(args.pane_id)?;
-        self.refuse_to_answer_unless_meant(args.pane_id, args.answer, asker, log)?;
-        facts.forget(args.pane_id);
+        self.refuse_to_answer_unless_meant(telling, args.pane_id, args.answer, asker, log)?;
         Ok(Handled::Write(PendingWrite {
             done: WriteDone::Answer(asker.clone()),
             pane: args.pane_id,
@@ -251,12 +257,13 @@ impl<H: Host> Zellij<'_, H> {
     /// and then logged.
     fn refuse_to_answer_unless_meant(
         &self,
+        telling: Option<Telling>,
         pane: PaneRef,
         answer: bool,
         asker: &Asker,
         log: &mut EventLog,
     ) -> Result<(), ErrorBody> {
-        let agent = self.host.shown(pane).and_then(|shown| shown.agent);
+        let agent = self.host.shown(pane, telling).and_then(|shown| shown.agent);
         if agent != Some(AgentScreen::Asking) {
             return Ok(());
         }
@@ -352,6 +359,27 @@ fn write_bytes(args: &WriteArgs) -> Result<Vec<u8>, ErrorBody> {
         bytes.extend(key);
     }
     Ok(bytes)
+}
+
+/// What to look for on a pane's screen.
+pub enum Look<'a> {
+    /// An agent's state, told so (`None`: its program is not described).
+    Agent(Option<Telling<'a>>),
+    /// A shell's line.
+    Shell,
+}
+
+impl<'a> Look<'a> {
+    pub fn telling(&self) -> Option<Telling<'a>> {
+        match self {
+            Look::Agent(telling) => *telling,
+            Look::Shell => None,
+        }
+    }
+
+    fn is_agent(&self) -> bool {
+        matches!(self, Look::Agent(_))
+    }
 }
 
 /// What a finished write answers with.

@@ -4,7 +4,6 @@
 use std::time::Duration;
 
 use zellij_mcp_protocol::agent_name::{check_agent_name, parent_of, OUTSIDE_SENDER, PARENT};
-use zellij_mcp_protocol::agent_screen::is_agent_program;
 use zellij_mcp_protocol::ops::{
     CancelMessagesArgs, CancelMessagesResult, Happened, ReadEventsArgs, SendMessageArgs,
     DEFAULT_DELIVERY_WAIT_MS, DEFAULT_EVENTS_BYTES, DEFAULT_MESSAGE_TTL_S, MAX_DELIVERY_WAIT_MS,
@@ -13,7 +12,7 @@ use zellij_mcp_protocol::ops::{
 use zellij_mcp_protocol::text::plain_text;
 use zellij_mcp_protocol::{Error, ErrorBody, PaneKind, PaneRef};
 
-use super::{bad_request, now, Handled, HandlerResult};
+use super::{bad_request, now, Handled, HandlerResult, Zellij};
 use crate::agents::Agents;
 use crate::event_log::EventLog;
 use crate::host::Host;
@@ -23,7 +22,7 @@ use crate::messages::{Answer, Message, Outbox, Recipient};
 /// `send_message`: checked, logged as queued (which gives it its seq), and
 /// handed to the outbox, answered once delivered or its wait is over.
 pub fn send_message(
-    host: &impl Host,
+    zellij: &Zellij<'_, impl Host>,
     agents: &Agents,
     outbox: &Outbox,
     log: &mut EventLog,
@@ -59,11 +58,11 @@ pub fn send_message(
     let caller_name = asker.caller.and_then(|p| agents.by_pane().remove(&p));
     let to = recipient(&args.to, caller_name.as_deref())?;
     refuse_message_to_self(agents, &to, asker.caller)?;
-    refuse_unless_an_agent(host, agents, &to)?;
+    refuse_unless_an_agent(zellij, agents, &to)?;
     let from = sender(agents, args.from, caller_name, asker.caller)?;
     let text = plain_text(&args.text);
     outbox.room(text.len(), asker.client())?;
-    let (at_ms, at) = (host.unix_ms(), host.now());
+    let (at_ms, at) = (zellij.host.unix_ms(), zellij.host.now());
     let message = Message::queued(log, at_ms, at, to, &from, &text, ttl, asker.client())?
         .awaited_by(asker.clone(), at + Duration::from_millis(wait));
     Ok(Handled::Message(Box::new(message)))
@@ -165,27 +164,25 @@ fn sender(
     Ok(from)
 }
 
-/// A message to a pane by id goes only to an agent: a pane whose screen
-/// shows an agent's composer or dialog, that runs an agent program, or that
-/// has an agent's name. Anything else (a shell, an editor) would take the
+/// A message to a pane by id goes only to an agent: a pane that has an
+/// agent's name, or runs an agent program (one of those known by name, or
+/// described). Anything else (a shell, an editor, a REPL) would take the
 /// message as its own input, so it is refused now rather than held until
 /// its TTL. A missing pane is queued, as a pane that may still open.
 fn refuse_unless_an_agent(
-    host: &impl Host,
+    zellij: &Zellij<'_, impl Host>,
     agents: &Agents,
     to: &Recipient,
 ) -> Result<(), ErrorBody> {
     let Recipient::Pane(pane) = to else {
         return Ok(());
     };
-    if agents.by_pane().contains_key(pane) {
+    if agents.by_pane().contains_key(pane) || zellij.pane_now(*pane).is_none() {
         return Ok(());
     }
-    let Some(shown) = host.shown(*pane) else {
-        return Ok(());
-    };
-    let running = host.running_command(*pane).unwrap_or_default();
-    if shown.agent.is_some() || is_agent_program(&running) {
+    let running = zellij.host.running_command(*pane).unwrap_or_default();
+    let program = zellij.program_of(*pane, Some(&running));
+    if program.is_some_and(|p| zellij.programs.is_agent(&p)) {
         return Ok(());
     }
     Err(ErrorBody::from(Error::NotAnAgent {

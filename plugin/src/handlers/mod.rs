@@ -16,12 +16,14 @@ mod requests;
 mod waiting;
 
 pub use agents::{Board, Naming};
-pub use io::{write_result, ScreenText};
+pub use io::{write_result, ScreenText, PASTE_END, PASTE_START};
 pub use messages::{cancel_messages, read_events, send_message};
 pub use requests::{replay, status};
 pub use waiting::run_result;
 
 use serde::Serialize;
+use zellij_mcp_protocol::agent_programs::Programs;
+use zellij_mcp_protocol::agent_screen::{program_name, program_of_command, Telling};
 use zellij_mcp_protocol::{Error, ErrorBody, JsonText, PaneKind, PaneRef};
 use zellij_tile::prelude::PaneInfo;
 
@@ -65,16 +67,48 @@ fn refuse_own_pane(
     ))
 }
 
-/// What a handler reads before it acts: Zellij, through the host, and the
-/// session as its events showed it.
+/// What a handler reads before it acts: Zellij, through the host, the
+/// session as its events showed it, and how agent programs show their
+/// state.
 pub struct Zellij<'a, H> {
     pub host: &'a H,
     pub view: &'a SessionView,
+    pub programs: &'a Programs,
 }
 
 impl<'a, H: Host> Zellij<'a, H> {
-    pub fn of(host: &'a H, view: &'a SessionView) -> Self {
-        Zellij { host, view }
+    pub fn of(host: &'a H, view: &'a SessionView, programs: &'a Programs) -> Self {
+        Zellij {
+            host,
+            view,
+            programs,
+        }
+    }
+
+    /// The program a terminal pane runs (`running`, as Zellij last told),
+    /// else the one its command started.
+    pub fn program_of(&self, pane: PaneRef, running: Option<&[String]>) -> Option<String> {
+        match running {
+            Some(argv) => program_name(argv),
+            None => self
+                .view
+                .find(pane)
+                .and_then(|(_, info)| info.terminal_command.as_deref())
+                .and_then(program_of_command),
+        }
+    }
+
+    /// How to tell the state of `pane`, which runs `program` (see
+    /// [`Programs::telling`]), under its title as the events showed it.
+    pub fn telling(
+        &self,
+        pane: PaneRef,
+        program: Option<&str>,
+        named: bool,
+    ) -> Option<Telling<'a>> {
+        let view: &'a SessionView = self.view;
+        let title = view.find(pane).map_or("", |(_, info)| info.title.as_str());
+        self.programs.telling(program, named, title)
     }
 
     fn require_ready(&self) -> Result<(), ErrorBody> {
@@ -117,7 +151,7 @@ impl<'a, H: Host> Zellij<'a, H> {
 impl<H: Host> McpPlugin<H> {
     /// The parts every handler reads.
     pub fn zellij(&self) -> Zellij<'_, H> {
-        Zellij::of(&self.host, &self.view)
+        Zellij::of(&self.host, &self.view, &self.programs)
     }
 
     /// The parts a handler that names agents gets.
@@ -126,7 +160,7 @@ impl<H: Host> McpPlugin<H> {
             agents: &mut self.agents,
             log: &mut self.log,
         };
-        (Zellij::of(&self.host, &self.view), naming)
+        (Zellij::of(&self.host, &self.view, &self.programs), naming)
     }
 }
 

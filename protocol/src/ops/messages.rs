@@ -67,6 +67,9 @@ pub enum HoldReason {
     Asking,
     Draft,
     NoComposer,
+    /// The program takes what is typed during a turn into that turn
+    /// (Codex), so the message waits for the turn to end.
+    Working,
 }
 
 /// Most bytes of events one `read_events` returns by default, and at most.

@@ -1,0 +1,123 @@
+//! Codex CLI, Gemini CLI and opencode for real in Zellij panes, each against
+//! the project's stand-in for its model API (`clients/model_api.py`), under
+//! a home of its own that skips every first-run screen, in the mode where it
+//! asks before running a shell command.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+use zellij_mcp_harness::{workspace_root, Session};
+
+use super::claude::ModelApi;
+
+/// An agent program of a fixture, and how a person clears a draft there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Program {
+    Codex,
+    GeminiCli,
+    Opencode,
+}
+
+impl Program {
+    /// The fixture folder and the program in its `node_modules/.bin`.
+    fn fixture(self) -> (&'static str, &'static str) {
+        match self {
+            Program::Codex => ("codex", "codex"),
+            Program::GeminiCli => ("gemini-cli", "gemini"),
+            Program::Opencode => ("opencode", "opencode"),
+        }
+    }
+
+    pub fn bin(self) -> PathBuf {
+        let (fixture, bin) = self.fixture();
+        let path = workspace_root()
+            .join("bridge/tests/fixtures")
+            .join(fixture)
+            .join("node_modules/.bin")
+            .join(bin);
+        assert!(path.exists(), "run `make test-deps` ({fixture})");
+        path
+    }
+
+    /// Whether a message typed while it works waits for the turn's end
+    /// (Codex steers the running turn with Enter).
+    pub fn holds_while_working(self) -> bool {
+        self == Program::Codex
+    }
+
+    /// The command line that starts it in `cwd`, with a home of its own in
+    /// the session's sandbox, against `api`.
+    pub fn command(self, s: &Session, api: &ModelApi, cwd: &Path) -> Vec<String> {
+        let home = s
+            .sandbox()
+            .root()
+            .join(format!("{}-home", self.fixture().0));
+        std::fs::create_dir_all(cwd).unwrap();
+        let base = format!("http://127.0.0.1:{}", api.port);
+        let mut env = vec![
+            format!("HOME={}", home.display()),
+            "TERM=xterm-256color".into(),
+        ];
+        let mut args: Vec<String> = Vec::new();
+        match self {
+            Program::Codex => {
+                let config = format!(
+                    "model = \"standin-model\"\nmodel_provider = \"standin\"\ncheck_for_update_on_startup = false\n\n\
+                     [model_providers.standin]\nname = \"Standin\"\nbase_url = \"{base}/v1\"\nenv_key = \"STANDIN_API_KEY\"\nwire_api = \"responses\"\n\n\
+                     [projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+                    cwd.display()
+                );
+                write(&home.join(".codex/config.toml"), &config);
+                env.push("STANDIN_API_KEY=dummy".into());
+                args.extend(
+                    ["--no-daemon", "-a", "on-request", "-s", "workspace-write"].map(String::from),
+                );
+            }
+            Program::GeminiCli => {
+                let settings = json!({
+                    "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},
+                    "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+                    "ui": {"hideBanner": true, "hideTips": true, "showCompatibilityWarnings": false},
+                    "privacy": {"usageStatisticsEnabled": false},
+                });
+                write(&home.join(".gemini/settings.json"), &settings.to_string());
+                env.extend([
+                    "GEMINI_API_KEY=dummy".into(),
+                    format!("GOOGLE_GEMINI_BASE_URL={base}"),
+                ]);
+            }
+            Program::Opencode => {
+                let config = json!({
+                    "model": "anthropic/claude-sonnet-4-5",
+                    "small_model": "anthropic/claude-sonnet-4-5",
+                    "autoupdate": false,
+                    "share": "disabled",
+                    "provider": {"anthropic": {"options": {"baseURL": format!("{base}/v1"), "apiKey": "dummy"}}},
+                    "permission": {"bash": "ask", "edit": "ask"},
+                });
+                write(
+                    &home.join(".config/opencode/opencode.json"),
+                    &config.to_string(),
+                );
+                env.extend(
+                    [
+                        "OPENCODE_DISABLE_MODELS_FETCH=1",
+                        "OPENCODE_DISABLE_AUTOUPDATE=1",
+                        "OPENCODE_DISABLE_LSP_DOWNLOAD=1",
+                    ]
+                    .map(String::from),
+                );
+            }
+        }
+        let mut command = vec!["env".to_owned()];
+        command.extend(env);
+        command.push(self.bin().display().to_string());
+        command.extend(args);
+        command
+    }
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
