@@ -8,7 +8,9 @@ INK_FIXTURE    := bridge/tests/fixtures/ink-echo
 INSPECTOR      := bridge/tests/fixtures/inspector
 CLAUDE_CODE    := bridge/tests/fixtures/claude-code
 CLAUDE_CODE_FIRST := bridge/tests/fixtures/claude-code-2.1.197
-AGENT_PROGRAMS := bridge/tests/fixtures/codex bridge/tests/fixtures/gemini-cli bridge/tests/fixtures/opencode
+CODEX          := bridge/tests/fixtures/codex
+GEMINI_CLI     := bridge/tests/fixtures/gemini-cli
+OPENCODE       := bridge/tests/fixtures/opencode
 PY_CLIENT      := target/mcp-clients/venv
 PY_CLIENT_REQS := bridge/tests/clients/requirements.txt
 
@@ -41,7 +43,7 @@ zellij: wasm-target
 # The real Ink app the end-to-end tests submit into, MCP clients nobody
 # here wrote (the MCP Inspector's CLI, the Python SDK), Claude Code (its
 # agent teams open panes through the tmux shim), Codex CLI, Gemini CLI and
-# opencode (their install scripts build nothing the tests use), pinned, and the
+# opencode, pinned, and the
 # shells runs are typed into (zsh, fish: Debian's packages); npm and pip
 # keep their downloads in their caches between runs.
 test-deps:
@@ -51,9 +53,11 @@ test-deps:
 	npm ci --prefix $(INSPECTOR) --no-audit --no-fund
 	npm ci --prefix $(CLAUDE_CODE) --no-audit --no-fund
 	npm ci --prefix $(CLAUDE_CODE_FIRST) --no-audit --no-fund
-	for program in $(AGENT_PROGRAMS); do \
-		npm ci --prefix $$program --no-audit --no-fund --ignore-scripts || exit 1; \
-	done
+	npm ci --prefix $(CODEX) --no-audit --no-fund --ignore-scripts
+	npm ci --prefix $(GEMINI_CLI) --no-audit --no-fund --ignore-scripts
+	# npm ci refuses opencode's lock (it leaves out the other platforms'
+	# binaries); install takes it as it is, and links this platform's binary.
+	npm install --prefix $(OPENCODE) --no-audit --no-fund
 	@if ! cmp -s $(PY_CLIENT_REQS) $(PY_CLIENT)/installed.txt; then \
 		python3 -m venv $(PY_CLIENT) && \
 		$(PY_CLIENT)/bin/pip install --quiet --disable-pip-version-check -r $(PY_CLIENT_REQS) && \
