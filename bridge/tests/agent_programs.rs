@@ -22,13 +22,7 @@ fn codex_is_a_peer() {
     a_peer(Program::Codex);
 }
 
-/// Passes alone; in a loaded suite the first message's lone CR can reach
-/// Gemini CLI with the pasted text, which it takes as a new line of the
-/// draft (seen 2 runs in 2 with three programs at once): the message stays
-/// a draft. Delivery must confirm the composer emptied before this runs in
-/// `make test`.
 #[test]
-#[ignore = "a message's CR can be taken as a new line under load (see above)"]
 fn gemini_cli_is_a_peer() {
     a_peer(Program::GeminiCli);
 }

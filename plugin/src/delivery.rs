@@ -19,7 +19,7 @@ use crate::host::Host;
 use crate::messages::{Answer, Message, Recipient};
 use crate::pane_facts::Facts;
 use crate::tab_marks;
-use crate::writes::{PendingWrite, WriteDone};
+use crate::writes::{PendingWrite, Shows, Step, WriteDone};
 use crate::McpPlugin;
 
 /// How old a look at the agents may be for the board's rows.
@@ -233,6 +233,35 @@ impl<H: Host> McpPlugin<H> {
         };
         let steps = self.input.push(write, now);
         self.run_steps(steps);
+    }
+
+    /// The write queue's due CRs: a message to a program that takes it as a
+    /// paste gets its CR once the composer shows the text, and again while
+    /// the text stays there (a CR read soon after a paste is a new line to
+    /// Gemini CLI and Codex); never while the pane shows a dialog.
+    pub fn take_cr_when_shown(&mut self, now: Instant) -> Vec<Step> {
+        let (host, agents, programs, facts) =
+            (&self.host, &self.agents, &self.programs, &self.pane_facts);
+        let zellij = Zellij::of(host, &self.view, programs);
+        let look = |write: &PendingWrite| {
+            if !matches!(write.done, WriteDone::Delivered(_)) {
+                return Shows::Unlooked;
+            }
+            let pane = write.pane;
+            let running = facts.known(pane).and_then(|f| f.running.as_deref());
+            let program = zellij.program_of(pane, running);
+            if programs.delivery(program.as_deref()).multiline != Multiline::Paste {
+                return Shows::Unlooked;
+            }
+            let named = agents.by_pane().contains_key(&pane);
+            let telling = zellij.telling(pane, program.as_deref(), named);
+            match host.shown(pane, telling).and_then(|shown| shown.agent) {
+                Some(AgentScreen::Draft) => Shows::Draft,
+                Some(AgentScreen::Asking) => Shows::Dialog,
+                _ => Shows::Other,
+            }
+        };
+        self.input.on_timer(now, look)
     }
 
     /// Notes a message's delivery for the board's rows.

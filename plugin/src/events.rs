@@ -88,7 +88,7 @@ impl<H: Host> McpPlugin<H> {
     pub fn on_timer(&mut self) {
         self.run_due_tasks();
         let now = self.host.now();
-        let steps = self.input.on_timer(now);
+        let steps = self.take_cr_when_shown(now);
         self.run_steps(steps);
         self.shell_runs_due(now);
         self.requests.later.timer_fired(now);

@@ -4,8 +4,14 @@
 //! lone CR from a timer: Ink-based TUIs take a CR as Return only when it
 //! arrives as its own read, some time after the text. Its request is answered
 //! after the CR. While a pane has a write in progress, later writes to it wait
-//! their turn. This module is plain state: it returns [`Step`]s for the caller
-//! to carry out, so it is tested without Zellij.
+//! their turn. Where the caller looks at what the pane shows ([`Shows`]), a
+//! CR also waits, at most [`MOST_CR_WAIT`], until the text shows as a draft,
+//! and goes again while the draft is still there after it (up to
+//! [`MOST_CRS`]): a program that takes a CR soon after a paste as a new line
+//! of the draft (Gemini CLI, within 40 ms of handling the paste, which a
+//! loaded machine stretches) then gets one it takes as Return. No CR goes
+//! while the pane shows a dialog. This module is plain state: it returns
+//! [`Step`]s for the caller to carry out, so it is tested without Zellij.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -16,6 +22,25 @@ use crate::later::{Asker, TIMER_SLACK};
 
 /// Writes queued for one pane at most; more are `busy`.
 const MOST_QUEUED_WRITES: usize = 64;
+/// How long a CR waits for its pane to show the text, after its delay.
+pub const MOST_CR_WAIT: Duration = Duration::from_secs(2);
+/// How often a waiting CR's pane is looked at.
+const CR_LOOK_EVERY: Duration = Duration::from_millis(50);
+/// Most CRs one submit sends, where its pane is looked at.
+pub const MOST_CRS: u8 = 3;
+
+/// What a submit's pane shows, where the caller looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shows {
+    /// Not looked at: the CR goes once, after its delay.
+    Unlooked,
+    /// The composer holds a draft.
+    Draft,
+    /// A dialog: a CR would answer it.
+    Dialog,
+    /// Anything else (an empty composer, a screen not told).
+    Other,
+}
 
 /// One write request waiting for, or in, its turn.
 #[derive(Debug, Clone, PartialEq)]
@@ -63,6 +88,11 @@ struct PaneQueue {
     items: VecDeque<PendingWrite>,
     /// The head is a submit whose CR is due then.
     cr_due: Option<Instant>,
+    /// When its CR was first due (a CR that waits for the pane to show the
+    /// text waits at most [`MOST_CR_WAIT`] from then).
+    cr_first_due: Option<Instant>,
+    /// The CRs the head has sent.
+    crs_sent: u8,
     /// After a submit CR the pane gets no input until then: an Ink app that
     /// gets text right after Return may merge it into the old value.
     quiet_until: Option<Instant>,
@@ -95,18 +125,46 @@ impl WriteQueue {
         steps
     }
 
-    /// Called on every timer event: sends due submit CRs, and resumes panes
-    /// whose quiet time after a CR is over. Never early: a CR a few ms short
-    /// of its delay may reach an Ink app with the text. Another timer landing
-    /// just before the moment arms one for it, in case its own came early.
-    pub fn on_timer(&mut self, now: Instant) -> Vec<Step> {
+    /// Called on every timer event: sends due submit CRs, as what `look`
+    /// says each pane shows allows (see the module's doc), and resumes
+    /// panes whose quiet time after a CR is over. Never early: a CR a few
+    /// ms short of its delay may reach an Ink app with the text. Another
+    /// timer landing just before the moment arms one for it, in case its own
+    /// came early.
+    pub fn on_timer(&mut self, now: Instant, look: impl Fn(&PendingWrite) -> Shows) -> Vec<Step> {
         let mut steps = Vec::new();
         for (pane, queue) in self.panes.iter_mut() {
             if is_due(queue.cr_due, now, &mut steps) {
-                queue.cr_due = None;
+                let Some(head) = queue.items.front() else {
+                    queue.cr_due = None;
+                    continue;
+                };
+                let settle = head.submit_delay.unwrap_or_default();
+                let first_due = *queue.cr_first_due.get_or_insert(now);
+                let shows = look(head);
+                let again = |after| (Some(now + after), Step::ArmTimer(after));
+                let next = match (queue.crs_sent, shows) {
+                    (0, Shows::Other) if now < first_due + MOST_CR_WAIT => {
+                        Some(again(CR_LOOK_EVERY))
+                    }
+                    (0, Shows::Draft | Shows::Other) | (1..MOST_CRS, Shows::Draft) => {
+                        steps.push(Step::WriteCr(*pane));
+                        queue.crs_sent += 1;
+                        Some(again(settle))
+                    }
+                    (0, Shows::Unlooked) => {
+                        steps.push(Step::WriteCr(*pane));
+                        None
+                    }
+                    _ => None,
+                };
+                if let Some((due, timer)) = next {
+                    queue.cr_due = due;
+                    steps.push(timer);
+                    continue;
+                }
+                (queue.cr_due, queue.cr_first_due, queue.crs_sent) = (None, None, 0);
                 if let Some(done) = queue.items.pop_front() {
-                    let settle = done.submit_delay.unwrap_or_default();
-                    steps.push(Step::WriteCr(*pane));
                     steps.push(Step::Reply(done));
                     queue.quiet_until = Some(now + settle);
                     steps.push(Step::ArmTimer(settle));
@@ -224,8 +282,10 @@ mod tests {
                 Step::ArmTimer(Duration::from_millis(150))
             ]
         );
-        assert!(q.on_timer(t0 + Duration::from_millis(50)).is_empty());
-        let steps = q.on_timer(t0 + Duration::from_millis(151));
+        assert!(q
+            .on_timer(t0 + Duration::from_millis(50), |_| Shows::Unlooked)
+            .is_empty());
+        let steps = q.on_timer(t0 + Duration::from_millis(151), |_| Shows::Unlooked);
         assert_eq!(steps[0], Step::WriteCr(PaneRef::terminal(1)));
         assert_eq!(replied(&steps), ["a"]);
         assert_eq!(q.pending(), 0);
@@ -238,10 +298,10 @@ mod tests {
         q.push(write("a", 1, "hi", Some(150)), t0);
         let early = t0 + Duration::from_millis(145);
         assert_eq!(
-            q.on_timer(early),
+            q.on_timer(early, |_| Shows::Unlooked),
             [Step::ArmTimer(Duration::from_millis(5))]
         );
-        let steps = q.on_timer(t0 + Duration::from_millis(150));
+        let steps = q.on_timer(t0 + Duration::from_millis(150), |_| Shows::Unlooked);
         assert_eq!(steps[0], Step::WriteCr(PaneRef::terminal(1)));
     }
 
@@ -251,9 +311,9 @@ mod tests {
         let mut q = WriteQueue::default();
         q.push(write("a", 1, "hi", Some(150)), t0);
         let t1 = t0 + Duration::from_millis(150);
-        q.on_timer(t1);
+        q.on_timer(t1, |_| Shows::Unlooked);
         assert!(q.push(write("b", 1, "next", None), t1).is_empty());
-        let steps = q.on_timer(t1 + Duration::from_millis(150));
+        let steps = q.on_timer(t1 + Duration::from_millis(150), |_| Shows::Unlooked);
         assert_eq!(
             steps[0],
             Step::Write(PaneRef::terminal(1), b"next".to_vec())
@@ -273,7 +333,7 @@ mod tests {
         assert!(q.push(write("b", 1, "second", Some(100)), t0).is_empty());
         assert!(q.push(write("c", 1, "x", None), t0).is_empty());
         let t1 = t0 + Duration::from_millis(100);
-        let steps = q.on_timer(t1);
+        let steps = q.on_timer(t1, |_| Shows::Unlooked);
         assert_eq!(
             steps,
             [
@@ -285,15 +345,15 @@ mod tests {
         );
         let t2 = t1 + Duration::from_millis(100);
         assert_eq!(
-            q.on_timer(t2),
+            q.on_timer(t2, |_| Shows::Unlooked),
             [
                 Step::Write(PaneRef::terminal(1), b"second".to_vec()),
                 Step::ArmTimer(Duration::from_millis(100)),
             ]
         );
-        let steps = q.on_timer(t2 + Duration::from_millis(100));
+        let steps = q.on_timer(t2 + Duration::from_millis(100), |_| Shows::Unlooked);
         assert_eq!(replied(&steps), ["b"]);
-        let steps = q.on_timer(t2 + Duration::from_millis(200));
+        let steps = q.on_timer(t2 + Duration::from_millis(200), |_| Shows::Unlooked);
         assert_eq!(replied(&steps), ["c"]);
         assert_eq!(q.pending(), 0);
     }
@@ -306,5 +366,51 @@ mod tests {
         let steps = q.push(write("b", 2, "fast", None), t0);
         assert_eq!(replied(&steps), ["b"]);
         assert_eq!(q.pending(), 1);
+    }
+
+    #[test]
+    fn a_looked_at_cr_waits_for_its_draft_goes_again_while_it_stays_and_never_into_a_dialog() {
+        let mut q = WriteQueue::default();
+        let t0 = Instant::now();
+        let ms = Duration::from_millis;
+        let cr = |pane| Step::WriteCr(PaneRef::terminal(pane));
+        q.push(write("a", 1, "hi", Some(150)), t0);
+        let steps = q.on_timer(t0 + ms(150), |_| Shows::Other);
+        assert_eq!(steps, [Step::ArmTimer(CR_LOOK_EVERY)], "not shown yet");
+        let steps = q.on_timer(t0 + ms(200), |_| Shows::Draft);
+        assert_eq!(steps, [cr(1), Step::ArmTimer(ms(150))], "shown");
+        let steps = q.on_timer(t0 + ms(350), |_| Shows::Draft);
+        assert_eq!(
+            steps,
+            [cr(1), Step::ArmTimer(ms(150))],
+            "a new line, not Return"
+        );
+        let steps = q.on_timer(t0 + ms(500), |_| Shows::Other);
+        assert!(!steps.contains(&cr(1)));
+        assert_eq!(replied(&steps), ["a"], "taken");
+        // Never shown: the CR goes once after the longest wait.
+        let t1 = t0 + ms(1000);
+        q.push(write("b", 2, "hi", Some(150)), t1);
+        let mut at = t1 + ms(150);
+        while at < t1 + ms(150) + MOST_CR_WAIT {
+            assert!(!q.on_timer(at, |_| Shows::Other).contains(&cr(2)));
+            at += CR_LOOK_EVERY;
+        }
+        assert_eq!(q.on_timer(at, |_| Shows::Other)[0], cr(2));
+        assert_eq!(replied(&q.on_timer(at + ms(150), |_| Shows::Other)), ["b"]);
+        // A draft that stays gets MOST_CRS in all.
+        let t2 = t1 + ms(5000);
+        q.push(write("c", 3, "hi", Some(150)), t2);
+        let sent: usize = (1..10)
+            .map(|i| q.on_timer(t2 + ms(150 * i), |_| Shows::Draft))
+            .map(|steps| steps.iter().filter(|s| **s == cr(3)).count())
+            .sum();
+        assert_eq!(sent, usize::from(MOST_CRS));
+        // A dialog: the write ends without a CR.
+        let t3 = t2 + ms(5000);
+        q.push(write("d", 4, "hi", Some(150)), t3);
+        let steps = q.on_timer(t3 + ms(150), |_| Shows::Dialog);
+        assert!(!steps.contains(&cr(4)));
+        assert_eq!(replied(&steps), ["d"]);
     }
 }
