@@ -30,6 +30,28 @@ fn ink_app(mcp: &Mcp, out: &Path) -> String {
     pane
 }
 
+/// The Ink app drawing a bot's plain prompt (`bot> `) in a new pane, named
+/// `name` as an agent that reads lines; the pane's id.
+fn line_reader(mcp: &Mcp, out: &Path, name: &str) -> String {
+    let app = workspace_root().join("bridge/tests/fixtures/ink-echo/echo.mjs");
+    let command = [
+        "node",
+        app.to_str().unwrap(),
+        out.to_str().unwrap(),
+        "plain",
+    ];
+    let args =
+        json!({"command": command, "placement": "tiled", "agent_name": name, "reads_lines": true});
+    let pane = mcp.ok("zellij_new_pane", args)["pane_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    wait_for("the bot's prompt", Duration::from_secs(30), || {
+        screen(mcp, &pane).contains("bot ready").then_some(())
+    });
+    pane
+}
+
 fn pane_number(pane: &str) -> u32 {
     pane.trim_start_matches("terminal_").parse().unwrap()
 }
@@ -417,4 +439,53 @@ fn a_target_closed_midway_and_started_again_under_its_name_misses_nothing() {
         "every message once, in seq order ({} after the restart)",
         after.len()
     );
+}
+
+#[test]
+fn an_agent_that_reads_lines_gets_messages_from_four_senders_in_order_never_into_a_draft() {
+    let s = session("lines");
+    let plain = mcp(&s, "socket");
+    let out = s.sandbox().work().join("received.jsonl");
+    let pane = line_reader(&plain, &out, "bot");
+    let senders: Vec<Mcp> = (0..4).map(|_| mcp(&s, "socket")).collect();
+    let per_sender = 25;
+    std::thread::scope(|scope| {
+        for (k, sender) in senders.iter().enumerate() {
+            scope.spawn(move || {
+                for i in 0..per_sender {
+                    let args = json!({"to": "bot", "text": format!("{k}-{i}"), "from": format!("s{k}"), "wait_ms": 0});
+                    sender.ok("zellij_send_message", args);
+                }
+            });
+        }
+    });
+    let got = received(&out, 4 * per_sender);
+    let parsed: Vec<(u64, String, String)> = got.iter().map(|m| parse(m)).collect();
+    let seqs: Vec<u64> = parsed.iter().map(|p| p.0).collect();
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "seq order: {seqs:?}");
+    for k in 0..4 {
+        let texts: Vec<&str> = parsed
+            .iter()
+            .filter(|p| p.1 == format!("s{k}"))
+            .map(|p| p.2.as_str())
+            .collect();
+        let sent: Vec<String> = (0..per_sender).map(|i| format!("{k}-{i}")).collect();
+        assert_eq!(texts, sent, "sender s{k}'s messages, in its order");
+    }
+
+    // A person's half-typed line holds a message; several lines go as one.
+    plain.ok("zellij_write", json!({"pane_id": pane, "text": "my own"}));
+    let args = json!({"to": "bot", "text": "first\nsecond", "from": "ci", "wait_ms": 1500});
+    let sent = plain.ok("zellij_send_message", args);
+    assert_eq!(
+        (&sent["status"], &sent["held_because"]),
+        (&json!("held"), &json!("draft")),
+        "{sent}"
+    );
+    // The person sends their line: the message follows, alone.
+    plain.ok("zellij_write", json!({"pane_id": pane, "keys": ["Enter"]}));
+    let got = received(&out, 4 * per_sender + 2);
+    assert_eq!(got[4 * per_sender], "my own");
+    let last = &got[4 * per_sender + 1];
+    assert!(last.ends_with("] first second"), "{last}");
 }

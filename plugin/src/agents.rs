@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 
 use zellij_mcp_protocol::{Error, ErrorBody, PaneRef};
 
+/// The names file's mark of an agent that reads lines.
+const LINES: &str = "lines";
 /// Most names kept; more are `busy`.
 const MOST_AGENTS: usize = 256;
 /// Zellij may list a new pane only a while after it is made; its name is
@@ -37,6 +39,24 @@ impl Agents {
     /// Every name and its pane (read afresh: another instance may have
     /// changed them).
     pub fn all(&self) -> BTreeMap<String, PaneRef> {
+        self.entries()
+            .into_iter()
+            .map(|(name, (pane, _))| (name, pane))
+            .collect()
+    }
+
+    /// The panes whose agents read lines (declared when named): messages
+    /// are typed there as a line at an empty prompt.
+    pub fn reading_lines(&self) -> Vec<PaneRef> {
+        let entries = self.entries().into_values();
+        entries
+            .filter(|(_, lines)| *lines)
+            .map(|(p, _)| p)
+            .collect()
+    }
+
+    /// Every name, its pane, and whether its agent reads lines.
+    fn entries(&self) -> BTreeMap<String, (PaneRef, bool)> {
         let Some(text) = self
             .path
             .as_ref()
@@ -46,8 +66,9 @@ impl Agents {
         };
         text.lines()
             .filter_map(|line| {
-                let (name, pane) = line.split_once(' ')?;
-                Some((name.to_owned(), pane.parse().ok()?))
+                let mut words = line.split(' ');
+                let (name, pane) = (words.next()?, words.next()?.parse().ok()?);
+                Some((name.to_owned(), (pane, words.next() == Some(LINES))))
             })
             .collect()
     }
@@ -76,24 +97,25 @@ impl Agents {
     }
 
     /// Gives `pane` the name (its only one), unless another pane that
-    /// still `exists` has it.
+    /// still `exists` has it; `lines` when its agent reads lines.
     pub fn assign(
         &mut self,
         name: &str,
         pane: PaneRef,
+        lines: bool,
         exists: impl Fn(PaneRef) -> bool,
         now: Instant,
     ) -> Result<(), ErrorBody> {
         self.check_free(name, Some(pane), &exists)?;
-        let mut names = self.all();
-        names.retain(|n, p| *p != pane && n != name && exists(*p));
+        let mut names = self.entries();
+        names.retain(|n, (p, _)| *p != pane && n != name && exists(*p));
         if names.len() >= MOST_AGENTS {
             return Err(ErrorBody::from(Error::Busy {
                 problem: format!("{MOST_AGENTS} agent names are taken already"),
                 fix: "close panes whose agents are done".into(),
             }));
         }
-        names.insert(name.to_owned(), pane);
+        names.insert(name.to_owned(), (pane, lines));
         self.save(&names)?;
         self.forget_old(now);
         self.named_lately.insert(pane, now);
@@ -110,13 +132,13 @@ impl Agents {
     ) -> Vec<(String, PaneRef)> {
         self.forget_old(now);
         let (kept, gone): (BTreeMap<_, _>, BTreeMap<_, _>) = self
-            .all()
+            .entries()
             .into_iter()
-            .partition(|(_, p)| exists(*p) || self.named_lately.contains_key(p));
+            .partition(|(_, (p, _))| exists(*p) || self.named_lately.contains_key(p));
         if !gone.is_empty() {
             let _ = self.save(&kept);
         }
-        gone.into_iter().collect()
+        gone.into_iter().map(|(name, (p, _))| (name, p)).collect()
     }
 
     /// Releases the names of `closed` panes, named lately or not.
@@ -134,11 +156,15 @@ impl Agents {
     }
 
     /// Writes then renames, so a reader never sees half a file.
-    fn save(&self, names: &BTreeMap<String, PaneRef>) -> Result<(), ErrorBody> {
+    fn save(&self, names: &BTreeMap<String, (PaneRef, bool)>) -> Result<(), ErrorBody> {
         let Some(path) = &self.path else {
             return Ok(());
         };
-        let text: String = names.iter().map(|(n, p)| format!("{n} {p}\n")).collect();
+        let line = |(n, (p, lines)): (&String, &(PaneRef, bool))| match lines {
+            true => format!("{n} {p} {LINES}\n"),
+            false => format!("{n} {p}\n"),
+        };
+        let text: String = names.iter().map(line).collect();
         let tmp = path.with_extension("agents-tmp");
         fs::write(&tmp, text)
             .and_then(|()| fs::rename(&tmp, path))
@@ -164,8 +190,9 @@ mod tests {
     fn a_pane_has_one_name_and_a_name_one_live_pane() {
         let mut a = agents("agents-one");
         let (one, two) = (PaneRef::terminal(1), PaneRef::terminal(2));
-        a.assign("main", one, |_| true, Instant::now()).unwrap();
-        a.assign("main.tests", one, |_| true, Instant::now())
+        a.assign("main", one, false, |_| true, Instant::now())
+            .unwrap();
+        a.assign("main.tests", one, false, |_| true, Instant::now())
             .unwrap();
         assert_eq!(
             a.by_pane().get(&one).map(String::as_str),
@@ -173,11 +200,11 @@ mod tests {
         );
         assert_eq!(a.all().len(), 1, "the old name is released");
         let taken = a
-            .assign("main.tests", two, |_| true, Instant::now())
+            .assign("main.tests", two, false, |_| true, Instant::now())
             .unwrap_err();
         assert!(taken.message.contains("terminal_1"), "{}", taken.message);
         // A name whose pane is gone can be taken.
-        a.assign("main.tests", two, |p| p == two, Instant::now())
+        a.assign("main.tests", two, true, |p| p == two, Instant::now())
             .unwrap();
         assert_eq!(
             a.by_pane().get(&two).map(String::as_str),
@@ -188,9 +215,9 @@ mod tests {
     #[test]
     fn names_of_closed_panes_are_released_and_every_reader_sees_the_file() {
         let mut a = agents("agents-gone");
-        a.assign("a", PaneRef::terminal(1), |_| true, Instant::now())
+        a.assign("a", PaneRef::terminal(1), false, |_| true, Instant::now())
             .unwrap();
-        a.assign("b", PaneRef::terminal(2), |_| true, Instant::now())
+        a.assign("b", PaneRef::terminal(2), true, |_| true, Instant::now())
             .unwrap();
         assert!(
             a.release_gone(|_| false, Instant::now()).is_empty(),
@@ -204,5 +231,6 @@ mod tests {
         let other_instance = Agents::new(a.path.clone().unwrap());
         let names: Vec<String> = other_instance.all().into_keys().collect();
         assert_eq!(names, ["b"]);
+        assert_eq!(other_instance.reading_lines(), [PaneRef::terminal(2)]);
     }
 }

@@ -12,6 +12,7 @@ use zellij_mcp_protocol::agent_screen::AgentScreen;
 use zellij_mcp_protocol::ops::{
     AgentsResult, Happened, HoldReason, PaneEntry, PaneState, DEFAULT_MESSAGE_TTL_S,
 };
+use zellij_mcp_protocol::shell_line::{prompt_line, ShellLine};
 use zellij_mcp_protocol::{PaneKind, PaneRef};
 
 use crate::handlers::{to_json, Board, Zellij, PASTE_END, PASTE_START};
@@ -191,6 +192,9 @@ impl<H: Host> McpPlugin<H> {
             },
         };
         let named = names.values().any(|p| *p == pane);
+        if self.agents.reading_lines().contains(&pane) {
+            return self.line_taking(pane);
+        }
         let host = &self.host;
         let running = self
             .pane_facts
@@ -216,6 +220,23 @@ impl<H: Host> McpPlugin<H> {
         match held_because(shown.agent, delivery) {
             Some(why) => Taking::Held(pane, why),
             None => Taking::Now(pane, delivery),
+        }
+    }
+
+    /// Whether an agent that reads lines takes a message now: only while
+    /// its prompt's line is empty (a person's text there is a draft).
+    fn line_taking(&self, pane: PaneRef) -> Taking {
+        let Some(info) = self.zellij().pane_now(pane) else {
+            return Taking::Later;
+        };
+        if info.exited || self.input.room(pane).is_err() {
+            return Taking::Later;
+        }
+        match self.host.screen(pane).map(|rows| prompt_line(&rows)) {
+            Ok(ShellLine::Empty) => Taking::Now(pane, Delivery::LINES),
+            Ok(ShellLine::Draft(_)) => Taking::Held(pane, HoldReason::Draft),
+            Ok(ShellLine::Unknown) => Taking::Held(pane, HoldReason::NoComposer),
+            Err(_) => Taking::Later,
         }
     }
 
@@ -442,10 +463,12 @@ impl<H: Host> McpPlugin<H> {
 
 /// A message's bytes, as its program takes them: several lines in one
 /// bracketed paste where a typed CR or line feed would not stay in the
-/// draft.
+/// draft, or as one line to an agent that reads lines.
 fn message_bytes(typed: String, delivery: Delivery) -> Vec<u8> {
-    if delivery.multiline == Multiline::Typed || !typed.contains('\n') {
-        return typed.into_bytes();
+    match delivery.multiline {
+        _ if !typed.contains('\n') => typed.into_bytes(),
+        Multiline::Typed => typed.into_bytes(),
+        Multiline::Paste => [PASTE_START, typed.as_bytes(), PASTE_END].concat(),
+        Multiline::OneLine => typed.replace('\n', " ").into_bytes(),
     }
-    [PASTE_START, typed.as_bytes(), PASTE_END].concat()
 }

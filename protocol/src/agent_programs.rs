@@ -50,6 +50,9 @@ pub enum Multiline {
     /// As one bracketed paste: a CR inside typed text would submit, or
     /// turn into a newline only by the program's guess.
     Paste,
+    /// As one line, its line feeds made spaces (a program that reads
+    /// lines would take each as its own input).
+    OneLine,
 }
 
 /// What a message to a program that is working does.
@@ -68,6 +71,14 @@ pub enum WhileWorking {
 pub struct Delivery {
     pub multiline: Multiline,
     pub while_working: WhileWorking,
+}
+
+impl Delivery {
+    /// An agent that reads lines at a prompt.
+    pub const LINES: Delivery = Delivery {
+        multiline: Multiline::OneLine,
+        while_working: WhileWorking::Queue,
+    };
 }
 
 /// One program's description.
@@ -475,6 +486,7 @@ fn setting<'n>(d: &mut Description, node: &'n KdlNode) -> NodeResult<'n, ()> {
                 match (key, value.as_string()) {
                     ("multiline", Some("typed")) => d.delivery.multiline = Multiline::Typed,
                     ("multiline", Some("paste")) => d.delivery.multiline = Multiline::Paste,
+                    ("multiline", Some("one-line")) => d.delivery.multiline = Multiline::OneLine,
                     ("while-working", Some("queue")) => {
                         d.delivery.while_working = WhileWorking::Queue
                     }
@@ -482,7 +494,10 @@ fn setting<'n>(d: &mut Description, node: &'n KdlNode) -> NodeResult<'n, ()> {
                         d.delivery.while_working = WhileWorking::Hold
                     }
                     ("multiline", _) => {
-                        return Err((node, "multiline is \"typed\" or \"paste\"".into()))
+                        return Err((
+                            node,
+                            "multiline is \"typed\", \"paste\" or \"one-line\"".into(),
+                        ))
                     }
                     _ => return Err((node, "while-working is \"queue\" or \"hold\"".into())),
                 }

@@ -76,6 +76,30 @@ pub fn shell_line<S: AsRef<str>>(rows: &[S], cursor: Option<(usize, usize)>) -> 
     }
 }
 
+/// The line of a program that reads lines at a prompt, from its screen's
+/// last row with text, cursor or not (Ink apps hide the terminal's cursor
+/// and draw their own): empty when the row ends with a prompt sign, else a
+/// draft; unknown on a blank screen.
+pub fn prompt_line<S: AsRef<str>>(rows: &[S]) -> ShellLine {
+    let Some(row) = rows
+        .iter()
+        .map(|r| r.as_ref().trim_end())
+        .rfind(|r| !r.is_empty())
+    else {
+        return ShellLine::Unknown;
+    };
+    let mut back = row.chars().rev();
+    let ends_prompt = match (back.next(), back.next()) {
+        (Some(sign), _) if PROMPT_SIGNS.contains(&sign) => true,
+        (Some(sign), before) if TYPED_SIGNS.contains(&sign) => before.is_none_or(|c| c != ' '),
+        _ => false,
+    };
+    match ends_prompt {
+        true => ShellLine::Empty,
+        false => ShellLine::Draft(row.to_owned()),
+    }
+}
+
 /// `text` split where display cell `column` starts; past its end, all of
 /// it is before.
 fn split_at_cell(text: &str, column: usize) -> (&str, &str) {
@@ -95,6 +119,25 @@ mod tests {
 
     fn line(row: &str, column: usize) -> ShellLine {
         shell_line(&["earlier output", row, ""], Some((column, 1)))
+    }
+
+    #[test]
+    fn a_line_readers_last_row_ends_with_its_prompt_when_its_line_is_empty() {
+        assert_eq!(
+            prompt_line(&["bot ready", "bot> ", "", ""]),
+            ShellLine::Empty
+        );
+        assert_eq!(prompt_line(&["sink$"]), ShellLine::Empty);
+        assert_eq!(
+            prompt_line(&["bot> my own"]),
+            ShellLine::Draft("bot> my own".into())
+        );
+        assert_eq!(
+            prompt_line(&["bot> echo a >"]),
+            ShellLine::Draft("bot> echo a >".into()),
+            "a sign after a space is typed"
+        );
+        assert_eq!(prompt_line(&["", "  "]), ShellLine::Unknown);
     }
 
     #[test]

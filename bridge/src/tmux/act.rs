@@ -177,7 +177,10 @@ impl Shim<'_> {
         };
         self.call::<op::Rename>(&rename).await?;
         if check_agent_name(&title).is_ok() {
-            let register = RegisterAgentArgs { name: title };
+            let register = RegisterAgentArgs {
+                name: title,
+                reads_lines: false,
+            };
             if let Err(e) = self
                 .call_as::<op::RegisterAgent>(&register, Some(pane))
                 .await

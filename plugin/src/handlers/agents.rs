@@ -40,10 +40,12 @@ impl Naming<'_> {
         z: &Zellij<H>,
         name: Option<&str>,
         pane: PaneRef,
+        lines: bool,
     ) -> Result<(), ErrorBody> {
         let Some(name) = name else { return Ok(()) };
         let exists = |p| p == pane || z.pane_now(p).is_some();
-        self.agents.assign(name, pane, exists, z.host.now())?;
+        self.agents
+            .assign(name, pane, lines, exists, z.host.now())?;
         let registered = Happened::Registered {
             name: name.to_owned(),
             pane_id: pane,
@@ -72,7 +74,7 @@ impl<H: Host> Zellij<'_, H> {
         let exists = |p| self.pane_now(p).is_some();
         naming
             .agents
-            .assign(&args.name, pane, exists, self.host.now())?;
+            .assign(&args.name, pane, args.reads_lines, exists, self.host.now())?;
         let registered = Happened::Registered {
             name: args.name.clone(),
             pane_id: pane,

@@ -150,7 +150,7 @@ impl<H: Host> Zellij<'_, H> {
             args.name.as_deref(),
             args.at.focus,
         )?;
-        naming.name(self, args.agent_name.as_deref(), pane)?;
+        naming.name(self, args.agent_name.as_deref(), pane, args.reads_lines)?;
         Ok(pane_when_listed(pane, tab.tab_id))
     }
 

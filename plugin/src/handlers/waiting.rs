@@ -115,7 +115,7 @@ impl<H: Host> Zellij<'_, H> {
         }
         naming.check_free(self, args.agent_name.as_deref())?;
         let pane = self.spawn(&tab, &content, placement, args.name.as_deref(), false)?;
-        naming.name(self, args.agent_name.as_deref(), pane)?;
+        naming.name(self, args.agent_name.as_deref(), pane, args.reads_lines)?;
         let started = run_result(pane, Some(tab.tab_id));
         if args.wait == Some(false) {
             let settle = super::once_pane_shows(

@@ -332,6 +332,11 @@ pub struct RunArgs {
     pub name: Option<String>,
     /// Agent name for the pane.
     pub agent_name: Option<String>,
+    /// The agent reads lines at a prompt (no composer): messages go as
+    /// one line each, while its line is empty.
+    #[serde(default)]
+    pub reads_lines: bool,
+
     /// Default background (hidden).
     pub placement: Option<Placement>,
     /// Wait for the exit (default true).

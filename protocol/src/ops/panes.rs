@@ -83,6 +83,10 @@ pub struct PaneDetails {
 pub struct RegisterAgentArgs {
     /// Dotted, e.g. main.feature.auth.
     pub name: String,
+    /// The agent reads lines at a prompt (no composer): messages go as
+    /// one line each, while its line is empty.
+    #[serde(default)]
+    pub reads_lines: bool,
 }
 
 /// Filters; all optional and combined with AND.
@@ -173,6 +177,10 @@ pub struct NewPaneArgs {
     pub name: Option<String>,
     /// Agent name for the pane, e.g. main.tests.
     pub agent_name: Option<String>,
+    /// The agent reads lines at a prompt (no composer): messages go as
+    /// one line each, while its line is empty.
+    #[serde(default)]
+    pub reads_lines: bool,
     #[serde(flatten)]
     pub at: Opening,
 }
