@@ -220,13 +220,25 @@ impl Description {
 #[derive(Debug, Clone, Default)]
 pub struct Programs {
     descriptions: Vec<Description>,
+    /// Those whose composer has a start and an end row.
+    bounded: Vec<Description>,
 }
 
 impl Programs {
     /// The built-in descriptions (tested to parse).
     pub fn built_in() -> Programs {
+        Programs::of(parse(BUILT_IN, "built-in").unwrap_or_default())
+    }
+
+    fn of(descriptions: Vec<Description>) -> Programs {
+        let bounded = descriptions
+            .iter()
+            .filter(|d| d.start.is_some() && d.end.is_some())
+            .cloned()
+            .collect();
         Programs {
-            descriptions: parse(BUILT_IN, "built-in").unwrap_or_default(),
+            descriptions,
+            bounded,
         }
     }
 
@@ -240,7 +252,7 @@ impl Programs {
                 .into_iter()
                 .filter(|d| !names.contains(&d.name)),
         );
-        Ok(Programs { descriptions })
+        Ok(Programs::of(descriptions))
     }
 
     /// The description for the program named `program`.
@@ -265,24 +277,26 @@ impl Programs {
         names_an_agent(program) || self.for_program(program).is_some()
     }
 
-    /// How to tell the state of a pane that runs `program` (none: no
-    /// agent's), titled `title`: its program's description; for a pane with
-    /// an agent name whose program none describes, every description.
+    /// How to tell the state of a pane that runs `program`, titled
+    /// `title`: its program's description; for a pane with an agent name
+    /// whose program none describes, every description; for any other
+    /// pane, the descriptions whose composer has rows of its own around it
+    /// (Claude Code's rules), which no shell, REPL or editor draws.
     pub fn telling<'a>(
         &'a self,
         program: Option<&str>,
         named: bool,
         title: &'a str,
-    ) -> Option<Telling<'a>> {
+    ) -> Telling<'a> {
         let descriptions = match program.and_then(|p| self.for_program(p)) {
             Some(d) => std::slice::from_ref(d),
             None if named => self.all(),
-            None => return None,
+            None => &self.bounded,
         };
-        Some(Telling {
+        Telling {
             descriptions,
             title,
-        })
+        }
     }
 
     /// How a pane that runs `program` takes a message.

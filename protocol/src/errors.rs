@@ -164,7 +164,7 @@ impl ErrorCode {
                 "leave it to the person, or pass answer: true to answer it on purpose (it is logged)"
             }
             ErrorCode::NotAnAgent => {
-                "send to an agent's pane or name (a name waits for its agent; an agent names itself with zellij_register_agent), describe its program in agents.kdl, or type with zellij_write"
+                "send to an agent's pane or name (a name waits for its agent; an agent names itself with zellij_register_agent), or type with zellij_write"
             }
             ErrorCode::ResultUnknown => "read the pane (zellij_read) before running it again",
             ErrorCode::ReplyLost => {

@@ -165,10 +165,12 @@ fn sender(
 }
 
 /// A message to a pane by id goes only to an agent: a pane that has an
-/// agent's name, or runs an agent program (one of those known by name, or
-/// described). Anything else (a shell, an editor, a REPL) would take the
-/// message as its own input, so it is refused now rather than held until
-/// its TTL. A missing pane is queued, as a pane that may still open.
+/// agent's name, runs an agent program (one of those known by name, or
+/// described), or shows a composer with rows of its own around it (Claude
+/// Code's rules, an Ink app drawn the same way). Anything else (a shell,
+/// an editor, a REPL) would take the message as its own input, so it is
+/// refused now rather than held until its TTL. A missing pane is queued,
+/// as a pane that may still open.
 fn refuse_unless_an_agent(
     zellij: &Zellij<'_, impl Host>,
     agents: &Agents,
@@ -182,7 +184,15 @@ fn refuse_unless_an_agent(
     }
     let running = zellij.host.running_command(*pane).unwrap_or_default();
     let program = zellij.program_of(*pane, Some(&running));
-    if program.is_some_and(|p| zellij.programs.is_agent(&p)) {
+    if program
+        .as_deref()
+        .is_some_and(|p| zellij.programs.is_agent(p))
+    {
+        return Ok(());
+    }
+    let telling = zellij.telling(*pane, program.as_deref(), false);
+    let shown = zellij.host.shown(*pane, telling);
+    if shown.is_some_and(|s| s.agent.is_some()) {
         return Ok(());
     }
     Err(ErrorBody::from(Error::NotAnAgent {

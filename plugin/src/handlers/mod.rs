@@ -108,7 +108,7 @@ impl<'a, H: Host> Zellij<'a, H> {
     ) -> Option<Telling<'a>> {
         let view: &'a SessionView = self.view;
         let title = view.find(pane).map_or("", |(_, info)| info.title.as_str());
-        self.programs.telling(program, named, title)
+        Some(self.programs.telling(program, named, title))
     }
 
     fn require_ready(&self) -> Result<(), ErrorBody> {
