@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use common::*;
 use serde_json::{json, Value};
-use zellij_mcp_harness::{wait_for, workspace_root, Mcp};
+use zellij_mcp_harness::{wait_for, workspace_root, Mcp, Session};
 
 /// The Ink app in the layout's shell pane, appending each submission to
 /// `out` as a JSON string; the pane's id.
@@ -82,29 +82,25 @@ fn parse(message: &str) -> (u64, String, String) {
     (seq.parse().unwrap(), from.to_owned(), text.to_owned())
 }
 
-#[test]
-fn messages_from_four_senders_arrive_each_as_one_submit_in_seq_order() {
-    let s = session("messages");
-    let plain = mcp(&s, "socket");
-    let out = s.sandbox().work().join("received.jsonl");
-    let pane = ink_app(&plain, &out);
-    let target = Mcp::start_in_pane(&bridge(), s.sandbox(), s.name(), pane_number(&pane));
-    target.ok("zellij_register_agent", json!({"name": "main"}));
-
-    let senders: Vec<Mcp> = (0..4).map(|_| mcp(&s, "socket")).collect();
-    let per_sender = 25;
+/// Sends `per_sender` messages to `to` from each of four callers at once
+/// (`s0` sends `0-0`, `0-1`, ...).
+fn from_four_senders(s: &Session, to: &str, per_sender: usize) {
+    let senders: Vec<Mcp> = (0..4).map(|_| mcp(s, "socket")).collect();
     std::thread::scope(|scope| {
         for (k, sender) in senders.iter().enumerate() {
             scope.spawn(move || {
                 for i in 0..per_sender {
-                    let args = json!({"to": "main", "text": format!("{k}-{i}"), "from": format!("s{k}"), "wait_ms": 0});
+                    let args = json!({"to": to, "text": format!("{k}-{i}"), "from": format!("s{k}"), "wait_ms": 0});
                     let sent = sender.ok("zellij_send_message", args);
                     assert!(sent["seq"].as_u64().unwrap() > 0, "{sent}");
                 }
             });
         }
     });
-    let got = received(&out, 4 * per_sender);
+}
+
+/// The messages `got` came in seq order, and each sender's in its order.
+fn arrived_in_order(got: &[String], per_sender: usize) {
     let parsed: Vec<(u64, String, String)> = got.iter().map(|m| parse(m)).collect();
     let seqs: Vec<u64> = parsed.iter().map(|p| p.0).collect();
     assert!(seqs.windows(2).all(|w| w[0] < w[1]), "seq order: {seqs:?}");
@@ -117,6 +113,20 @@ fn messages_from_four_senders_arrive_each_as_one_submit_in_seq_order() {
         let sent: Vec<String> = (0..per_sender).map(|i| format!("{k}-{i}")).collect();
         assert_eq!(texts, sent, "sender s{k}'s messages, in its order");
     }
+}
+
+#[test]
+fn messages_from_four_senders_arrive_each_as_one_submit_in_seq_order() {
+    let s = session("messages");
+    let plain = mcp(&s, "socket");
+    let out = s.sandbox().work().join("received.jsonl");
+    let pane = ink_app(&plain, &out);
+    let target = Mcp::start_in_pane(&bridge(), s.sandbox(), s.name(), pane_number(&pane));
+    target.ok("zellij_register_agent", json!({"name": "main"}));
+
+    let per_sender = 25;
+    from_four_senders(&s, "main", per_sender);
+    arrived_in_order(&received(&out, 4 * per_sender), per_sender);
 
     // A multi-line message is one submission.
     let sent = plain.ok(
@@ -447,31 +457,9 @@ fn an_agent_that_reads_lines_gets_messages_from_four_senders_in_order_never_into
     let plain = mcp(&s, "socket");
     let out = s.sandbox().work().join("received.jsonl");
     let pane = line_reader(&plain, &out, "bot");
-    let senders: Vec<Mcp> = (0..4).map(|_| mcp(&s, "socket")).collect();
     let per_sender = 25;
-    std::thread::scope(|scope| {
-        for (k, sender) in senders.iter().enumerate() {
-            scope.spawn(move || {
-                for i in 0..per_sender {
-                    let args = json!({"to": "bot", "text": format!("{k}-{i}"), "from": format!("s{k}"), "wait_ms": 0});
-                    sender.ok("zellij_send_message", args);
-                }
-            });
-        }
-    });
-    let got = received(&out, 4 * per_sender);
-    let parsed: Vec<(u64, String, String)> = got.iter().map(|m| parse(m)).collect();
-    let seqs: Vec<u64> = parsed.iter().map(|p| p.0).collect();
-    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "seq order: {seqs:?}");
-    for k in 0..4 {
-        let texts: Vec<&str> = parsed
-            .iter()
-            .filter(|p| p.1 == format!("s{k}"))
-            .map(|p| p.2.as_str())
-            .collect();
-        let sent: Vec<String> = (0..per_sender).map(|i| format!("{k}-{i}")).collect();
-        assert_eq!(texts, sent, "sender s{k}'s messages, in its order");
-    }
+    from_four_senders(&s, "bot", per_sender);
+    arrived_in_order(&received(&out, 4 * per_sender), per_sender);
 
     // A person's half-typed line holds a message; several lines go as one.
     plain.ok("zellij_write", json!({"pane_id": pane, "text": "my own"}));

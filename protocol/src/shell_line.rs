@@ -64,13 +64,7 @@ pub fn shell_line<S: AsRef<str>>(rows: &[S], cursor: Option<(usize, usize)>) -> 
     let Some(prompt) = before.strip_suffix(' ') else {
         return draft();
     };
-    let mut back = prompt.chars().rev();
-    let ends_prompt = match (back.next(), back.next()) {
-        (Some(sign), _) if PROMPT_SIGNS.contains(&sign) => true,
-        (Some(sign), before) if TYPED_SIGNS.contains(&sign) => before.is_none_or(|c| c != ' '),
-        _ => false,
-    };
-    match ends_prompt {
+    match ends_with_prompt_sign(prompt) {
         true => ShellLine::Empty,
         false => draft(),
     }
@@ -88,15 +82,21 @@ pub fn prompt_line<S: AsRef<str>>(rows: &[S]) -> ShellLine {
     else {
         return ShellLine::Unknown;
     };
-    let mut back = row.chars().rev();
-    let ends_prompt = match (back.next(), back.next()) {
+    match ends_with_prompt_sign(row) {
+        true => ShellLine::Empty,
+        false => ShellLine::Draft(row.to_owned()),
+    }
+}
+
+/// Whether `text` ends as a prompt does: a sign only prompts end with, or
+/// one people also type right after a word or at the row's start (never
+/// after a space: `echo a >`).
+fn ends_with_prompt_sign(text: &str) -> bool {
+    let mut back = text.chars().rev();
+    match (back.next(), back.next()) {
         (Some(sign), _) if PROMPT_SIGNS.contains(&sign) => true,
         (Some(sign), before) if TYPED_SIGNS.contains(&sign) => before.is_none_or(|c| c != ' '),
         _ => false,
-    };
-    match ends_prompt {
-        true => ShellLine::Empty,
-        false => ShellLine::Draft(row.to_owned()),
     }
 }
 

@@ -99,12 +99,12 @@ fn claude_screens_without_its_composer_are_no_state() {
     assert_eq!(told("claude", "", ""), None);
 }
 
-const CODEX_FOOTER: &str = "\n  standin-model default · /work/w\n  ← for agents · ? for shortcuts                      ⚠ 1 warning · f2 to view";
+const CODEX_FOOTER: &str = "\n  standin-model default · ~/project\n  ← for agents · ? for shortcuts                      ⚠ 1 warning · f2 to view";
 
 fn codex(rows: &str, title: &str) -> Option<AgentScreen> {
     told(
         "codex",
-        &format!("\n  >_ OpenAI Codex (v0.169.0)\n     /work/w\n\n{rows}"),
+        &format!("\n  >_ OpenAI Codex (v0.169.0)\n     ~/project\n\n{rows}"),
         title,
     )
 }
@@ -115,16 +115,16 @@ fn codex_0_169_0_as_seen() {
     assert_eq!(codex(&idle, "work-codex"), Some(Idle));
     let after_turn = format!("› SLOW6 please wait\n\n\n• STANDIN-REPLY: ok\n\n  Worked for 6s • 15:09\n\n\n› Ask Codex to do anything\n{CODEX_FOOTER}");
     assert_eq!(codex(&after_turn, "work-codex"), Some(Idle));
-    let draft = "\n\n› hello draft not sent\n\n  standin-model default · /work/w\n                                 ⚠ 1 warning · f2 to view";
+    let draft = "\n\n› hello draft not sent\n\n  standin-model default · ~/project\n                                 ⚠ 1 warning · f2 to view";
     assert_eq!(codex(draft, "work-codex"), Some(Draft));
     let working = format!("› SLOW6 please wait\n\n\n\n• Working (2s • esc to interrupt)\n\n\n› Ask Codex to do anything\n{CODEX_FOOTER}");
     assert_eq!(codex(&working, "⠦ work-codex"), Some(Working));
     // Between the markers' blinks, the title's spinner tells.
     let spinning = format!("› SLOW6 please wait\n\n\n› Ask Codex to do anything\n{CODEX_FOOTER}");
     assert_eq!(codex(&spinning, "⠋ work-codex"), Some(Working));
-    let draft_working = "› SLOW10 long turn\n\n\n◦ Working (4s • esc to interrupt)\n\n• Queued follow-up inputs\n  ↳ queued via tab\n    shift+← edit last queued message\n\n\n› draft while working\n\n  standin-model default · /work/w\n  tab to queue message";
+    let draft_working = "› SLOW10 long turn\n\n\n◦ Working (4s • esc to interrupt)\n\n• Queued follow-up inputs\n  ↳ queued via tab\n    shift+← edit last queued message\n\n\n› draft while working\n\n  standin-model default · ~/project\n  tab to queue message";
     assert_eq!(codex(draft_working, "⠦ work-codex"), Some(Draft));
-    let asking = "› BASH touch /work/w/approved.txt\n\n\n• Running touch /work/w/approved.txt\n\n\n  Would you like to run the following command?\n\n  Environment: local\n\n  Reason: stand-in test wants to run: touch /work/w/approved.txt\n\n  $ touch /work/w/approved.txt\n\n\n› 1. Yes, proceed (y)\n  2. Yes, and don't ask again for commands that start with `touch /work/w/approved.txt` (p)\n  3. No, and tell Codex what to do differently (esc)\n\n  Press enter to confirm or esc to cancel";
+    let asking = "› BASH touch ~/project/approved.txt\n\n\n• Running touch ~/project/approved.txt\n\n\n  Would you like to run the following command?\n\n  Environment: local\n\n  Reason: stand-in test wants to run: touch ~/project/approved.txt\n\n  $ touch ~/project/approved.txt\n\n\n› 1. Yes, proceed (y)\n  2. Yes, and don't ask again for commands that start with `touch ~/project/approved.txt` (p)\n  3. No, and tell Codex what to do differently (esc)\n\n  Press enter to confirm or esc to cancel";
     assert_eq!(
         codex(asking, "[ ! ] Action Required | work-codex"),
         Some(Asking)
@@ -138,7 +138,7 @@ fn codex_0_169_0_as_seen() {
         codex(&idle, "[ ! ] Action Required | work-codex"),
         Some(Asking)
     );
-    let trust = "\n  Folder access\n  /work/w\n\n  Trust this folder? Codex can read, edit, and run files here.\n\n› 1. Trust and continue\n  2. Back to Agent Command Center\n\n  enter continue · esc back";
+    let trust = "\n  Folder access\n  ~/project\n\n  Trust this folder? Codex can read, edit, and run files here.\n\n› 1. Trust and continue\n  2. Back to Agent Command Center\n\n  enter continue · esc back";
     assert_ne!(
         told("codex", trust, "vm"),
         Some(Idle),
@@ -146,7 +146,7 @@ fn codex_0_169_0_as_seen() {
     );
 }
 
-const GEMINI_FOOTER: &str = "\n workspace (/directory)                     sandbox                    /model\n /work/w                                   no sandbox                 Auto";
+const GEMINI_FOOTER: &str = "\n workspace (/directory)                     sandbox                    /model\n ~/project                                   no sandbox                 Auto";
 
 fn gemini(above: &str, composer: &str, title: &str) -> Option<AgentScreen> {
     let screen = format!("{above}\n────────────────────────────────────────────────────────────────\n Shift+Tab to accept edits\n\n{composer}\n{GEMINI_FOOTER}\n\n\n\n");
@@ -172,7 +172,7 @@ fn gemini_cli_0_61_0_as_seen() {
         gemini(queued, empty, "✦  Working… (work-gemini)"),
         Some(Working)
     );
-    let asking = "\n > SLOW6 please wait\n\n✦ STANDIN-REPLY: ok\n\n > BASH touch /work/w/approved.txt\n\n\n╭──────────────────────────────────────────╮\n│ ? Shell  touch /work/w/approved.txt       │\n│ ╭──────────────────────────────────────╮ │\n│ │ touch /work/w/approved.txt           │ │\n│ ╰──────────────────────────────────────╯ │\n│ Allow execution of [Shell]?              │\n│                                          │\n│ ● 1. Allow once                          │\n│   2. Allow for this session              │\n│   3. No, suggest changes (esc)           │\n╰──────────────────────────────────────────╯\n\n\n";
+    let asking = "\n > SLOW6 please wait\n\n✦ STANDIN-REPLY: ok\n\n > BASH touch ~/project/approved.txt\n\n\n╭──────────────────────────────────────────╮\n│ ? Shell  touch ~/project/approved.txt       │\n│ ╭──────────────────────────────────────╮ │\n│ │ touch ~/project/approved.txt           │ │\n│ ╰──────────────────────────────────────╯ │\n│ Allow execution of [Shell]?              │\n│                                          │\n│ ● 1. Allow once                          │\n│   2. Allow for this session              │\n│   3. No, suggest changes (esc)           │\n╰──────────────────────────────────────────╯\n\n\n";
     assert_eq!(
         told("gemini", asking, "✋  Action Required (work-gemini)"),
         Some(Asking)
@@ -196,21 +196,21 @@ fn opencode(history: &str, text: &str, footer: &str) -> Option<AgentScreen> {
 #[test]
 fn opencode_1_18_33_as_seen() {
     let turn = "\n  ┃\n  ┃  SLOW6 please wait\n  ┃\n\n     STANDIN-REPLY: ok\n\n     ▣  Build · Claude Sonnet 4.5 (latest) · 10.1s";
-    let footer = "   /work/w                                110 (0%) · $0.00  ctrl+p commands";
+    let footer = "   ~/project                                110 (0%) · $0.00  ctrl+p commands";
     assert_eq!(opencode(turn, "", footer), Some(Idle));
     assert_eq!(opencode(turn, "hello draft not sent", footer), Some(Draft));
     let working =
         "   ⬝⬝⬝■■■■■  esc interrupt                         110 (0%) · $0.00  ctrl+p commands";
     assert_eq!(opencode(turn, "", working), Some(Working));
     let home_logo = "\n\n                                                  ▄\n                 █▀▀█ █▀▀█ █▀▀█ █▀▀▄ █▀▀▀ █▀▀█ █▀▀█ █▀▀█\n                 ▀▀▀▀ █▀▀▀ ▀▀▀▀ ▀▀▀▀ ▀▀▀▀ ▀▀▀▀ ▀▀▀▀ ▀▀▀▀";
-    let home_footer = "                                          tab agents  ctrl+p commands\n\n\n\n  /work/w:master                                               1.18.33";
+    let home_footer = "                                          tab agents  ctrl+p commands\n\n\n\n  ~/project:master                                               1.18.33";
     let home = "Ask anything… \"What is the tech stack of this project?\"";
     assert_eq!(opencode(home_logo, home, home_footer), Some(Idle));
     assert_eq!(
         opencode(home_logo, "hello draft not sent", home_footer),
         Some(Draft)
     );
-    let asking = "  ┃\n  ┃  BASH touch /work/w/approved.txt\n  ┃\n\n     $ touch /work/w/approved.txt\n\n     ▣  Build · Claude Sonnet 4.5 (latest)\n\n\n\n  ┃\n  ┃  △ Permission required\n  ┃    # Shell command\n  ┃\n  ┃  $ touch /work/w/approved.txt\n  ┃\n  ┃\n  ┃   Allow once   Allow always   Reject              ctrl+f fullscreen  ⇆ select  enter confirm\n  ┃\n";
+    let asking = "  ┃\n  ┃  BASH touch ~/project/approved.txt\n  ┃\n\n     $ touch ~/project/approved.txt\n\n     ▣  Build · Claude Sonnet 4.5 (latest)\n\n\n\n  ┃\n  ┃  △ Permission required\n  ┃    # Shell command\n  ┃\n  ┃  $ touch ~/project/approved.txt\n  ┃\n  ┃\n  ┃   Allow once   Allow always   Reject              ctrl+f fullscreen  ⇆ select  enter confirm\n  ┃\n";
     assert_eq!(
         told("opencode", asking, "OC | STANDIN-REPLY: ok"),
         Some(Asking)
