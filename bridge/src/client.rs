@@ -13,10 +13,11 @@ use std::time::Duration;
 use tokio::sync::OnceCell;
 use tracing::Instrument;
 use zellij_mcp_protocol::limits;
-use zellij_mcp_protocol::ops::{op, HelloResult, NoArgs, Op};
+use zellij_mcp_protocol::ops::{op, DescribeProgramsArgs, HelloResult, NoArgs, Op};
 use zellij_mcp_protocol::text::trim_rows;
 use zellij_mcp_protocol::{Error, ErrorBody, PaneRef, Request};
 
+use crate::agent_file::AgentFile;
 use crate::sessions::{self, SessionDefaults};
 use crate::transport::cli::CliTransport;
 use crate::transport::socket::SocketTransport;
@@ -46,6 +47,9 @@ pub struct ClientConfig {
     pub plugin_url: String,
     pub timeout: Duration,
     pub sessions: SessionDefaults,
+    /// The person's agent descriptions, sent to each session's plugin
+    /// (none: the plugin's are left as they are).
+    pub agents_file: Option<PathBuf>,
 }
 
 /// How one request is sent: its id, how long to wait for the reply, and
@@ -81,6 +85,8 @@ struct Link {
     target: Destination,
     /// The session's Zellij server process.
     server_pid: u32,
+    /// The digest of the person's descriptions the plugin holds.
+    programs_digest: std::sync::Mutex<String>,
 }
 
 /// A session's link, made once by the first call that needs it; calls to
@@ -149,6 +155,7 @@ impl Reach for ThisMachine {
 pub struct PluginClient {
     config: ClientConfig,
     reach: Box<dyn Reach>,
+    agent_file: Option<AgentFile>,
     links: std::sync::Mutex<HashMap<String, LinkCell>>,
     next_id: AtomicU64,
     id_prefix: String,
@@ -173,6 +180,7 @@ impl PluginClient {
     /// pass a fake plugin).
     pub fn reaching(config: ClientConfig, reach: Box<dyn Reach>) -> Self {
         PluginClient {
+            agent_file: config.agents_file.clone().map(AgentFile::at),
             config,
             reach,
             links: Default::default(),
@@ -244,23 +252,65 @@ impl PluginClient {
         span.record("session", session.as_str());
         let link = self.link(&session).await?;
         span.record("transport", link.transport.kind());
-        let outcome = link
-            .transport
-            .call(&request, &link.target, how.timeout)
-            .await;
+        self.send_programs(&session, &link).await;
+        let result = self
+            .send::<O>(&session, &link, &request, how.timeout)
+            .await?;
+        Ok((session, result))
+    }
+
+    async fn send<O: Op>(
+        &self,
+        session: &str,
+        link: &Link,
+        request: &Request,
+        timeout: Duration,
+    ) -> Result<O::Result, ErrorBody> {
+        let outcome = link.transport.call(request, &link.target, timeout).await;
         if matches!(outcome, Err(CallError::Transport(_))) {
-            self.forget(&session);
+            self.forget(session);
         }
         let value = outcome
-            .map_err(|e| call_error(e, &session, how.timeout))?
+            .map_err(|e| call_error(e, session, timeout))?
             .into_result()?;
-        let result = serde_json::from_value(value).map_err(|e| {
+        serde_json::from_value(value).map_err(|e| {
             ErrorBody::from(Error::Internal {
                 problem: format!("unexpected reply from the plugin: {e}"),
                 fix: Some("use the bridge and plugin from the same zellij-mcp release".into()),
             })
-        })?;
-        Ok((session, result))
+        })
+    }
+
+    /// Sends the person's agent descriptions when the plugin holds others
+    /// (a look at the file's metadata per call). A wrong file is not sent,
+    /// and a failed send leaves the call to go on.
+    async fn send_programs(&self, session: &str, link: &Link) {
+        let Some(file) = &self.agent_file else {
+            return;
+        };
+        let checked = file.now();
+        let Some((text, digest)) = checked.to_send() else {
+            return;
+        };
+        if *link.programs_digest.lock().unwrap() == digest {
+            return;
+        }
+        let args = DescribeProgramsArgs {
+            text: text.map(str::to_owned),
+        };
+        let sent = match Request::of::<op::DescribePrograms>(self.new_id(), &args) {
+            Ok(request) => {
+                let timeout = self.config.timeout;
+                let sent = self.send::<op::DescribePrograms>(session, link, &request, timeout);
+                sent.await.map(|_| ())
+            }
+            Err(error) => Err(error),
+        };
+        match sent {
+            Ok(()) => tracing::info!(session, "sent {}", file.path().display()),
+            Err(error) => tracing::warn!(session, "{} not sent: {error}", file.path().display()),
+        }
+        *link.programs_digest.lock().unwrap() = digest;
     }
 
     /// A pane's rows (scrollback, then screen) without padding, read by
@@ -398,6 +448,7 @@ impl PluginClient {
                 configuration: hello.configuration,
             },
             server_pid: hello.zellij_pid,
+            programs_digest: std::sync::Mutex::new(hello.programs_digest),
         }))
     }
 
@@ -530,6 +581,7 @@ mod tests {
             plugin_url: "file:/guessed.wasm".into(),
             timeout: Duration::from_secs(5),
             sessions: SessionDefaults::default(),
+            agents_file: None,
         };
         PluginClient::reaching(config, Box::new(Plugins(plugins)))
     }

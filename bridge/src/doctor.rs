@@ -11,6 +11,7 @@ use serde::Serialize;
 use zellij_mcp_protocol::ops::{op, HelloResult, ListPanesArgs, ListPanesResult, NoArgs};
 use zellij_mcp_protocol::{PaneKind, PROTOCOL_VERSION};
 
+use crate::agent_file::{self, Checked};
 use crate::client::PluginClient;
 use crate::embedded;
 use crate::sessions;
@@ -73,6 +74,24 @@ fn skipped(name: &'static str, why: &str) -> Check {
     }
 }
 
+/// The person's agent descriptions, if they wrote any.
+fn agent_descriptions(path: &Path) -> Check {
+    const NAME: &str = "agent descriptions";
+    match agent_file::check(path) {
+        Checked::Absent => ok(NAME, format!("built-in ({} not written)", shown(path))),
+        Checked::Good { described, .. } => ok(
+            NAME,
+            format!("{}, over the built-in ones: {}", shown(path), described.join(", ")),
+        ),
+        Checked::Wrong(why) => failed(
+            NAME,
+            format!("{} {why}", shown(path)),
+            "correct that line (the README's \"Describing another agent program\" shows the form); \
+             until then the descriptions sent before stay in force",
+        ),
+    }
+}
+
 /// Runs the checks and prints them; the exit code (1 when any failed).
 pub async fn run(client: &PluginClient, args: DoctorArgs) -> i32 {
     let checks = checks(client).await;
@@ -105,6 +124,7 @@ pub async fn checks(client: &PluginClient) -> Vec<Check> {
         zellij_version(&client.config().zellij),
         installed(&places),
         permissions(&places),
+        agent_descriptions(&agent_file::path()),
     ];
     let (live, sessions_check) = live_sessions(client).await;
     checks.push(sessions_check);

@@ -22,6 +22,7 @@
 //! on stdio (or runs `notify`); tests build the same server around a fake transport.
 //! stdout carries MCP; logs go to stderr.
 
+pub mod agent_file;
 pub mod agents;
 pub mod call;
 pub mod client;

@@ -187,6 +187,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             configured: cli.session,
             enclosing: enclosing.clone(),
         },
+        agents_file: Some(zellij_mcp::agent_file::path()),
     };
     let options = tools::Options {
         read_only: cli.read_only,

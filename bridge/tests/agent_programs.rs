@@ -1,19 +1,21 @@
 //! Codex CLI, Gemini CLI and opencode, each from npm at the version the
-//! README names, in a Zellij pane opened without an agent name, against the
-//! project's stand-in for its model API, in the mode where it asks before a
-//! shell command. Each is told by its own description: its states, a
-//! message to its idle composer (several lines, as one message), a message
-//! held by a person's draft and by a permission dialog (which it never
-//! answers), and one sent while it works. What is checked is what the
-//! program did: the model API's requests, the file a command makes.
+//! README names, and askbot, a home-made agent described only in the
+//! person's `agents.kdl`, each in a Zellij pane opened without an agent
+//! name, against the project's stand-in for its model API, in the mode
+//! where it asks before a shell command. Each is told by its own
+//! description: its states, a message to its idle composer (several lines,
+//! as one message), a message held by a person's draft and by a permission
+//! dialog (which it never answers), and one sent while it works. What is
+//! checked is what the program did: the model API's requests, the file a
+//! command makes.
 
 mod common;
 
 use std::time::{Duration, Instant};
 
 use common::claude::{until_sent, ModelApi};
-use common::programs::Program;
-use common::{listed_state, logged, mcp, screen, session, times_sent, until_state};
+use common::programs::{Program, ASKBOT};
+use common::{bridge, listed_state, logged, mcp, screen, session, times_sent, until_state};
 use serde_json::{json, Value};
 use zellij_mcp_harness::{wait_for, Mcp, Session};
 
@@ -30,6 +32,11 @@ fn gemini_cli_is_a_peer() {
 #[test]
 fn opencode_is_a_peer() {
     a_peer(Program::Opencode);
+}
+
+#[test]
+fn an_agent_described_in_the_persons_file_is_a_peer() {
+    a_peer(Program::Askbot);
 }
 
 fn send(mcp: &Mcp, pane: &str, text: &str, wait_ms: u64) -> Value {
@@ -63,8 +70,27 @@ fn held(sent: &Value, why: &str) {
     );
 }
 
+/// The description `zellij-mcp agents` says told `pane`'s state (its rows
+/// come from a look up to half a second old, which may predate the state).
+fn described_by(s: &Session, pane: &str) -> Value {
+    wait_for("the pane in `agents`", Duration::from_secs(10), || {
+        let mut agents = std::process::Command::new(bridge());
+        agents.args(["agents", "--json"]).envs(s.sandbox().env());
+        let out = agents.output().unwrap();
+        let rows: Value = serde_json::from_slice(&out.stdout).expect("agents --json");
+        let mut row = rows["agents"].as_array()?.iter();
+        let described_by = &row.find(|r| r["pane_id"] == pane)?["described_by"];
+        described_by.is_string().then(|| described_by.clone())
+    })
+}
+
 fn a_peer(program: Program) {
     let s: Session = session(&format!("peer-{program:?}").to_lowercase());
+    if program == Program::Askbot {
+        let file = s.sandbox().agents_file();
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, ASKBOT).unwrap();
+    }
     let (_client, _) = s.attach_and_wait();
     let mcp = mcp(&s, "socket");
     let work = s.sandbox().work();
@@ -77,6 +103,13 @@ fn a_peer(program: Program) {
     let pane = opened["pane_id"].as_str().unwrap().to_owned();
     until_state(&mcp, &pane, "idle");
     assert_eq!(listed_state(&mcp, &pane), "idle");
+    let description = match program {
+        Program::Askbot => "askbot (agents.kdl:2)",
+        Program::Codex => "codex",
+        Program::GeminiCli => "gemini-cli",
+        Program::Opencode => "opencode",
+    };
+    assert_eq!(described_by(&s, &pane), description);
 
     // An idle composer: a message of several lines arrives once, whole.
     let sent = send(&mcp, &pane, "note one\nline two", 20000);

@@ -254,6 +254,18 @@ fn doctor_names_each_usual_fault_and_its_fix() {
     assert_eq!(plugin.1, "failed", "{checks:#?}");
     assert!(plugin.2.contains("not loaded"), "{plugin:?}");
     assert!(plugin.3.contains("restart the session"), "{plugin:?}");
+    assert_eq!(check(&checks, "agent descriptions").1, "ok", "{checks:#?}");
+
+    // A description file with a mistake: its line is named.
+    let agents = session.sandbox().agents_file();
+    std::fs::create_dir_all(agents.parent().unwrap()).unwrap();
+    let wrong = "agent \"bot\" {\n    programs \"bot\"\n    prompt \">\"\n    colour \"red\"\n}\n";
+    std::fs::write(&agents, wrong).unwrap();
+    let (_, checks) = doctor(session.sandbox());
+    let described = check(&checks, "agent descriptions");
+    assert_eq!(described.1, "failed", "{checks:#?}");
+    assert!(described.2.contains("line 4: "), "{described:?}");
+    assert!(described.2.contains("colour"), "{described:?}");
     drop(session);
 
     // Permissions never granted.

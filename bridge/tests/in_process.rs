@@ -162,6 +162,7 @@ fn connect(plugin: &Arc<Plugin>) -> Mcp {
         plugin_url: "file:/guessed.wasm".into(),
         timeout: Duration::from_secs(5),
         sessions: SessionDefaults::default(),
+        agents_file: None,
     };
     let client = PluginClient::reaching(config, Box::new(OneSession(plugin.clone())));
     let own_pane = OwnPane::new(Some(SESSION.into()), Some(PaneRef::terminal(7)));

@@ -148,6 +148,11 @@ impl Sandbox {
         self.dir.path()
     }
 
+    /// The person's agent descriptions, where the bridge reads them.
+    pub fn agents_file(&self) -> PathBuf {
+        self.root().join("home/.config/zellij-mcp/agents.kdl")
+    }
+
     /// A folder for files the tests' programs write.
     pub fn work(&self) -> PathBuf {
         self.root().join("work")
@@ -175,6 +180,7 @@ impl Sandbox {
             ("ZELLIJ_CONFIG_DIR", root.join("cfg")),
             ("XDG_CACHE_HOME", root.join("cache")),
             ("HOME", root.join("home")),
+            ("XDG_CONFIG_HOME", root.join("home/.config")),
             // Zellij's log goes to its temp folder: one log per sandbox.
             ("TMPDIR", root.join("tmp")),
             // Where a shell run's script goes (and nothing else of the host's).

@@ -16,6 +16,8 @@ const MOST_SENDERS: usize = 512;
 pub struct Attention {
     /// What each agent's pane showed at the last look, and since when.
     last: BTreeMap<PaneRef, Seen>,
+    /// The description that told each agent's state at the last look.
+    described_by: BTreeMap<PaneRef, String>,
     /// The last message delivered to each pane.
     last_in: BTreeMap<PaneRef, LastMessage>,
     /// The last delivered message of each sender (its name or pane id).
@@ -42,6 +44,18 @@ impl Attention {
         state == PaneState::Asking && before != Some(PaneState::Asking)
     }
 
+    /// Notes the description that told `pane`'s state (none: no state).
+    pub fn described(&mut self, pane: PaneRef, by: Option<String>) {
+        match by {
+            Some(by) => self.described_by.insert(pane, by),
+            None => self.described_by.remove(&pane),
+        };
+    }
+
+    pub fn described_by(&self, pane: PaneRef) -> Option<&String> {
+        self.described_by.get(&pane)
+    }
+
     /// What `pane` showed at the last look.
     pub fn of(&self, pane: PaneRef) -> Option<Seen> {
         self.last.get(&pane).copied()
@@ -50,6 +64,7 @@ impl Attention {
     /// Forgets the panes no longer looked at.
     pub fn keep_only(&mut self, panes: &[PaneRef]) {
         self.last.retain(|pane, _| panes.contains(pane));
+        self.described_by.retain(|pane, _| panes.contains(pane));
         self.last_in.retain(|pane, _| panes.contains(pane));
     }
 

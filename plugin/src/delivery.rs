@@ -316,7 +316,7 @@ impl<H: Host> McpPlugin<H> {
             running: host.running_command(pane),
         });
         let zellij = Zellij::of(&self.host, &self.view, &self.programs);
-        let states: Vec<(PaneRef, PaneState)> = terminals
+        let states: Vec<(PaneRef, PaneState, Option<String>)> = terminals
             .iter()
             .filter_map(|entry| {
                 let pane_id = entry.pane_id;
@@ -333,19 +333,22 @@ impl<H: Host> McpPlugin<H> {
                 {
                     return None;
                 }
-                let state = match entry.exited {
-                    true => PaneState::Exited,
-                    false => self
-                        .host
-                        .shown(pane_id, zellij.telling(pane_id, program.as_deref(), named))
-                        .and_then(|s| s.agent)
-                        .map_or(PaneState::Unknown, PaneState::from),
-                };
-                Some((pane_id, state))
+                if entry.exited {
+                    return Some((pane_id, PaneState::Exited, None));
+                }
+                let telling = zellij.telling(pane_id, program.as_deref(), named);
+                let shown = self.host.shown(pane_id, telling);
+                let (agent, by) = shown.map_or((None, None), |s| (s.agent, s.described_by));
+                Some((
+                    pane_id,
+                    agent.map_or(PaneState::Unknown, PaneState::from),
+                    by,
+                ))
             })
             .collect();
         let mut looked = Vec::new();
-        for (pane_id, state) in states {
+        for (pane_id, state, described_by) in states {
+            self.attention.described(pane_id, described_by);
             if self.attention.seen(pane_id, state, now_ms) {
                 let name = by_name.get(&pane_id).cloned();
                 self.log_event(Happened::Asking { pane_id, name });

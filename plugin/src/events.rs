@@ -101,6 +101,9 @@ impl<H: Host> McpPlugin<H> {
     }
 
     pub fn heartbeat(&mut self, now: Instant) {
+        if let Some(programs) = self.programs_file.changed() {
+            self.programs = programs;
+        }
         if self.is_acting() {
             self.look_at_agents();
         }

@@ -161,6 +161,7 @@ impl Host for FakeHost {
     fn shown(&self, _pane: PaneRef, telling: Option<Telling>) -> Option<Shown> {
         let typed_into = Shown {
             agent: Some(AgentScreen::Idle),
+            described_by: None,
             line: ShellLine::Empty,
         };
         let mut shown = self.shown.borrow().clone().unwrap_or(typed_into);

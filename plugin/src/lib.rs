@@ -61,6 +61,7 @@ mod logging;
 mod messages;
 mod pane_facts;
 mod pipe;
+mod programs_file;
 mod replay;
 mod session;
 mod shares;
@@ -75,6 +76,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use programs_file::ProgramsFile;
 use zellij_mcp_protocol::agent_programs::Programs;
 use zellij_mcp_protocol::ops::{PluginMemory, DEFAULT_SUBMIT_DELAY_MS, MAX_SUBMIT_DELAY_MS};
 use zellij_mcp_protocol::PERMISSIONS;
@@ -140,6 +142,8 @@ pub struct McpPlugin<H: Host + 'static> {
     attention: Attention,
     /// How each agent program shows its state and takes a message.
     programs: Programs,
+    /// The person's descriptions among them, kept for every instance.
+    programs_file: ProgramsFile,
     /// Whether render events come (while waits are under way).
     renders_followed: bool,
 }
@@ -270,7 +274,6 @@ impl<H: Host> McpPlugin<H> {
     fn start(&mut self, shared_dir: &Path, configuration: BTreeMap<String, String>) {
         self.settings = Settings::new(configuration);
         self.settings.marks_off = shared_dir.join(board::MARKS_OFF_FILE);
-        self.programs = Programs::built_in();
         let ids = self.host.ids();
         let me = Instance {
             plugin_id: ids.plugin_id,
@@ -281,6 +284,11 @@ impl<H: Host> McpPlugin<H> {
         let lease = Lease::new(shared_dir, ids.zellij_pid, me);
         lease.announce();
         self.agents = Agents::new(lease.file_beside("agents"));
+        self.programs_file = ProgramsFile::new(lease.file_beside("programs.kdl"));
+        self.programs = self
+            .programs_file
+            .changed()
+            .unwrap_or_else(Programs::built_in);
         self.log = EventLog::open(shared_dir.join(log_file_name(ids.zellij_pid)));
         self.acting.lease = Some(lease);
         self.heartbeat(self.host.now());

@@ -1019,7 +1019,13 @@ fn a_run_in_a_busy_pane_or_with_a_bad_token_is_refused() {
 #[test]
 fn a_run_never_types_after_a_persons_half_typed_line() {
     let mut p = plugin("shell-runs-draft");
-    let shell = |line| Some(Shown { agent: None, line });
+    let shell = |line| {
+        Some(Shown {
+            agent: None,
+            described_by: None,
+            line,
+        })
+    };
     let run = |token: &str| json!({"pane_id": "terminal_1", "text": "true\r", "token": token, "at_prompt": true});
     for line in [
         ShellLine::Draft("$ touch notes.txt".into()),
@@ -1037,7 +1043,11 @@ fn a_run_never_types_after_a_persons_half_typed_line() {
 
 /// What every pane's screen shows from now on.
 fn screen_shows(p: &mut Plugin, agent: Option<AgentScreen>, line: ShellLine) {
-    *p.host.shown.borrow_mut() = Some(Shown { agent, line });
+    *p.host.shown.borrow_mut() = Some(Shown {
+        agent,
+        described_by: None,
+        line,
+    });
 }
 
 /// The events of the log, by name.

@@ -166,7 +166,9 @@ impl<H: Host> McpPlugin<H> {
         let args = &request.args;
         match request.op.as_str() {
             op::Hello::NAME => self.now::<op::Hello>(args, asker, |p, _, _| {
-                p.zellij().hello(&p.settings, &p.acting, p.waits.looks)
+                let digest = &p.programs_file.digest;
+                p.zellij()
+                    .hello(&p.settings, &p.acting, p.waits.looks, digest)
             }),
             op::SessionInfo::NAME => self.now::<op::SessionInfo>(args, asker, |p, _, asker| {
                 p.zellij().session_info(p.memory(), p.waits.len(), asker)
@@ -280,6 +282,11 @@ impl<H: Host> McpPlugin<H> {
             op::Replay::NAME => self.now::<op::Replay>(args, asker, |p, a, asker| {
                 handlers::replay(&mut p.requests.replies, a, asker)
             }),
+            op::DescribePrograms::NAME => {
+                self.now::<op::DescribePrograms>(args, asker, |p, a, _| {
+                    handlers::describe_programs(&mut p.programs_file, &mut p.programs, a)
+                })
+            }
             op::Status::NAME => self.now::<op::Status>(args, asker, |p, a, _| {
                 handlers::status(&p.requests.replies, a)
             }),

@@ -28,6 +28,22 @@ use crate::matching::compile;
 
 /// The built-in descriptions.
 pub const BUILT_IN: &str = include_str!("agent_programs.kdl");
+/// The origin of the built-in descriptions.
+const BUILT_IN_ORIGIN: &str = "built-in";
+/// The person's file, in their configuration folder's `zellij-mcp`.
+pub const FILE_NAME: &str = "agents.kdl";
+
+/// A short fingerprint of a file's text (FNV-1a, 64 bits), by which the
+/// bridge knows whether the plugin holds the file it has; `""` for none.
+pub fn digest(text: Option<&str>) -> String {
+    let Some(text) = text else {
+        return String::new();
+    };
+    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("{hash:016x}")
+}
 
 /// Rows looked at, unless a description says.
 const DEFAULT_ROWS: usize = 16;
@@ -136,6 +152,15 @@ struct Composer {
 }
 
 impl Description {
+    /// How people are told which description this is: its name, and where
+    /// it comes from unless built in (`askbot (agents.kdl:3)`).
+    pub fn label(&self) -> String {
+        match self.origin.as_str() {
+            BUILT_IN_ORIGIN => self.name.clone(),
+            origin => format!("{} ({origin})", self.name),
+        }
+    }
+
     /// What the screen `rows`, under the pane title `title`, shows; `None`
     /// when it is none of the states (starting, a view of its own).
     pub fn screen<S: AsRef<str>>(&self, rows: &[S], title: &str) -> Option<AgentScreen> {
@@ -227,7 +252,7 @@ pub struct Programs {
 impl Programs {
     /// The built-in descriptions (tested to parse).
     pub fn built_in() -> Programs {
-        Programs::of(parse(BUILT_IN, "built-in").unwrap_or_default())
+        Programs::of(parse(BUILT_IN, BUILT_IN_ORIGIN).unwrap_or_default())
     }
 
     fn of(descriptions: Vec<Description>) -> Programs {
@@ -260,6 +285,13 @@ impl Programs {
         self.descriptions
             .iter()
             .find(|d| d.programs.iter().any(|p| p == program))
+    }
+
+    /// The descriptions the person's file gave (not built in).
+    pub fn from_file(&self) -> impl Iterator<Item = &Description> {
+        self.descriptions
+            .iter()
+            .filter(|d| d.origin != BUILT_IN_ORIGIN)
     }
 
     /// The description named `name`.
@@ -351,7 +383,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Vec<Description>, DescribeError
             ));
         }
         let origin = match origin {
-            "built-in" => "built-in".to_owned(),
+            BUILT_IN_ORIGIN => BUILT_IN_ORIGIN.to_owned(),
             file => format!("{file}:{}", line(node)),
         };
         let description = agent(node, origin).map_err(|(n, problem)| here(n, problem))?;

@@ -12,6 +12,8 @@ use crate::shell_line::{shell_line, ShellLine};
 pub struct Shown {
     /// What an agent's screen shows; `None` when it is no agent's.
     pub agent: Option<AgentScreen>,
+    /// The description that told it ([`Description::label`]).
+    pub described_by: Option<String>,
     /// The line, if the screen is a shell's.
     pub line: ShellLine,
 }
@@ -33,9 +35,14 @@ impl Shown {
         cursor: Option<(usize, usize)>,
         telling: Option<Telling>,
     ) -> Shown {
+        let told = telling.and_then(|t| {
+            let mut told = t.descriptions.iter().map(|d| (d.screen(rows, t.title), d));
+            told.find_map(|(screen, d)| Some((screen?, d.label())))
+        });
+        let (agent, described_by) = told.unzip();
         Shown {
-            agent: telling
-                .and_then(|t| t.descriptions.iter().find_map(|d| d.screen(rows, t.title))),
+            agent,
+            described_by,
             line: shell_line(rows, cursor),
         }
     }

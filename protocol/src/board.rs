@@ -4,12 +4,19 @@
 use crate::ops::{AgentRow, LastMessage, PaneState};
 
 /// The columns, in order.
-pub const COLUMNS: [&str; 7] = [
-    "AGENT", "TAB", "STATE", "FOR", "HELD", "LAST IN", "LAST OUT",
+pub const COLUMNS: [&str; 8] = [
+    "AGENT",
+    "TAB",
+    "STATE",
+    "FOR",
+    "HELD",
+    "LAST IN",
+    "LAST OUT",
+    "DESCRIPTION",
 ];
 
 /// A row's cells, timed against `at_ms` (when the rows were taken).
-pub fn cells(row: &AgentRow, at_ms: u64) -> [String; 7] {
+pub fn cells(row: &AgentRow, at_ms: u64) -> [String; 8] {
     let state = match (row.state, row.exit_status) {
         (PaneState::Exited, Some(code)) => format!("exited {code}"),
         (state, _) => wire_name(state),
@@ -33,6 +40,7 @@ pub fn cells(row: &AgentRow, at_ms: u64) -> [String; 7] {
         held,
         message(&row.last_in, "from"),
         message(&row.last_out, "to"),
+        row.described_by.clone().unwrap_or_default(),
     ]
 }
 
@@ -68,6 +76,7 @@ mod tests {
             tab_name: "workers".into(),
             name: Some("main.w1".into()),
             program: Some("claude".into()),
+            described_by: Some("claude-code".into()),
             state: PaneState::Asking,
             since_ms: 1_000,
             exit_status: None,
@@ -94,7 +103,8 @@ mod tests {
                 "2m",
                 "2 (asking)",
                 "#7 from lead 2m ago",
-                ""
+                "",
+                "claude-code"
             ]
         );
         let mut exited = worker();

@@ -33,5 +33,6 @@ pub fn hello(plugin_url: Option<&str>) -> HelloResult {
         instances: vec![1],
         build_id: "0123456789abcdef".into(),
         wait_looks: 0,
+        programs_digest: String::new(),
     }
 }

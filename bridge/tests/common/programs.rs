@@ -1,9 +1,10 @@
 //! Codex CLI, Gemini CLI and opencode for real in Zellij panes, each against
 //! the project's stand-in for its model API (`clients/model_api.py`), under
 //! a home of its own that skips every first-run screen, in the mode where it
-//! asks before running a shell command.
+//! asks before running a shell command; and askbot, a home-made agent that
+//! only the person's description file tells.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::json;
 use zellij_mcp_harness::{workspace_root, Session};
@@ -16,7 +17,22 @@ pub enum Program {
     Codex,
     GeminiCli,
     Opencode,
+    /// `fixtures/askbot`, described by [`ASKBOT`] in the person's file.
+    Askbot,
 }
+
+/// askbot's description, as its author would write it in their
+/// `agents.kdl`.
+pub const ASKBOT: &str = r#"// askbot, our own agent: a prompt between two rules of ┄.
+agent "askbot" {
+    programs "askbot"
+    prompt "»"
+    composer start="^┄{20,}$" end="^┄{20,}$"
+    working "^✻ thinking"
+    asking "^Allow askbot to run this command\\?$"
+    message multiline="paste"
+}
+"#;
 
 impl Program {
     /// The fixture folder and the program in its `node_modules/.bin`.
@@ -25,18 +41,20 @@ impl Program {
             Program::Codex => ("codex", "codex"),
             Program::GeminiCli => ("gemini-cli", "gemini"),
             Program::Opencode => ("opencode", "opencode"),
+            Program::Askbot => ("askbot", "askbot.mjs"),
         }
     }
 
-    pub fn bin(self) -> PathBuf {
+    /// The program and its arguments before the test's own.
+    fn launcher(self) -> Vec<String> {
         let (fixture, bin) = self.fixture();
-        let path = workspace_root()
-            .join("bridge/tests/fixtures")
-            .join(fixture)
-            .join("node_modules/.bin")
-            .join(bin);
+        let folder = workspace_root().join("bridge/tests/fixtures").join(fixture);
+        if self == Program::Askbot {
+            return vec!["node".into(), folder.join(bin).display().to_string()];
+        }
+        let path = folder.join("node_modules/.bin").join(bin);
         assert!(path.exists(), "run `make test-deps` ({fixture})");
-        path
+        vec![path.display().to_string()]
     }
 
     /// Whether a message typed while it works waits for the turn's end
@@ -56,6 +74,7 @@ impl Program {
         let base = format!("http://127.0.0.1:{}", api.port);
         let mut env = vec![
             format!("HOME={}", home.display()),
+            format!("XDG_CONFIG_HOME={}", home.join(".config").display()),
             "TERM=xterm-256color".into(),
         ];
         let mut args: Vec<String> = Vec::new();
@@ -86,6 +105,7 @@ impl Program {
                     format!("GOOGLE_GEMINI_BASE_URL={base}"),
                 ]);
             }
+            Program::Askbot => env.push(format!("ASKBOT_API={base}")),
             Program::Opencode => {
                 let config = json!({
                     "model": "anthropic/claude-sonnet-4-5",
@@ -111,7 +131,7 @@ impl Program {
         }
         let mut command = vec!["env".to_owned()];
         command.extend(env);
-        command.push(self.bin().display().to_string());
+        command.extend(self.launcher());
         command.extend(args);
         command
     }

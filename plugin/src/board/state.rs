@@ -96,6 +96,7 @@ pub(super) mod tests {
             tab_name: "t".into(),
             name: Some(format!("a{id}")),
             program: None,
+            described_by: None,
             state,
             since_ms: 0,
             exit_status: None,

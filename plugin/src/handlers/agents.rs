@@ -1,12 +1,15 @@
 //! Agent names: `register_agent`, and the names new panes are given; the
-//! board's rows (`agents`).
+//! board's rows (`agents`); the person's agent descriptions
+//! (`describe_programs`).
 
 use std::collections::BTreeMap;
 
 use zellij_mcp_protocol::agent_name::check_agent_name;
+use zellij_mcp_protocol::agent_programs::{Description, Programs, FILE_NAME};
 use zellij_mcp_protocol::agent_screen::{program_name, program_of_command};
 use zellij_mcp_protocol::ops::{
-    AgentRow, AgentsResult, Happened, HoldReason, PaneEntry, RegisterAgentArgs, TargetResult,
+    AgentRow, AgentsResult, DescribeProgramsArgs, DescribeProgramsResult, Happened, HoldReason,
+    PaneEntry, RegisterAgentArgs, TargetResult,
 };
 use zellij_mcp_protocol::{ErrorBody, PaneRef};
 
@@ -18,6 +21,7 @@ use crate::host::Host;
 use crate::later::Asker;
 use crate::messages::{Outbox, Recipient};
 use crate::pane_facts::PaneFacts;
+use crate::programs_file::ProgramsFile;
 
 /// What naming a pane touches: the names, and the log that records them.
 pub struct Naming<'a> {
@@ -88,6 +92,25 @@ impl<H: Host> Zellij<'_, H> {
     }
 }
 
+/// `describe_programs`: the person's descriptions over the built-in ones,
+/// for every instance; a wrong file changes nothing.
+pub fn describe_programs(
+    file: &mut ProgramsFile,
+    programs: &mut Programs,
+    args: DescribeProgramsArgs,
+) -> HandlerResult {
+    *programs = file.replace(args.text.as_deref()).map_err(|error| {
+        bad_request(
+            format!("{FILE_NAME}: {error}"),
+            "correct the file; `zellij-mcp doctor` checks it",
+        )
+    })?;
+    now(DescribeProgramsResult {
+        described: programs.from_file().map(Description::label).collect(),
+        digest: file.digest.clone(),
+    })
+}
+
 /// What the board's rows are made of.
 pub struct Board<'a> {
     pub attention: &'a Attention,
@@ -133,6 +156,7 @@ impl Board<'_> {
             tab_id: entry.tab_id.unwrap_or_default(),
             tab_name: details.tab_name,
             program,
+            described_by: self.attention.described_by(pane).cloned(),
             state: seen.state,
             since_ms: seen.since_ms,
             exit_status: entry.exit_status,

@@ -1,6 +1,6 @@
 //! Read-only ops: hello, session info, tabs, panes, layout.
 
-use zellij_mcp_protocol::agent_screen::{names_an_agent, program_name, program_of_command};
+use zellij_mcp_protocol::agent_screen::{program_name, program_of_command};
 use zellij_mcp_protocol::ops::{
     ClientEntry, DumpLayoutArgs, DumpLayoutResult, HelloResult, ListPanesArgs, ListPanesResult,
     ListTabsResult, PaneEntry, PaneOfProcessArgs, PaneOfProcessResult, PluginMemory,
@@ -19,7 +19,13 @@ use crate::session::SessionView;
 use crate::Settings;
 
 impl<H: Host> Zellij<'_, H> {
-    pub fn hello(&self, settings: &Settings, acting: &Acting, wait_looks: u64) -> HandlerResult {
+    pub fn hello(
+        &self,
+        settings: &Settings,
+        acting: &Acting,
+        wait_looks: u64,
+        programs_digest: &str,
+    ) -> HandlerResult {
         let ids = self.host.ids();
         let own_pane = self.view.find(PaneRef::plugin(ids.plugin_id));
         now(HelloResult {
@@ -34,6 +40,7 @@ impl<H: Host> Zellij<'_, H> {
             instances: acting.instances(),
             build_id: crate::build_id().to_owned(),
             wait_looks,
+            programs_digest: programs_digest.to_owned(),
         })
     }
 
@@ -129,7 +136,11 @@ impl<H: Host> Zellij<'_, H> {
                 (details.cwd, details.running) = (known.cwd.clone(), known.running.clone());
             }
             // Only an agent's screen is read: one read per agent pane.
-            let agent = named || pane.program.as_deref().is_some_and(names_an_agent);
+            let agent = named
+                || pane
+                    .program
+                    .as_deref()
+                    .is_some_and(|p| self.programs.is_agent(p));
             if agent && pane.state.is_none() {
                 pane.state = self.shown_state(facts, pane.pane_id, false, named).0;
             }

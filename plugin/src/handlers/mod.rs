@@ -15,7 +15,7 @@ mod panes;
 mod requests;
 mod waiting;
 
-pub use agents::{Board, Naming};
+pub use agents::{describe_programs, Board, Naming};
 pub use io::{write_result, ScreenText, PASTE_END, PASTE_START};
 pub use messages::{cancel_messages, read_events, send_message};
 pub use requests::{replay, status};

@@ -216,6 +216,10 @@ pub struct AgentRow {
     /// The program it runs (`claude`, `codex`, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub program: Option<String>,
+    /// The description its screen was told by (`codex`; with its file's
+    /// line when the person wrote it: `askbot (agents.kdl:3)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub described_by: Option<String>,
     pub state: crate::ops::PaneState,
     /// Since when (Unix ms) it has been in this state, as far as the plugin saw.
     pub since_ms: u64,

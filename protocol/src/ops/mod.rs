@@ -94,6 +94,9 @@ ops! {
     /// The reply to an earlier request whose pipe client died before it
     /// came; `null` when the plugin never saw that request.
     Replay = "replay", ReplayArgs => Option<crate::Reply>;
+    /// The person's agent descriptions, which the bridge reads from their
+    /// configuration folder and sends when the plugin's differ.
+    DescribePrograms = "describe_programs", DescribeProgramsArgs => DescribeProgramsResult;
     /// Whether the plugin still has an earlier request (it forgets them
     /// when reloaded).
     Status = "status", ReplayArgs => StatusResult;

@@ -34,6 +34,27 @@ pub struct HelloResult {
     /// since this instance loaded.
     #[serde(default)]
     pub wait_looks: u64,
+    /// The digest of the person's agent descriptions this instance uses
+    /// (`agent_programs::digest`); empty for none.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub programs_digest: String,
+}
+
+/// `describe_programs`: the person's file of agent descriptions (see
+/// `agent_programs`), or none to use the built-in ones alone.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct DescribeProgramsArgs {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+/// The descriptions now in force from the file, by label, and its digest.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct DescribeProgramsResult {
+    pub described: Vec<String>,
+    pub digest: String,
 }
 
 /// A client attached to the session.
