@@ -11,14 +11,9 @@ use zellij_mcp_protocol::agent_programs::{digest, Programs, FILE_NAME};
 
 /// `$XDG_CONFIG_HOME/zellij-mcp/agents.kdl`, else under `~/.config`.
 pub fn path() -> PathBuf {
-    let config = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            let home = std::env::var_os("HOME").unwrap_or_default();
-            PathBuf::from(home).join(".config")
-        });
-    config.join("zellij-mcp").join(FILE_NAME)
+    crate::setup::config_home()
+        .join("zellij-mcp")
+        .join(FILE_NAME)
 }
 
 /// The file as last read.

@@ -384,12 +384,13 @@ fn the_agents_layout_opens_an_orchestrator_and_a_workers_tab_with_one_plugin() {
 }
 
 #[test]
-fn setup_adds_the_server_to_opencode_once_and_takes_it_back() {
+fn setup_adds_the_server_to_opencode_and_gemini_cli_once_and_takes_it_back() {
     let sandbox = Sandbox::without_plugin();
     let xdg = sandbox.root().join("xdg");
     let run = |args: &[&str]| {
         let mut cmd = Command::new(bridge());
-        cmd.arg("setup").args(args).args(["--client", "opencode"]);
+        cmd.arg("setup").args(args);
+        cmd.args(["--client", "opencode", "--client", "gemini"]);
         for (k, v) in sandbox.env() {
             cmd.env(k, v);
         }
@@ -398,12 +399,41 @@ fn setup_adds_the_server_to_opencode_once_and_takes_it_back() {
         cmd.output().expect("run zellij-mcp setup")
     };
     let opencode = xdg.join("opencode/opencode.json");
+    // Gemini CLI's settings hold the person's own choices already.
+    let gemini = sandbox.root().join("home/.gemini/settings.json");
+    std::fs::create_dir_all(gemini.parent().unwrap()).unwrap();
+    let theirs = json!({"ui": {"theme": "Dracula"}});
+    std::fs::write(&gemini, theirs.to_string()).unwrap();
     let first = run(&["--yes"]);
     assert!(first.status.success(), "{}", stdout(&first));
+    let exe = bridge().display().to_string();
     let config: serde_json::Value = serde_json::from_slice(&read(&opencode).unwrap()).unwrap();
     let command = &config["mcp"]["zellij"]["command"];
-    assert_eq!(command[0], bridge().display().to_string(), "{config}");
+    assert_eq!(command[0], exe, "{config}");
     assert_eq!(config["mcp"]["zellij"]["type"], "local", "{config}");
+    let settings: serde_json::Value = serde_json::from_slice(&read(&gemini).unwrap()).unwrap();
+    assert_eq!(
+        settings["mcpServers"]["zellij"]["command"], exe,
+        "{settings}"
+    );
+    assert_eq!(settings["ui"], theirs["ui"], "{settings}");
+    // Gemini CLI itself starts the server and finds it answering.
+    let gemini_cli = zellij_mcp_harness::workspace_root()
+        .join("bridge/tests/fixtures/gemini-cli/node_modules/.bin/gemini");
+    assert!(gemini_cli.exists(), "run `make test-deps` (gemini-cli)");
+    let mut listed = Command::new(gemini_cli);
+    listed.args(["mcp", "list"]).envs(sandbox.env());
+    listed.env("GEMINI_CLI_TRUST_WORKSPACE", "true");
+    let listed = listed.output().expect("run gemini mcp list");
+    let listed = format!(
+        "{}{}",
+        stdout(&listed),
+        String::from_utf8_lossy(&listed.stderr)
+    );
+    assert!(
+        listed.contains(&format!("zellij: {exe}")) && listed.contains("Connected"),
+        "{listed}"
+    );
     let again = run(&["--yes"]);
     assert!(
         stdout(&again).contains("Nothing to change"),
@@ -413,4 +443,9 @@ fn setup_adds_the_server_to_opencode_once_and_takes_it_back() {
     let undone = run(&["--yes", "--uninstall"]);
     assert!(undone.status.success(), "{}", stdout(&undone));
     assert_eq!(read(&opencode), None, "the file setup made is gone");
+    let settings: serde_json::Value = serde_json::from_slice(&read(&gemini).unwrap()).unwrap();
+    assert_eq!(
+        settings, theirs,
+        "the person's settings are left as they were"
+    );
 }

@@ -1,6 +1,6 @@
 //! MCP clients: the config to paste into each, and adding the server to
 //! one through its own command (Claude Code, Codex) or config file
-//! (opencode).
+//! (opencode, Gemini CLI).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -13,6 +13,7 @@ pub enum McpClient {
     Claude,
     Opencode,
     Codex,
+    Gemini,
 }
 
 impl McpClient {
@@ -21,13 +22,36 @@ impl McpClient {
             McpClient::Claude => "claude",
             McpClient::Opencode => "opencode",
             McpClient::Codex => "codex",
+            McpClient::Gemini => "gemini",
         }
     }
 
     pub fn from_name(name: &str) -> Option<McpClient> {
-        [McpClient::Claude, McpClient::Opencode, McpClient::Codex]
-            .into_iter()
-            .find(|c| c.name() == name)
+        let all = [
+            McpClient::Claude,
+            McpClient::Opencode,
+            McpClient::Codex,
+            McpClient::Gemini,
+        ];
+        all.into_iter().find(|c| c.name() == name)
+    }
+
+    /// The JSON file it keeps its servers in, under which key, for the
+    /// clients setup edits by file.
+    fn config_file(self) -> Option<(PathBuf, &'static str)> {
+        match self {
+            McpClient::Opencode => Some((config_home().join("opencode/opencode.json"), "mcp")),
+            McpClient::Gemini => Some((home().join(".gemini/settings.json"), "mcpServers")),
+            McpClient::Claude | McpClient::Codex => None,
+        }
+    }
+
+    /// Its entry for the bridge at `exe`.
+    fn entry(self, exe: &str) -> Value {
+        match self {
+            McpClient::Opencode => json!({"type": "local", "command": [exe]}),
+            _ => json!({"command": exe, "args": []}),
+        }
     }
 }
 
@@ -37,11 +61,14 @@ const SERVER: &str = "zellij";
 /// Ready-to-paste config for each client, for the bridge at `exe`.
 pub fn paste_config(exe: &Path) -> String {
     let exe = exe.display();
-    let opencode = json!({"mcp": {SERVER: {"type": "local", "command": [exe.to_string()]}}});
+    let exe = exe.to_string();
+    let opencode = json!({"mcp": {SERVER: McpClient::Opencode.entry(&exe)}});
+    let gemini = json!({"mcpServers": {SERVER: McpClient::Gemini.entry(&exe)}});
     format!(
         "Claude Code:  claude mcp add --scope user {SERVER} -- {exe}\n\
          Codex:        codex mcp add {SERVER} -- {exe}\n\
-         opencode:     in ~/.config/opencode/opencode.json: {opencode}\n"
+         opencode:     in ~/.config/opencode/opencode.json: {opencode}\n\
+         Gemini CLI:   in ~/.gemini/settings.json: {gemini}\n"
     )
 }
 
@@ -49,9 +76,9 @@ pub fn paste_config(exe: &Path) -> String {
 pub enum ClientStep {
     /// A command of the client's own.
     Run { program: String, args: Vec<String> },
-    /// opencode's config file, as it will be.
+    /// The client's config file, as it will be.
     Write { path: PathBuf, text: String },
-    /// opencode's config file, which held nothing else.
+    /// The client's config file, which held nothing else.
     Remove { path: PathBuf },
     /// Nothing to do, and why.
     Skip(String),
@@ -71,16 +98,12 @@ pub fn add(client: McpClient, exe: &Path) -> ClientStep {
             let add = ["mcp", "add", SERVER, "--"];
             command_step("codex", &present, &add, &exe)
         }
-        McpClient::Opencode => opencode_step(|config| {
-            let servers = config.entry("mcp").or_insert_with(|| json!({}));
-            let Some(servers) = servers.as_object_mut() else {
-                return Err("its \"mcp\" is not an object".into());
-            };
+        McpClient::Opencode | McpClient::Gemini => file_step(client, |servers| {
             if servers.contains_key(SERVER) {
-                return Ok(false);
+                return false;
             }
-            servers.insert(SERVER.into(), json!({"type": "local", "command": [exe]}));
-            Ok(true)
+            servers.insert(SERVER.into(), client.entry(&exe));
+            true
         }),
     }
 }
@@ -90,10 +113,9 @@ pub fn remove(client: McpClient) -> ClientStep {
     match client {
         McpClient::Claude => run_step("claude", &["mcp", "remove", "--scope", "user", SERVER]),
         McpClient::Codex => run_step("codex", &["mcp", "remove", SERVER]),
-        McpClient::Opencode => opencode_step(|config| {
-            let servers = config.get_mut("mcp").and_then(Value::as_object_mut);
-            Ok(servers.is_some_and(|s| s.remove(SERVER).is_some()))
-        }),
+        McpClient::Opencode | McpClient::Gemini => {
+            file_step(client, |servers| servers.remove(SERVER).is_some())
+        }
     }
 }
 
@@ -129,11 +151,15 @@ fn run_step(program: &str, args: &[&str]) -> ClientStep {
     }
 }
 
-/// opencode's config with `edit` applied, when it changed something.
-fn opencode_step(
-    edit: impl FnOnce(&mut serde_json::Map<String, Value>) -> Result<bool, String>,
+/// The client's config file with `edit` applied to its servers, when it
+/// changed something.
+fn file_step(
+    client: McpClient,
+    edit: impl FnOnce(&mut serde_json::Map<String, Value>) -> bool,
 ) -> ClientStep {
-    let path = opencode_config();
+    let Some((path, key)) = client.config_file() else {
+        return ClientStep::Skip(format!("{} has no config file setup edits", client.name()));
+    };
     let text = std::fs::read_to_string(&path).unwrap_or_default();
     let mut config = match text.trim() {
         "" => serde_json::Map::new(),
@@ -147,35 +173,40 @@ fn opencode_step(
             }
         },
     };
-    match edit(&mut config) {
-        Ok(true) if config == only_empty_mcp() => ClientStep::Remove { path },
-        Ok(true) => {
+    let servers = config.entry(key).or_insert_with(|| json!({}));
+    let Some(servers) = servers.as_object_mut() else {
+        return ClientStep::Skip(format!(
+            "{}: its \"{key}\" is not an object",
+            path.display()
+        ));
+    };
+    let changed = edit(servers);
+    if servers.is_empty() {
+        config.remove(key);
+    }
+    match changed {
+        // Setup made the file, and removing the server leaves nothing of
+        // the user's.
+        true if config.is_empty() => ClientStep::Remove { path },
+        true => {
             let mut text = serde_json::to_string_pretty(&config).unwrap_or_default();
             text.push('\n');
             ClientStep::Write { path, text }
         }
-        Ok(false) => ClientStep::Skip(format!("{} needs no change", path.display())),
-        Err(why) => ClientStep::Skip(format!("{}: {why}", path.display())),
+        false => ClientStep::Skip(format!("{} needs no change", path.display())),
     }
 }
 
-/// A config with nothing in it but an empty `mcp`: setup made it, and
-/// removing the server leaves nothing of the user's.
-fn only_empty_mcp() -> serde_json::Map<String, Value> {
-    let mut config = serde_json::Map::new();
-    config.insert("mcp".into(), json!({}));
-    config
+fn home() -> PathBuf {
+    PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
 }
 
-/// `$XDG_CONFIG_HOME/opencode/opencode.json`, else under `~/.config`.
-fn opencode_config() -> PathBuf {
-    let config = std::env::var_os("XDG_CONFIG_HOME")
+/// `$XDG_CONFIG_HOME`, else `~/.config`.
+pub fn config_home() -> PathBuf {
+    std::env::var_os("XDG_CONFIG_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".config")
-        });
-    config.join("opencode/opencode.json")
+        .unwrap_or_else(|| home().join(".config"))
 }
 
 fn installed(program: &str) -> bool {

@@ -16,7 +16,7 @@ pub mod zellij_config;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-pub use clients::McpClient;
+pub use clients::{config_home, McpClient};
 use clients::{paste_config, ClientStep};
 use places::{shown, Places};
 use record::Record;
@@ -287,7 +287,11 @@ fn plan_install(args: &SetupArgs, places: &Places) -> Result<(Vec<Step>, Vec<Str
 
     let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("zellij-mcp"));
     for client in &args.client {
-        match client_step(clients::add(*client, &exe), "add the zellij server to") {
+        match client_step(
+            *client,
+            clients::add(*client, &exe),
+            "add the zellij server to",
+        ) {
             Ok(step) => {
                 if !record.clients.iter().any(|c| c == client.name()) {
                     record.clients.push(client.name().to_owned());
@@ -362,7 +366,11 @@ fn plan_uninstall(places: &Places) -> Result<(Vec<Step>, Vec<String>), String> {
         let Some(client) = McpClient::from_name(name) else {
             continue;
         };
-        match client_step(clients::remove(client), "remove the zellij server from") {
+        match client_step(
+            client,
+            clients::remove(client),
+            "remove the zellij server from",
+        ) {
             Ok(step) => steps.push(step),
             Err(note) => notes.push(note),
         }
@@ -395,7 +403,8 @@ fn record_step(places: &Places, record: &Record) -> Step {
 }
 
 /// A client's step, or why there is none.
-fn client_step(step: ClientStep, doing: &str) -> Result<Step, String> {
+fn client_step(client: McpClient, step: ClientStep, doing: &str) -> Result<Step, String> {
+    let name = client.name();
     match step {
         ClientStep::Run { program, args } => Ok(Step::Run {
             what: format!("{doing} {program}: {program} {}", args.join(" ")),
@@ -403,16 +412,13 @@ fn client_step(step: ClientStep, doing: &str) -> Result<Step, String> {
             args,
         }),
         ClientStep::Write { path, text } => Ok(Step::File {
-            what: format!(
-                "{doing} opencode: {} (rewritten as plain JSON)",
-                shown(&path)
-            ),
+            what: format!("{doing} {name}: {} (rewritten as plain JSON)", shown(&path)),
             path,
             bytes: Some(text.into_bytes()),
         }),
         ClientStep::Remove { path } => Ok(Step::File {
             what: format!(
-                "{doing} opencode: remove {}, which held nothing else",
+                "{doing} {name}: remove {}, which held nothing else",
                 shown(&path)
             ),
             path,
