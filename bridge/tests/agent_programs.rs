@@ -14,9 +14,9 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::claude::{until_sent, ModelApi};
-use common::programs::{Program, ASKBOT};
 use common::{bridge, listed_state, logged, mcp, screen, session, times_sent, until_state};
 use serde_json::{json, Value};
+use zellij_mcp_harness::programs::{Program, ASKBOT};
 use zellij_mcp_harness::{wait_for, Mcp, Session};
 
 #[test]

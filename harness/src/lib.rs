@@ -8,6 +8,7 @@
 //! - [`Mcp`]: the built bridge binary, driven as an MCP client over stdio.
 
 mod mcp;
+pub mod programs;
 mod sandbox;
 
 pub use mcp::{text_of, Mcp, Timed};

@@ -6,10 +6,11 @@
 //! after the CR. While a pane has a write in progress, later writes to it wait
 //! their turn. Where the caller looks at what the pane shows ([`Shows`]), a
 //! CR also waits, at most [`MOST_CR_WAIT`], until the text shows as a draft,
-//! and goes again while the draft is still there after it (up to
+//! and goes again while the draft is still there a delay after it (up to
 //! [`MOST_CRS`]): a program that takes a CR soon after a paste as a new line
 //! of the draft (Gemini CLI, within 40 ms of handling the paste, which a
-//! loaded machine stretches) then gets one it takes as Return. No CR goes
+//! loaded machine stretches) then gets one it takes as Return. Such a write
+//! is answered as soon as the pane no longer shows the text. No CR goes
 //! while the pane shows a dialog. This module is plain state: it returns
 //! [`Step`]s for the caller to carry out, so it is tested without Zellij.
 
@@ -91,8 +92,9 @@ struct PaneQueue {
     /// When its CR was first due (a CR that waits for the pane to show the
     /// text waits at most [`MOST_CR_WAIT`] from then).
     cr_first_due: Option<Instant>,
-    /// The CRs the head has sent.
+    /// The CRs the head has sent, and when the last one went.
     crs_sent: u8,
+    last_cr: Option<Instant>,
     /// After a submit CR the pane gets no input until then: an Ink app that
     /// gets text right after Return may merge it into the old value.
     quiet_until: Option<Instant>,
@@ -143,15 +145,22 @@ impl WriteQueue {
                 let first_due = *queue.cr_first_due.get_or_insert(now);
                 let shows = look(head);
                 let again = |after| (Some(now + after), Step::ArmTimer(after));
+                // The text still shows, the last CR a submit delay ago.
+                let stays = queue.last_cr.is_some_and(|at| now >= at + settle);
                 let next = match (queue.crs_sent, shows) {
                     (0, Shows::Other) if now < first_due + MOST_CR_WAIT => {
                         Some(again(CR_LOOK_EVERY))
                     }
-                    (0, Shows::Draft | Shows::Other) | (1..MOST_CRS, Shows::Draft) => {
+                    (0, Shows::Draft | Shows::Other) | (1..MOST_CRS, Shows::Draft)
+                        if stays || queue.crs_sent == 0 =>
+                    {
                         steps.push(Step::WriteCr(*pane));
                         queue.crs_sent += 1;
-                        Some(again(settle))
+                        queue.last_cr = Some(now);
+                        Some(again(CR_LOOK_EVERY))
                     }
+                    // Sent: answered as soon as the pane no longer shows the text.
+                    (1.., Shows::Draft) if !stays => Some(again(CR_LOOK_EVERY)),
                     (0, Shows::Unlooked) => {
                         steps.push(Step::WriteCr(*pane));
                         None
@@ -164,6 +173,7 @@ impl WriteQueue {
                     continue;
                 }
                 (queue.cr_due, queue.cr_first_due, queue.crs_sent) = (None, None, 0);
+                queue.last_cr = None;
                 if let Some(done) = queue.items.pop_front() {
                     steps.push(Step::Reply(done));
                     queue.quiet_until = Some(now + settle);
@@ -378,16 +388,18 @@ mod tests {
         let steps = q.on_timer(t0 + ms(150), |_| Shows::Other);
         assert_eq!(steps, [Step::ArmTimer(CR_LOOK_EVERY)], "not shown yet");
         let steps = q.on_timer(t0 + ms(200), |_| Shows::Draft);
-        assert_eq!(steps, [cr(1), Step::ArmTimer(ms(150))], "shown");
+        assert_eq!(steps, [cr(1), Step::ArmTimer(CR_LOOK_EVERY)], "shown");
+        let steps = q.on_timer(t0 + ms(250), |_| Shows::Draft);
+        assert_eq!(steps, [Step::ArmTimer(CR_LOOK_EVERY)], "not taken yet");
         let steps = q.on_timer(t0 + ms(350), |_| Shows::Draft);
         assert_eq!(
             steps,
-            [cr(1), Step::ArmTimer(ms(150))],
+            [cr(1), Step::ArmTimer(CR_LOOK_EVERY)],
             "a new line, not Return"
         );
-        let steps = q.on_timer(t0 + ms(500), |_| Shows::Other);
+        let steps = q.on_timer(t0 + ms(400), |_| Shows::Other);
         assert!(!steps.contains(&cr(1)));
-        assert_eq!(replied(&steps), ["a"], "taken");
+        assert_eq!(replied(&steps), ["a"], "taken: answered at once");
         // Never shown: the CR goes once after the longest wait.
         let t1 = t0 + ms(1000);
         q.push(write("b", 2, "hi", Some(150)), t1);
@@ -397,12 +409,12 @@ mod tests {
             at += CR_LOOK_EVERY;
         }
         assert_eq!(q.on_timer(at, |_| Shows::Other)[0], cr(2));
-        assert_eq!(replied(&q.on_timer(at + ms(150), |_| Shows::Other)), ["b"]);
+        assert_eq!(replied(&q.on_timer(at + ms(50), |_| Shows::Other)), ["b"]);
         // A draft that stays gets MOST_CRS in all.
         let t2 = t1 + ms(5000);
         q.push(write("c", 3, "hi", Some(150)), t2);
-        let sent: usize = (1..10)
-            .map(|i| q.on_timer(t2 + ms(150 * i), |_| Shows::Draft))
+        let sent: usize = (3..40)
+            .map(|i| q.on_timer(t2 + ms(50 * i), |_| Shows::Draft))
             .map(|steps| steps.iter().filter(|s| **s == cr(3)).count())
             .sum();
         assert_eq!(sent, usize::from(MOST_CRS));

@@ -4,7 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use serde_json::json;
+pub use zellij_mcp_harness::programs::ModelApi;
 use zellij_mcp_harness::{wait_for, workspace_root, Mcp, Session};
 
 /// The newest Claude Code tested, and the first version supported.
@@ -22,55 +23,6 @@ pub fn claude_bin(fixture: &str) -> PathBuf {
         "run `make test-deps` (Claude Code, {fixture})"
     );
     bin
-}
-
-/// The stand-in for the model API, killed on drop. With a requests log, each
-/// request's last user text is a line of it.
-pub struct ModelApi {
-    child: std::process::Child,
-    pub port: String,
-    pub requests: PathBuf,
-}
-
-impl ModelApi {
-    pub fn start(requests: &Path) -> ModelApi {
-        use std::io::BufRead;
-        let script = workspace_root().join("bridge/tests/clients/model_api.py");
-        let mut child = std::process::Command::new("python3")
-            .arg(script)
-            .arg(requests)
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .expect("start the model API stand-in");
-        let mut port = String::new();
-        let stdout = child.stdout.take().unwrap();
-        std::io::BufReader::new(stdout)
-            .read_line(&mut port)
-            .unwrap();
-        ModelApi {
-            child,
-            port: port.trim().to_owned(),
-            requests: requests.to_path_buf(),
-        }
-    }
-
-    /// The last user texts of the agent's turns (not side requests, such
-    /// as a title for the session) the model API was sent, in order.
-    pub fn user_texts(&self) -> Vec<String> {
-        let log = std::fs::read_to_string(&self.requests).unwrap_or_default();
-        log.lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .filter(|v| v["turn"] == true)
-            .filter_map(|v| v["last_user_text"].as_str().map(str::to_owned))
-            .collect()
-    }
-}
-
-impl Drop for ModelApi {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// A first run of Claude Code that asks nothing: onboarding done, the

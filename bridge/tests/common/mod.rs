@@ -8,7 +8,6 @@ use serde_json::{json, Value};
 use zellij_mcp_harness::{repo_layout, wait_for, workspace_root, Mcp, Sandbox, Session};
 
 pub mod claude;
-pub mod programs;
 
 /// Runs a test body once per transport.
 #[macro_export]

@@ -39,7 +39,8 @@ fn redraw<'a>(mcp: &Mcp, agents: impl Iterator<Item = &'a serde_json::Value>) {
 /// How long the server's CPU is watched for each figure.
 const CPU_SPAN: Duration = Duration::from_secs(5);
 
-pub fn agents(table: &mut Table, bridge: &Path, rounds: usize) {
+/// The rows; the `agents` op's figures with 50 agents.
+pub fn agents(table: &mut Table, bridge: &Path, rounds: usize) -> Stats {
     table.section("the person's board: 5 and 50 agents, a client attached");
     let session = Sandbox::new().start_session("bench-board", &repo_layout(), true);
     let (mut client, _) = session.attach_and_wait();
@@ -51,6 +52,7 @@ pub fn agents(table: &mut Table, bridge: &Path, rounds: usize) {
     let small = mcp.ok("zellij_new_pane", json!({"placement": "background"}));
     let small = small["pane_id"].as_str().expect("pane id").to_owned();
     let mut first: Option<(Stats, Stats, f64)> = None;
+    let mut op_50 = None;
     let mut named = 0;
     for count in [5, 50] {
         for n in named..count {
@@ -100,6 +102,7 @@ pub fn agents(table: &mut Table, bridge: &Path, rounds: usize) {
             &format!("{:.1}% of a core", cpu * 100.0),
             "",
         );
+        op_50 = Some(op);
         let (op0, read0, _) = *first.get_or_insert((op, read, cpu));
         table.note(&format!(
             "`agents` {:.2}×, read {:.2}× their p50 with 5 agents",
@@ -107,7 +110,10 @@ pub fn agents(table: &mut Table, bridge: &Path, rounds: usize) {
             read.p50 / read0.p50
         ));
     }
-    let Some(server) = server else { return };
+    let op_50 = op_50.expect("the rows with 50 agents");
+    let Some(server) = server else {
+        return op_50;
+    };
     open_board(&session, bridge, &client);
     let shown = cpu_share(server, CPU_SPAN);
     client.type_keys(b"\x1b");
@@ -120,6 +126,7 @@ pub fn agents(table: &mut Table, bridge: &Path, rounds: usize) {
         &format!("{:.1}% / {:.1}% of a core", shown * 100.0, hidden * 100.0),
         "hidden, it asks and draws nothing",
     );
+    op_50
 }
 
 fn open_board(session: &Session, bridge: &Path, client: &AttachedClient) {

@@ -11,6 +11,7 @@
 mod board;
 mod channel;
 mod paths;
+mod programs;
 mod runs;
 mod scale;
 mod sdk;
@@ -40,12 +41,21 @@ fn main() {
     // One part alone: `waits`, `scale` (panes and clients), `clients` (1, 4
     // and 2 clients alone), `runs` (zellij_run),
     // `exact` (2,000 shell runs under load), `messages` (delivery into a
-    // composer), `board` (5 and 50 agents) or `callers` (16 callers).
+    // composer), `board` (5 and 50 agents), `programs` (the board's 50
+    // agents, then 50 of four programs, and messages into Codex CLI,
+    // Gemini CLI and opencode) or `callers` (16 callers).
     if let Ok(part) = std::env::var("BENCH_ONLY") {
         let mut table = Table::default();
         match part.as_str() {
             "scale" => scale_rows(&mut table, &bridge, rounds),
-            "board" => board::agents(&mut table, &bridge, rounds),
+            "board" => {
+                board::agents(&mut table, &bridge, rounds);
+            }
+            "programs" => {
+                let claude_50 = board::agents(&mut table, &bridge, rounds);
+                programs::mixed_agents(&mut table, &bridge, rounds, claude_50);
+                programs::deliveries(&mut table, &bridge, rounds);
+            }
             "clients" => scale::clients(&mut table, &bridge, rounds),
             "waits" => {
                 let server = server_pid(&session);
@@ -103,7 +113,9 @@ fn main() {
     let (_client, _) = session.attach_and_wait();
     footprint(&mut table, &session, &bridge, rounds);
     scale_rows(&mut table, &bridge, rounds);
-    board::agents(&mut table, &bridge, rounds);
+    let claude_50 = board::agents(&mut table, &bridge, rounds);
+    programs::mixed_agents(&mut table, &bridge, rounds, claude_50);
+    programs::deliveries(&mut table, &bridge, rounds);
 
     println!("{}", header(&session, rounds));
     table.print();

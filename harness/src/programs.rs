@@ -1,15 +1,63 @@
 //! Codex CLI, Gemini CLI and opencode for real in Zellij panes, each against
-//! the project's stand-in for its model API (`clients/model_api.py`), under
-//! a home of its own that skips every first-run screen, in the mode where it
-//! asks before running a shell command; and askbot, a home-made agent that
-//! only the person's description file tells.
+//! the project's stand-in for its model API ([`ModelApi`]), under a home of
+//! its own that skips every first-run screen, in the mode where it asks
+//! before running a shell command; and askbot, a home-made agent that only
+//! the person's description file tells.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use serde_json::json;
-use zellij_mcp_harness::{workspace_root, Session};
+use serde_json::{json, Value};
 
-use super::claude::ModelApi;
+use crate::{workspace_root, Session};
+
+/// The stand-in for the model API, killed on drop. With a requests log, each
+/// request's last user text is a line of it.
+pub struct ModelApi {
+    child: std::process::Child,
+    pub port: String,
+    pub requests: PathBuf,
+}
+
+impl ModelApi {
+    pub fn start(requests: &Path) -> ModelApi {
+        use std::io::BufRead;
+        let script = workspace_root().join("bridge/tests/clients/model_api.py");
+        let mut child = std::process::Command::new("python3")
+            .arg(script)
+            .arg(requests)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("start the model API stand-in");
+        let mut port = String::new();
+        let stdout = child.stdout.take().unwrap();
+        std::io::BufReader::new(stdout)
+            .read_line(&mut port)
+            .unwrap();
+        ModelApi {
+            child,
+            port: port.trim().to_owned(),
+            requests: requests.to_path_buf(),
+        }
+    }
+
+    /// The last user texts of the agent's turns (not side requests, such
+    /// as a title for the session) the model API was sent, in order.
+    pub fn user_texts(&self) -> Vec<String> {
+        let log = std::fs::read_to_string(&self.requests).unwrap_or_default();
+        log.lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|v| v["turn"] == true)
+            .filter_map(|v| v["last_user_text"].as_str().map(str::to_owned))
+            .collect()
+    }
+}
+
+impl Drop for ModelApi {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
 
 /// An agent program of a fixture, and how a person clears a draft there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +90,16 @@ impl Program {
             Program::GeminiCli => ("gemini-cli", "gemini"),
             Program::Opencode => ("opencode", "opencode"),
             Program::Askbot => ("askbot", "askbot.mjs"),
+        }
+    }
+
+    /// Whether its fixture is installed (`make test-deps`).
+    pub fn installed(self) -> bool {
+        let (fixture, bin) = self.fixture();
+        let folder = workspace_root().join("bridge/tests/fixtures").join(fixture);
+        match self {
+            Program::Askbot => folder.join(bin).exists(),
+            _ => folder.join("node_modules/.bin").join(bin).exists(),
         }
     }
 
