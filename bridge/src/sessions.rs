@@ -21,13 +21,18 @@ pub fn socket_base() -> PathBuf {
     if let Some(runtime) = std::env::var_os("XDG_RUNTIME_DIR") {
         return PathBuf::from(runtime).join("zellij");
     }
-    // SAFETY: getuid has no preconditions and cannot fail.
-    let uid = unsafe { libc::getuid() };
+    let uid = user_id();
     let runtime = PathBuf::from(format!("/run/user/{uid}/zellij"));
     if runtime.join(CONTRACT_DIR).is_dir() {
         return runtime;
     }
     std::env::temp_dir().join(format!("zellij-{uid}"))
+}
+
+/// This process's user, from the OS (there is no `/proc` on macOS).
+pub fn user_id() -> u32 {
+    // SAFETY: getuid has no preconditions and cannot fail.
+    unsafe { libc::getuid() }
 }
 
 /// The folder of the socket contract the socket transport speaks.

@@ -457,6 +457,9 @@ fn an_agent_that_reads_lines_gets_messages_from_four_senders_in_order_never_into
     let plain = mcp(&s, "socket");
     let out = s.sandbox().work().join("received.jsonl");
     let pane = line_reader(&plain, &out, "bot");
+    // At its empty prompt it is idle (told by its prompt line alone).
+    until_state(&plain, &pane, "idle");
+    assert_eq!(listed_state(&plain, &pane), "idle");
     let per_sender = 25;
     from_four_senders(&s, "bot", per_sender);
     arrived_in_order(&received(&out, 4 * per_sender), per_sender);
@@ -470,6 +473,8 @@ fn an_agent_that_reads_lines_gets_messages_from_four_senders_in_order_never_into
         (&json!("held"), &json!("draft")),
         "{sent}"
     );
+    // Text after the prompt is no state: it may be the agent's own output.
+    assert_eq!(listed_state(&plain, &pane), "unknown");
     // The person sends their line: the message follows, alone.
     plain.ok("zellij_write", json!({"pane_id": pane, "keys": ["Enter"]}));
     let got = received(&out, 4 * per_sender + 2);

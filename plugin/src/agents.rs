@@ -20,6 +20,22 @@ const MOST_AGENTS: usize = 256;
 /// kept meanwhile.
 const NEW_PANE_GRACE: Duration = Duration::from_secs(10);
 
+/// Whether a pane has an agent name, and whether its agent reads lines:
+/// how its screen is told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Named {
+    #[default]
+    No,
+    Agent,
+    ReadsLines,
+}
+
+impl Named {
+    pub fn any(self) -> bool {
+        self != Named::No
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct Agents {
     /// The names file; none before the plugin has started.
@@ -53,6 +69,16 @@ impl Agents {
             .filter(|(_, lines)| *lines)
             .map(|(p, _)| p)
             .collect()
+    }
+
+    /// How `pane` is named.
+    pub fn named(&self, pane: PaneRef) -> Named {
+        let entries = self.entries().into_values();
+        match entries.into_iter().find(|(p, _)| *p == pane) {
+            Some((_, true)) => Named::ReadsLines,
+            Some((_, false)) => Named::Agent,
+            None => Named::No,
+        }
     }
 
     /// Every name, its pane, and whether its agent reads lines.

@@ -15,6 +15,7 @@ use zellij_mcp_protocol::ops::{
 use zellij_mcp_protocol::shell_line::{prompt_line, ShellLine};
 use zellij_mcp_protocol::{PaneKind, PaneRef};
 
+use crate::agents::Named;
 use crate::handlers::{to_json, Board, Zellij, PASTE_END, PASTE_START};
 use crate::host::Host;
 use crate::messages::{Answer, Message, Recipient};
@@ -191,8 +192,8 @@ impl<H: Host> McpPlugin<H> {
                 None => return Taking::Later,
             },
         };
-        let named = names.values().any(|p| *p == pane);
-        if self.agents.reading_lines().contains(&pane) {
+        let named = self.agents.named(pane);
+        if named == Named::ReadsLines {
             return self.line_taking(pane);
         }
         let host = &self.host;
@@ -274,8 +275,7 @@ impl<H: Host> McpPlugin<H> {
             if programs.delivery(program.as_deref()).multiline != Multiline::Paste {
                 return Shows::Unlooked;
             }
-            let named = agents.by_pane().contains_key(&pane);
-            let telling = zellij.telling(pane, program.as_deref(), named);
+            let telling = zellij.telling(pane, program.as_deref(), agents.named(pane));
             match host.shown(pane, telling).and_then(|shown| shown.agent) {
                 Some(AgentScreen::Draft) => Shows::Draft,
                 Some(AgentScreen::Asking) => Shows::Dialog,
@@ -302,7 +302,7 @@ impl<H: Host> McpPlugin<H> {
     /// someone.
     pub fn look_at_agents(&mut self) {
         let now_ms = self.host.unix_ms();
-        let by_name = self.agents.by_pane();
+        let (by_name, reading_lines) = (self.agents.by_pane(), self.agents.reading_lines());
         let host = &self.host;
         let terminals: Vec<PaneEntry> = self
             .view
@@ -320,13 +320,17 @@ impl<H: Host> McpPlugin<H> {
             .iter()
             .filter_map(|entry| {
                 let pane_id = entry.pane_id;
-                let named = by_name.contains_key(&pane_id);
+                let named = match by_name.contains_key(&pane_id) {
+                    true if reading_lines.contains(&pane_id) => Named::ReadsLines,
+                    true => Named::Agent,
+                    false => Named::No,
+                };
                 let running = self
                     .pane_facts
                     .known(pane_id)
                     .and_then(|f| f.running.as_deref());
                 let program = zellij.program_of(pane_id, running);
-                if !named
+                if !named.any()
                     && !program
                         .as_deref()
                         .is_some_and(|p| self.programs.is_agent(p))

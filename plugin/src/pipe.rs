@@ -229,11 +229,11 @@ impl<H: Host> McpPlugin<H> {
             op::ReadEvents::NAME => self
                 .now::<op::ReadEvents>(args, asker, |p, a, _| handlers::read_events(&mut p.log, a)),
             op::Read::NAME => self.now::<op::Read>(args, asker, |p, a, _| {
-                let named = p.agents.by_pane().contains_key(&a.pane_id);
+                let named = p.agents.named(a.pane_id);
                 Zellij::of(&p.host, &p.view, &p.programs).read(&mut p.pane_facts, named, a)
             }),
             op::Locate::NAME => self.now::<op::Locate>(args, asker, |p, a, _| {
-                let named = p.agents.by_pane().contains_key(&a.pane_id);
+                let named = p.agents.named(a.pane_id);
                 Zellij::of(&p.host, &p.view, &p.programs).locate(&mut p.pane_facts, named, a)
             }),
             op::PaneOfProcess::NAME => {
@@ -241,7 +241,7 @@ impl<H: Host> McpPlugin<H> {
             }
             op::Write::NAME => self.now::<op::Write>(args, asker, |p, a, asker| {
                 let delay_ms = p.settings.submit_delay_ms;
-                let named = p.agents.by_pane().contains_key(&a.pane_id);
+                let named = p.agents.named(a.pane_id);
                 let zellij = Zellij::of(&p.host, &p.view, &p.programs);
                 let pane = a.pane_id;
                 let look = zellij.look_for(&mut p.pane_facts, pane, false, named);

@@ -328,6 +328,7 @@ impl Programs {
         Telling {
             descriptions,
             title,
+            reads_lines: false,
         }
     }
 

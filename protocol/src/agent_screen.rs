@@ -5,7 +5,10 @@
 //! Which program a pane runs is told by its executable or script.
 
 use crate::agent_programs::Description;
-use crate::shell_line::{shell_line, ShellLine};
+use crate::shell_line::{prompt_line, shell_line, ShellLine};
+
+/// What `described_by` says of an agent told by its prompt line.
+pub const LINES: &str = "reads lines";
 
 /// What a pane's screen shows to whoever is about to type into it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,6 +28,9 @@ pub struct Shown {
 pub struct Telling<'a> {
     pub descriptions: &'a [Description],
     pub title: &'a str,
+    /// The pane's agent was named as one that reads lines: an empty prompt
+    /// line, when no description tells a state, is `idle`.
+    pub reads_lines: bool,
 }
 
 impl Shown {
@@ -37,7 +43,11 @@ impl Shown {
     ) -> Shown {
         let told = telling.and_then(|t| {
             let mut told = t.descriptions.iter().map(|d| (d.screen(rows, t.title), d));
-            told.find_map(|(screen, d)| Some((screen?, d.label())))
+            let by_description = told.find_map(|(screen, d)| Some((screen?, d.label())));
+            // Anything but an empty prompt line may be the agent's own
+            // output: no state, rather than a guess.
+            let at_prompt = t.reads_lines && prompt_line(rows) == ShellLine::Empty;
+            by_description.or_else(|| at_prompt.then(|| (AgentScreen::Idle, LINES.to_owned())))
         });
         let (agent, described_by) = told.unzip();
         Shown {
@@ -112,6 +122,27 @@ pub enum AgentScreen {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_agent_that_reads_lines_is_idle_at_its_empty_prompt_and_else_no_state() {
+        let programs = crate::agent_programs::Programs::built_in();
+        let mut telling = programs.telling(Some("bot"), true, "");
+        let told = |rows: &[&str], telling| {
+            let shown = Shown::of(rows, None, Some(telling));
+            (shown.agent, shown.described_by)
+        };
+        assert_eq!(told(&["bot ready", "bot> "], telling), (None, None));
+        telling.reads_lines = true;
+        let idle = (Some(AgentScreen::Idle), Some(LINES.to_owned()));
+        assert_eq!(told(&["bot ready", "bot> ", ""], telling), idle);
+        assert_eq!(told(&["bot> half typed"], telling), (None, None));
+        assert_eq!(told(&["working on it"], telling), (None, None));
+        // A description that fits comes first.
+        let claude = ["─".repeat(40), "❯ ".into(), "─".repeat(40)];
+        let claude: Vec<&str> = claude.iter().map(String::as_str).collect();
+        let by_claude = (Some(AgentScreen::Idle), Some("claude-code".to_owned()));
+        assert_eq!(told(&claude, telling), by_claude);
+    }
 
     #[test]
     fn agent_programs_are_known_by_their_executable_or_script() {

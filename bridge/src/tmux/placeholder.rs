@@ -36,8 +36,7 @@ pub fn folder(session: &str) -> std::io::Result<PathBuf> {
         .map(PathBuf::from)
         .filter(|dir| dir.is_dir())
         .unwrap_or_else(std::env::temp_dir);
-    // SAFETY: getuid has no preconditions and cannot fail.
-    let uid = unsafe { libc::getuid() };
+    let uid = crate::sessions::user_id();
     let own = base.join(format!("zellij-mcp-{uid}"));
     std::fs::create_dir_all(&own)?;
     std::fs::set_permissions(&own, std::fs::Permissions::from_mode(0o700))?;

@@ -186,9 +186,7 @@ fn report_script(
 /// someone else owns it or can write to it (a shell sources what is there).
 pub fn scripts_folder() -> Result<PathBuf, ToolFailure> {
     use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
-    let uid = std::fs::metadata("/proc/self")
-        .map(|m| m.uid())
-        .unwrap_or(0);
+    let uid = crate::sessions::user_id();
     let folder = std::env::var_os("XDG_RUNTIME_DIR")
         .map(PathBuf::from)
         .filter(|dir| dir.is_absolute() && dir.is_dir())

@@ -219,12 +219,14 @@ pub fn until_state(mcp: &Mcp, pane: &str, state: &str) {
     );
 }
 
-/// The pane's state as `zellij_list_panes` lists it.
+/// The pane's state as `zellij_list_panes` lists it (headless, the list
+/// can lag a new pane by a moment).
 pub fn listed_state(mcp: &Mcp, pane: &str) -> Value {
-    let listed = mcp.ok("zellij_list_panes", json!({}));
-    let panes = listed["panes"].as_array().unwrap();
-    let entry = panes.iter().find(|p| p["pane_id"] == pane).unwrap();
-    entry["state"].clone()
+    wait_for(&format!("{pane} listed"), Duration::from_secs(20), || {
+        let listed = mcp.ok("zellij_list_panes", json!({}));
+        let mut panes = listed["panes"].as_array()?.iter();
+        Some(panes.find(|p| p["pane_id"] == pane)?["state"].clone())
+    })
 }
 
 /// How many requests the model API got with `text` in their user turn.

@@ -10,7 +10,7 @@ use zellij_mcp_protocol::{Error, ErrorBody, PaneKind, PaneRef, PROTOCOL_VERSION}
 
 use super::{now, to_json, Zellij};
 use super::{Handled, HandlerResult};
-use crate::agents::Agents;
+use crate::agents::{Agents, Named};
 use crate::host::{ref_of_id, Host};
 use crate::later::{Asker, Live};
 use crate::lease::Acting;
@@ -111,10 +111,14 @@ impl<H: Host> Zellij<'_, H> {
                     .is_none_or(|t| p.title.contains(t.as_str()))
             })
             .collect();
-        let mut agents = agents.by_pane();
+        let (mut names, reading_lines) = (agents.by_pane(), agents.reading_lines());
         for pane in &mut panes {
-            pane.agent = agents.remove(&pane.pane_id);
-            let named = pane.agent.is_some();
+            pane.agent = names.remove(&pane.pane_id);
+            let named = match pane.agent {
+                Some(_) if reading_lines.contains(&pane.pane_id) => Named::ReadsLines,
+                Some(_) => Named::Agent,
+                None => Named::No,
+            };
             let terminal = pane.pane_id.kind == PaneKind::Terminal;
             if terminal {
                 pane.pid = self.pid_of(facts, pane.pane_id);
@@ -136,7 +140,7 @@ impl<H: Host> Zellij<'_, H> {
                 (details.cwd, details.running) = (known.cwd.clone(), known.running.clone());
             }
             // Only an agent's screen is read: one read per agent pane.
-            let agent = named
+            let agent = named.any()
                 || pane
                     .program
                     .as_deref()

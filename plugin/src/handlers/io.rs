@@ -14,6 +14,7 @@ use zellij_mcp_protocol::{Error, ErrorBody, PaneKind, PaneRef};
 
 use super::{bad_request, now, refuse_own_pane, Zellij};
 use super::{Handled, HandlerResult};
+use crate::agents::Named;
 use crate::event_log::EventLog;
 use crate::host::Host;
 use crate::later::Asker;
@@ -29,7 +30,7 @@ impl<'a, H: Host> Zellij<'a, H> {
     /// The pane's screen; scrollback reads (`full`, `since`) are the bridge's.
     /// `read` of the screen, with the pane's pid (from `facts`) for the
     /// bridge to tell its state.
-    pub fn read(&self, facts: &mut PaneFacts, named: bool, args: ReadArgs) -> HandlerResult {
+    pub fn read(&self, facts: &mut PaneFacts, named: Named, args: ReadArgs) -> HandlerResult {
         let (max_bytes, _) = args.checked()?;
         if args.needs_scrollback() {
             return Err(ErrorBody::from(Error::Unsupported {
@@ -62,7 +63,7 @@ impl<'a, H: Host> Zellij<'a, H> {
     /// `locate`: the pane's tab and process, or `pane_not_found`; with
     /// `screen`, what its screen shows, for an agent (`named`, or by its
     /// program) or a shell.
-    pub fn locate(&self, facts: &mut PaneFacts, named: bool, args: LocateArgs) -> HandlerResult {
+    pub fn locate(&self, facts: &mut PaneFacts, named: Named, args: LocateArgs) -> HandlerResult {
         self.require_pane(args.pane_id)?;
         let (state, line_draft) = match args.screen {
             true => self.shown_state(facts, args.pane_id, true, named),
@@ -87,7 +88,7 @@ impl<'a, H: Host> Zellij<'a, H> {
         facts: &mut PaneFacts,
         pane: PaneRef,
         shells: bool,
-        named: bool,
+        named: Named,
     ) -> (Option<PaneState>, bool) {
         match self.look_for(facts, pane, shells, named) {
             Some(look) => state_shown(self.host.shown(pane, look.telling()), look.is_agent()),
@@ -103,7 +104,7 @@ impl<'a, H: Host> Zellij<'a, H> {
         facts: &mut PaneFacts,
         pane: PaneRef,
         shells: bool,
-        named: bool,
+        named: Named,
     ) -> Option<Look<'a>> {
         let exited = self.view.find(pane).is_some_and(|(_, info)| info.exited);
         if pane.kind != PaneKind::Terminal || exited {
@@ -121,7 +122,7 @@ impl<'a, H: Host> Zellij<'a, H> {
             return shells.then_some(Look::Shell);
         }
         let program = self.program_of(pane, running);
-        let agent = named
+        let agent = named.any()
             || program
                 .as_deref()
                 .is_some_and(|p| self.programs.is_agent(p));

@@ -13,7 +13,7 @@ use zellij_mcp_protocol::text::plain_text;
 use zellij_mcp_protocol::{Error, ErrorBody, PaneKind, PaneRef};
 
 use super::{bad_request, now, Handled, HandlerResult, Zellij};
-use crate::agents::Agents;
+use crate::agents::{Agents, Named};
 use crate::event_log::EventLog;
 use crate::host::Host;
 use crate::later::Asker;
@@ -190,7 +190,7 @@ fn refuse_unless_an_agent(
     {
         return Ok(());
     }
-    let telling = zellij.telling(*pane, program.as_deref(), false);
+    let telling = zellij.telling(*pane, program.as_deref(), Named::No);
     let shown = zellij.host.shown(*pane, telling);
     if shown.is_some_and(|s| s.agent.is_some()) {
         return Ok(());

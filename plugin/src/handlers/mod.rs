@@ -27,6 +27,7 @@ use zellij_mcp_protocol::agent_screen::{program_name, program_of_command, Tellin
 use zellij_mcp_protocol::{Error, ErrorBody, JsonText, PaneKind, PaneRef};
 use zellij_tile::prelude::PaneInfo;
 
+use crate::agents::Named;
 pub use crate::handled::{Handled, HandlerResult};
 use crate::host::Host;
 use crate::later::{Live, Settle};
@@ -104,11 +105,13 @@ impl<'a, H: Host> Zellij<'a, H> {
         &self,
         pane: PaneRef,
         program: Option<&str>,
-        named: bool,
+        named: Named,
     ) -> Option<Telling<'a>> {
         let view: &'a SessionView = self.view;
         let title = view.find(pane).map_or("", |(_, info)| info.title.as_str());
-        Some(self.programs.telling(program, named, title))
+        let mut telling = self.programs.telling(program, named.any(), title);
+        telling.reads_lines = named == Named::ReadsLines;
+        Some(telling)
     }
 
     fn require_ready(&self) -> Result<(), ErrorBody> {
