@@ -1,6 +1,8 @@
 # zellij-mcp: build, install, demo, test and benchmark.
 ZELLIJ_VERSION := 0.45.1
 WASM_TARGET    := wasm32-wasip1
+# The bridge is also checked for macOS (it needs no C library there).
+MACOS_TARGETS  := aarch64-apple-darwin x86_64-apple-darwin
 PLUGIN_WASM    := target/$(WASM_TARGET)/release/zellij-mcp.wasm
 BRIDGE_BIN     := target/release/zellij-mcp
 LAYOUT_DIR     := $(HOME)/.config/zellij/layouts
@@ -16,12 +18,17 @@ PY_CLIENT_REQS := bridge/tests/clients/requirements.txt
 
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: all plugin bridge zellij wasm-target test-deps test fuzz demo bench soak install lint clean
+.PHONY: all plugin bridge zellij wasm-target macos-targets test-deps test fuzz demo bench soak install lint clean
 
 all: plugin bridge
 
 wasm-target:
 	@rustup target list --installed | grep -qx $(WASM_TARGET) || rustup target add $(WASM_TARGET)
+
+macos-targets:
+	@for t in $(MACOS_TARGETS); do \
+		rustup target list --installed | grep -qx $$t || rustup target add $$t; \
+	done
 
 plugin: wasm-target
 	cargo build --release -p zellij-mcp-plugin --target $(WASM_TARGET)
@@ -93,10 +100,14 @@ install: plugin
 	@echo "installed: $(HOME)/.cargo/bin/zellij-mcp, carrying its plugin"
 	@echo "next:      zellij-mcp setup"
 
-lint:
+lint: macos-targets
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo clippy -p zellij-mcp-plugin --target $(WASM_TARGET) -- -D warnings
+	@for t in $(MACOS_TARGETS); do \
+		echo "cargo clippy -p zellij-mcp --target $$t"; \
+		cargo clippy -p zellij-mcp --target $$t -- -D warnings || exit 1; \
+	done
 
 clean:
 	cargo clean
