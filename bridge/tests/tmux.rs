@@ -9,9 +9,9 @@ use std::process::Output;
 use std::time::Duration;
 
 use common::claude::{claude_bin, claude_command, ModelApi, FIRST};
-use common::{bridge, mcp, session, shell_pane};
+use common::{bridge, mcp, screen, session, shell_pane};
 use serde_json::{json, Value};
-use zellij_mcp_harness::{wait_for, AttachedClient, Mcp, Session};
+use zellij_mcp_harness::{poll_for, wait_for, AttachedClient, Mcp, Session};
 
 /// Runs `tmux <args>` as the lead in pane `lead` would, from `cwd`.
 fn tmux(s: &Session, lead: &str, cwd: &Path, args: &[&str]) -> Output {
@@ -312,10 +312,18 @@ fn a_real_claude_code_opens_its_teammate_in_a_zellij_pane() {
     mcp.ok("zellij_write", ask);
     let lead_tab =
         zellij_pane(&s, &format!("%{}", &lead["terminal_".len()..])).unwrap()["tab_id"].clone();
-    let mate = wait_for("the teammate's pane", Duration::from_secs(90), || {
+    let mate = poll_for(Duration::from_secs(90), || {
         let panes = s.zellij_panes();
-        let mate = panes.into_iter().find(|p| p["title"] == "researcher")?;
-        Some(mate)
+        panes.into_iter().find(|p| p["title"] == "researcher")
+    });
+    // It timed out once, unexplained: a failure says where the spawn stopped.
+    let mate = mate.unwrap_or_else(|| {
+        let requests = std::fs::read_to_string(&api.requests).unwrap_or_default();
+        panic!(
+            "no teammate's pane in 90 s; the lead's screen:\n{}\nthe model API's requests:\n{requests}\npanes: {:?}",
+            screen(&mcp, &lead),
+            s.zellij_panes()
+        )
     });
     assert_eq!(mate["tab_id"], lead_tab, "beside the lead: {mate}");
     let mate_id = format!("terminal_{}", mate["id"]);
