@@ -66,7 +66,11 @@ fn until_listed(s: &Session, expected: &[(String, String)]) {
         last = listed_agents(s);
         (last == expected).then_some(())
     });
-    assert!(listed.is_some(), "listed {last:?}, not {expected:?}");
+    assert!(
+        listed.is_some(),
+        "listed {last:?}, not {expected:?}; Zellij lists {:?}",
+        s.zellij_panes()
+    );
 }
 
 fn tab_names(s: &Session) -> String {

@@ -211,6 +211,7 @@ impl ZellijPlugin for McpPlugin<ZellijHost> {
             EventType::Timer,
             EventType::ListClients,
             EventType::CommandPaneExited,
+            EventType::CommandPaneReRun,
             EventType::CwdChanged,
             EventType::CommandChanged,
         ]);
@@ -245,6 +246,7 @@ impl<H: Host> McpPlugin<H> {
             Event::ListClients(clients) => self.on_clients(clients),
             Event::PaneRenderReport(rendered) => self.on_render(rendered),
             Event::CommandPaneExited(pane, code, _) => self.on_command_exited(pane, code),
+            Event::CommandPaneReRun(pane, _) => self.view.exit_codes.rerun(pane),
             Event::CwdChanged(pane, cwd, _) => self.on_cwd_changed(pane, cwd),
             Event::CommandChanged(pane, argv, _, _) => self.on_command_changed(pane, argv),
             Event::Timer(_) => self.on_timer(),

@@ -1211,3 +1211,25 @@ fn render_events_come_only_while_a_wait_is_under_way() {
     only_reply(&p, "2", "2");
     assert_eq!(follows(&p), [true, false]);
 }
+
+#[test]
+fn a_pane_whose_exit_zellij_reported_is_listed_exited_until_it_runs_again() {
+    let mut p = plugin("op-exit-reported");
+    let entry = |p: &McpPlugin<FakeHost>| {
+        let entries = p.view.entries().into_iter();
+        let mut found = entries.filter(|e| e.pane_id == PaneRef::terminal(1));
+        found.next().map(|e| (e.exited, e.exit_status, e.state))
+    };
+    assert_eq!(entry(&p), Some((false, None, None)));
+    p.on_command_exited(1, Some(3));
+    assert_eq!(
+        entry(&p),
+        Some((
+            true,
+            Some(3),
+            Some(zellij_mcp_protocol::ops::PaneState::Exited)
+        ))
+    );
+    p.view.exit_codes.rerun(1);
+    assert_eq!(entry(&p), Some((false, None, None)));
+}

@@ -45,6 +45,11 @@ impl ExitCodes {
         }
     }
 
+    /// The pane's command runs again (Enter in its held pane).
+    pub fn rerun(&mut self, pane: u32) {
+        self.0.remove(&pane);
+    }
+
     /// `Some` when the pane exited, with its code if it had one.
     pub fn get(&self, pane: u32) -> Option<Option<i32>> {
         self.0.get(&pane).copied()
@@ -195,16 +200,20 @@ impl SessionView {
 
     fn entry(&self, position: usize, p: &PaneInfo) -> PaneEntry {
         let tab = self.tab_at(position);
+        // A pane in a tab nobody views may not show its exit in `PaneInfo`
+        // for a while; `CommandPaneExited` told it (for the panes opened here).
+        let reported = (!p.is_plugin).then(|| self.exit_codes.get(p.id)).flatten();
+        let exited = p.exited || reported.is_some();
         PaneEntry {
             pane_id: ref_of_info(p),
             tab_id: tab.map(|t| t.tab_id),
             title: p.title.clone(),
-            exited: p.exited,
-            exit_status: p.exit_status,
+            exited,
+            exit_status: p.exit_status.or(reported.flatten()),
             focused: p.is_focused,
             floating: p.is_floating,
             hidden: p.is_suppressed,
-            state: p.exited.then_some(PaneState::Exited),
+            state: exited.then_some(PaneState::Exited),
             details: Some(PaneDetails {
                 tab_position: position,
                 tab_name: tab.map(|t| t.name.clone()).unwrap_or_default(),
