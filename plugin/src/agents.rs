@@ -31,6 +31,15 @@ pub enum Named {
 }
 
 impl Named {
+    /// A pane with a name or none, whose agent reads lines or not.
+    pub fn of(has_name: bool, reads_lines: bool) -> Named {
+        match (has_name, reads_lines) {
+            (false, _) => Named::No,
+            (true, false) => Named::Agent,
+            (true, true) => Named::ReadsLines,
+        }
+    }
+
     pub fn any(self) -> bool {
         self != Named::No
     }
@@ -74,11 +83,8 @@ impl Agents {
     /// How `pane` is named.
     pub fn named(&self, pane: PaneRef) -> Named {
         let entries = self.entries().into_values();
-        match entries.into_iter().find(|(p, _)| *p == pane) {
-            Some((_, true)) => Named::ReadsLines,
-            Some((_, false)) => Named::Agent,
-            None => Named::No,
-        }
+        let found = entries.into_iter().find(|(p, _)| *p == pane);
+        Named::of(found.is_some(), found.is_some_and(|(_, lines)| lines))
     }
 
     /// Every name, its pane, and whether its agent reads lines.

@@ -320,11 +320,10 @@ impl<H: Host> McpPlugin<H> {
             .iter()
             .filter_map(|entry| {
                 let pane_id = entry.pane_id;
-                let named = match by_name.contains_key(&pane_id) {
-                    true if reading_lines.contains(&pane_id) => Named::ReadsLines,
-                    true => Named::Agent,
-                    false => Named::No,
-                };
+                let named = Named::of(
+                    by_name.contains_key(&pane_id),
+                    reading_lines.contains(&pane_id),
+                );
                 let running = self
                     .pane_facts
                     .known(pane_id)

@@ -114,11 +114,8 @@ impl<H: Host> Zellij<'_, H> {
         let (mut names, reading_lines) = (agents.by_pane(), agents.reading_lines());
         for pane in &mut panes {
             pane.agent = names.remove(&pane.pane_id);
-            let named = match pane.agent {
-                Some(_) if reading_lines.contains(&pane.pane_id) => Named::ReadsLines,
-                Some(_) => Named::Agent,
-                None => Named::No,
-            };
+            let reads_lines = reading_lines.contains(&pane.pane_id);
+            let named = Named::of(pane.agent.is_some(), reads_lines);
             let terminal = pane.pane_id.kind == PaneKind::Terminal;
             if terminal {
                 pane.pid = self.pid_of(facts, pane.pane_id);
