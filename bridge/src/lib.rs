@@ -33,6 +33,7 @@ pub mod notify;
 pub mod own_pane;
 pub mod pane_state;
 pub mod private;
+pub mod processes;
 pub mod sessions;
 pub mod setup;
 pub mod tables;

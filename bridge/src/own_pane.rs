@@ -4,7 +4,9 @@
 //! stripped environment (the TypeScript SDK passes only HOME, PATH, SHELL,
 //! TERM, USER and LOGNAME). Then, when the session's server is one of this
 //! process's ancestors, the pane is found by asking the plugin which pane
-//! runs this process or one of its ancestors.
+//! runs this process or one of its ancestors. Where the process table
+//! cannot tell ancestors, such a server cannot tell whether it runs in the
+//! session at all, and says so (`Unknown`).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -13,12 +15,14 @@ use zellij_mcp_protocol::ops::{op, PaneOfProcessArgs};
 use zellij_mcp_protocol::PaneRef;
 
 use crate::client::PluginClient;
+use crate::processes::table;
 
 pub struct OwnPane {
     /// What the environment says: the session and, maybe, the pane.
     from_env: Option<(String, Option<PaneRef>)>,
-    /// This process and its ancestors, nearest first.
-    ancestors: Vec<u32>,
+    /// This process and its ancestors, nearest first (`None`: this
+    /// platform's process table cannot tell them).
+    ancestors: Option<Vec<u32>>,
     /// What is known per session.
     found: Mutex<HashMap<String, Option<PaneRef>>>,
 }
@@ -27,7 +31,7 @@ impl OwnPane {
     pub fn new(session: Option<String>, pane: Option<PaneRef>) -> Self {
         OwnPane {
             from_env: session.map(|s| (s, pane)),
-            ancestors: ancestors(),
+            ancestors: table().ancestors(std::process::id()),
             found: Mutex::default(),
         }
     }
@@ -62,9 +66,13 @@ impl OwnPane {
         if let Some(known) = self.found.lock().unwrap().get(session) {
             return known.map_or(Whereabouts::Outside, Whereabouts::Pane);
         }
-        // Inside a session, the session's server is an ancestor.
+        // Inside a session, the session's server is an ancestor; where
+        // ancestors cannot be told, neither can the pane.
+        let Some(ancestors) = &self.ancestors else {
+            return Whereabouts::Unknown;
+        };
         let inside = match client.server_pid(session).await {
-            Ok(server) => self.ancestors.contains(&server),
+            Ok(server) => ancestors.contains(&server),
             Err(_) => false,
         };
         if !inside && !told_inside {
@@ -72,7 +80,7 @@ impl OwnPane {
             return Whereabouts::Outside;
         }
         let args = PaneOfProcessArgs {
-            pids: self.ancestors.clone(),
+            pids: ancestors.clone(),
         };
         let asked = client
             .call::<op::PaneOfProcess>(Some(session), &args, client.sending())
@@ -98,35 +106,4 @@ pub enum Whereabouts {
     Outside,
     /// In the session, but in which pane cannot be told.
     Unknown,
-}
-
-/// This process and its ancestors, from `/proc` (only itself where there is none).
-fn ancestors() -> Vec<u32> {
-    let mut chain = vec![std::process::id()];
-    while let Some(parent) = chain.last().and_then(|pid| parent_pid(*pid)) {
-        if parent <= 1 || chain.contains(&parent) {
-            break;
-        }
-        chain.push(parent);
-    }
-    chain
-}
-
-fn parent_pid(pid: u32) -> Option<u32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name is in parentheses and may hold spaces.
-    let after_name = stat.get(stat.rfind(')')? + 2..)?;
-    after_name.split_whitespace().nth(1)?.parse().ok()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_ancestors_start_with_this_process_and_climb() {
-        let chain = ancestors();
-        assert_eq!(chain[0], std::process::id());
-        assert_eq!(chain.get(1).copied(), parent_pid(std::process::id()));
-    }
 }

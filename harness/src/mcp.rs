@@ -66,7 +66,9 @@ impl Mcp {
         Self::start_with_env(bridge, sandbox, &[], &env)
     }
 
-    fn start_with_env(
+    /// Starts `bridge` with the sandbox's environment, `args`, and `env`
+    /// added (no `ZELLIJ_*` of the caller's).
+    pub fn start_with_env(
         bridge: &Path,
         sandbox: &Sandbox,
         args: &[&str],

@@ -36,8 +36,8 @@ use zellij_mcp_protocol::{Error, ErrorBody, ErrorCode, PaneRef};
 
 use super::scrollback::STATE_LOOK;
 use super::{bad_request, FromSession, OnRequest, ToolFailure, ZellijMcp};
-use crate::pane_state::procfs;
 use crate::private::random_hex;
+use crate::processes::{table, Lookup};
 use crate::transport::cli::cli_configuration;
 use crate::transport::Destination;
 
@@ -50,7 +50,7 @@ const TURN_WAIT: Duration = Duration::from_millis(RUN_TURN_WAIT_MS - 2_000);
 const PROMPT_GRACE: Duration = Duration::from_millis(1_000);
 
 /// How often a shell is looked at while a run waits for its prompt: two
-/// small reads under `/proc`, and the shell is back within milliseconds.
+/// small reads of its process, and the shell is back within milliseconds.
 const PROMPT_LOOK: Duration = Duration::from_millis(2);
 
 /// How long the marker of a reported run may take to show: Zellij takes
@@ -510,7 +510,7 @@ impl ZellijMcp {
                     // Let go early (its marker erased) or not yet taken
                     // in by Zellij: the first is told by the shell. The
                     // marker is at the cursor, so within the first rows.
-                    None if procfs().at_line_editor(pid) => {
+                    None if at_line_editor(pid) => {
                         return Err(unknown("its shell went on before it was read".into()))
                     }
                     None => {
@@ -548,7 +548,7 @@ impl ZellijMcp {
     /// still being read, Ctrl-C would drop it and its report.
     async fn interrupt(&self, session: &str, pane: PaneRef, pid: u32) -> bool {
         let started = tokio::time::Instant::now() + START_WAIT;
-        while procfs().at_line_editor(pid) {
+        while at_line_editor(pid) {
             if tokio::time::Instant::now() >= started {
                 return false;
             }
@@ -659,7 +659,7 @@ async fn until_prompt(
     pid: u32,
     limit: tokio::time::Instant,
 ) -> Result<(), ToolFailure> {
-    while !procfs().at_line_editor(pid) {
+    while !at_line_editor(pid) {
         if tokio::time::Instant::now() >= limit {
             return Err(ToolFailure(ErrorBody::from(Error::Timeout {
                 problem: format!(
@@ -672,21 +672,46 @@ async fn until_prompt(
     Ok(())
 }
 
+/// Whether the shell `pid` waits in its line editor; false where that
+/// cannot be told (a run is refused before that, see [`shell_of`]).
+fn at_line_editor(pid: u32) -> bool {
+    table().at_line_editor(pid) == Some(true)
+}
+
 /// The shell `pane`'s process `pid` runs, or why a line cannot be typed
-/// into it.
+/// into it: its name and whether it waits in its line editor must be told
+/// by this platform's process table.
 fn shell_of(pane: PaneRef, pid: u32) -> Result<Shell, ToolFailure> {
-    let Some(name) = procfs().name_of(pid) else {
-        return Err(ToolFailure(ErrorBody::from(Error::Unsupported {
-            problem: format!("the process of {pane} (pid {pid}) is not on this machine"),
-            fix: "run the server on the machine the session runs on".into(),
-        })));
+    let processes = table();
+    let cannot_tell = |what: &str| {
+        ToolFailure(ErrorBody::from(Error::Unsupported {
+            problem: format!(
+                "on {}, this server cannot tell {what} of {pane} (pid {pid}), so a line typed there could not be run and read back exactly",
+                processes.platform()
+            ),
+            fix: "run the command with argv in a new pane (no pane_id), or send keys with zellij_write".into(),
+        }))
     };
-    Shell::named(&name).ok_or_else(|| {
+    let name = match processes.process(pid) {
+        Lookup::Found(process) => process.name,
+        Lookup::Gone => {
+            return Err(ToolFailure(ErrorBody::from(Error::Unsupported {
+                problem: format!("the process of {pane} (pid {pid}) is not running on this machine: it ended, or the session runs on another machine"),
+                fix: "run the server on the machine the session runs on, in a pane whose shell still runs".into(),
+            })))
+        }
+        Lookup::CannotTell => return Err(cannot_tell("the shell")),
+    };
+    let shell = Shell::named(&name).ok_or_else(|| {
         ToolFailure(ErrorBody::from(Error::Unsupported {
             problem: format!("{pane} runs {name}, not bash, zsh or fish"),
             fix: "run the command with argv in a new pane (no pane_id), or in a bash, zsh or fish pane".into(),
         }))
-    })
+    })?;
+    if processes.at_line_editor(pid).is_none() {
+        return Err(cannot_tell("whether the shell waits at its prompt"));
+    }
+    Ok(shell)
 }
 
 /// Arguments about a new pane mean nothing in an existing shell.

@@ -212,8 +212,8 @@ impl ZellijMcp {
         }
         Err(ToolFailure(
             ErrorBody::from(Error::PermissionDenied { problem: format!(
-                    "this server runs in session '{session}' but cannot tell which pane is its own, \
-                     so it cannot keep from acting on itself"
+                    "this server cannot tell which pane of session '{session}' is its own, if any \
+                     (it may run in one), so it cannot keep from acting on itself"
                 ), fix: "start the server from the agent's pane with ZELLIJ_PANE_ID set, or pass force: true".into() }),
         ))
     }

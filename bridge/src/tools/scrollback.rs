@@ -21,6 +21,7 @@ use zellij_mcp_protocol::text::tail_capped;
 use zellij_mcp_protocol::{Error, ErrorBody, ErrorCode, PaneRef};
 
 use crate::pane_state::pane_state;
+use crate::processes::table;
 
 use super::{FromSession, OnRequest, ZellijMcp};
 
@@ -73,6 +74,20 @@ impl ZellijMcp {
                 "until_state waits alone",
                 "pass until_state without pattern, stop, idle_ms or exit; or wait for those in a call of their own",
             )));
+        }
+        let processes = table();
+        if !state.is_shown() && !processes.tells(state) {
+            return Err(ErrorBody::from(Error::Unsupported {
+                problem: format!(
+                    "on {}, this server cannot tell when a pane is {}",
+                    processes.platform(),
+                    serde_json::to_value(state)
+                        .ok()
+                        .and_then(|name| name.as_str().map(str::to_owned))
+                        .unwrap_or_default()
+                ),
+                fix: "wait for a pattern, idle_ms or exit instead".into(),
+            }));
         }
         let timeout =
             Duration::from_millis(args.timeout_ms.unwrap_or(DEFAULT_WAIT_MS).min(MAX_WAIT_MS));
