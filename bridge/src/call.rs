@@ -34,6 +34,7 @@ pub async fn call(server: ZellijMcp, args: CallArgs) -> i32 {
             return 2;
         }
     };
+    let settled = server.clone();
     let client = match connect(server).await {
         Ok(client) => client,
         Err(problem) => {
@@ -50,6 +51,7 @@ pub async fn call(server: ZellijMcp, args: CallArgs) -> i32 {
         }
     };
     let _ = client.cancel().await;
+    settled.settle().await;
     if result.is_error == Some(true) {
         eprintln!("{}", text_of(&result));
         return 1;

@@ -20,6 +20,7 @@ use zellij_mcp::setup::places::installed_plugin_url;
 use zellij_mcp::setup::{self, SetupArgs};
 use zellij_mcp::tmux::{self, launch::ClaudeArgs};
 use zellij_mcp::tools;
+use zellij_mcp::transport::exit_report;
 use zellij_mcp_protocol::ops::DeliveryStatus;
 
 #[derive(Debug, Parser)]
@@ -117,6 +118,17 @@ enum Command {
     /// (internal).
     #[command(name = "read-wait", hide = true)]
     ReadWait { script: PathBuf },
+    /// What a shell run's script sends its exit report with (internal).
+    #[command(name = "exit-report", hide = true)]
+    ExitReport {
+        #[arg(long)]
+        socket: PathBuf,
+        #[arg(short = 'p', long)]
+        plugin: String,
+        #[arg(long, default_value = "")]
+        configuration: String,
+        payload: String,
+    },
 }
 
 #[derive(Debug, clap::Args)]
@@ -171,6 +183,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             zellij_mcp::tools::in_shell::wait_until_read(&script);
             std::process::exit(0);
         }
+        Some(Command::ExitReport {
+            socket,
+            plugin,
+            configuration,
+            payload,
+        }) => {
+            let sent = exit_report::send(&socket, &plugin, &configuration, &payload);
+            std::process::exit(i32::from(sent.is_err()));
+        }
         _ => {}
     }
 
@@ -214,8 +235,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let server = tools::ZellijMcp::new(Arc::new(client), own_pane, &options)?;
     let code = match command {
         None => {
+            let settled = server.clone();
             let service = server.serve(rmcp::transport::stdio()).await?;
             service.waiting().await?;
+            settled.settle().await;
             return Ok(());
         }
         Some(Command::Call(args)) => call::call(server, args).await,
@@ -230,7 +253,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             | Command::Serve(_)
             | Command::Claude(_)
             | Command::TmuxPane { .. }
-            | Command::ReadWait { .. },
+            | Command::ReadWait { .. }
+            | Command::ExitReport { .. },
         ) => {
             unreachable!("handled above")
         }

@@ -39,6 +39,8 @@ struct Stat {
     ppid: u32,
     pgrp: i32,
     tpgid: i32,
+    /// `starttime`: clock ticks after boot.
+    starttime: u64,
 }
 
 impl ProcessTable for Procfs {
@@ -54,6 +56,7 @@ impl ProcessTable for Procfs {
                 parent: stat.ppid,
                 group: stat.pgrp,
                 terminal_group: stat.tpgid,
+                started: stat.starttime,
             }),
             None if self.root.join("self").exists() => Lookup::Gone,
             None => Lookup::CannotTell,
@@ -149,6 +152,10 @@ fn parse_stat(text: &str) -> Option<Stat> {
         ppid: rest.get(1)?.parse().ok()?,
         pgrp: rest.get(2)?.parse().ok()?,
         tpgid: rest.get(5)?.parse().ok()?,
+        starttime: rest
+            .get(19)
+            .and_then(|t| t.parse().ok())
+            .unwrap_or_default(),
     })
 }
 
@@ -166,7 +173,9 @@ mod tests {
         for (pid, comm, state, pgrp, tpgid, wchan) in processes {
             let dir = root.join(pid.to_string());
             std::fs::create_dir_all(&dir).unwrap();
-            let stat = format!("{pid} ({comm}) {state} 1 {pgrp} {pgrp} 34817 {tpgid} 0 0 0");
+            let stat = format!(
+                "{pid} ({comm}) {state} 1 {pgrp} {pgrp} 34817 {tpgid} 0 0 0 0 0 0 0 0 0 20 0 1 0 {pid}0 0"
+            );
             std::fs::write(dir.join("stat"), stat).unwrap();
             std::fs::write(dir.join("wchan"), wchan).unwrap();
         }

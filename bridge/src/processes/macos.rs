@@ -36,6 +36,8 @@ mod at {
     pub const PGID: usize = 100;
     pub const TDEV: usize = 108;
     pub const TPGID: usize = 112;
+    pub const START_SEC: usize = 120;
+    pub const START_USEC: usize = 128;
 }
 
 /// `pbi_status` of a process that exited and was not reaped yet.
@@ -58,6 +60,7 @@ pub fn parse_record(bytes: &[u8]) -> Option<Record> {
         return None;
     }
     let word = |at: usize| u32::from_ne_bytes(bytes[at..at + 4].try_into().unwrap_or_default());
+    let long = |at: usize| u64::from_ne_bytes(bytes[at..at + 8].try_into().unwrap_or_default());
     let text = |at: usize, len: usize| {
         let field = &bytes[at..at + len];
         let end = field.iter().position(|&b| b == 0).unwrap_or(len);
@@ -75,6 +78,7 @@ pub fn parse_record(bytes: &[u8]) -> Option<Record> {
             group: word(at::PGID) as i32,
             terminal_group: terminal.map_or(0, |_| word(at::TPGID) as i32),
             zombie: word(at::STATUS) == ZOMBIE,
+            started: long(at::START_SEC) * 1_000_000 + long(at::START_USEC),
         },
         terminal,
     })
@@ -171,6 +175,8 @@ mod kernel {
         assert!(offset_of!(Info, pbi_pgid) == at::PGID);
         assert!(offset_of!(Info, e_tdev) == at::TDEV);
         assert!(offset_of!(Info, e_tpgid) == at::TPGID);
+        assert!(offset_of!(Info, pbi_start_tvsec) == at::START_SEC);
+        assert!(offset_of!(Info, pbi_start_tvusec) == at::START_USEC);
     };
 
     /// libproc's `proc_pidinfo` and the terminal devices under `/dev`.
@@ -242,6 +248,8 @@ mod tests {
         put(at::PGID, pgid);
         put(at::TDEV, tdev);
         put(at::TPGID, tpgid);
+        bytes[at::START_SEC..at::START_SEC + 8].copy_from_slice(&1_790_000_000u64.to_ne_bytes());
+        bytes[at::START_USEC..at::START_USEC + 8].copy_from_slice(&250_000u64.to_ne_bytes());
         let mut text = |at: usize, len: usize, value: &str| {
             bytes[at..at + len].fill(0);
             bytes[at..at + value.len()].copy_from_slice(value.as_bytes());
@@ -266,6 +274,7 @@ mod tests {
                 group: 900,
                 terminal_group: 900,
                 zombie: false,
+                started: 1_790_000_000_250_000,
             }
         );
         assert!(parsed.process.in_foreground());

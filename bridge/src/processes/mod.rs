@@ -29,6 +29,9 @@ pub struct Process {
     pub terminal_group: i32,
     /// Exited, not yet reaped.
     pub zombie: bool,
+    /// When it started (in the platform's own unit): a pid taken by
+    /// another process later has another.
+    pub started: u64,
 }
 
 impl Process {

@@ -20,6 +20,7 @@
 //! Runs in one pane take turns (see the plugin's `shell_runs`): a run
 //! queued behind others is typed once its shell is back at its prompt.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -212,24 +213,62 @@ pub fn scripts_folder() -> Result<PathBuf, ToolFailure> {
     Ok(folder)
 }
 
+/// What sends a run's exit report: this server's own binary on the
+/// session's socket (it starts in a quarter of Zellij's time), or, where
+/// there is no socket to speak to, `zellij pipe`.
+pub enum Sender<'a> {
+    Socket { binary: &'a str, socket: &'a Path },
+    Zellij(&'a Path),
+}
+
+impl<'a> Sender<'a> {
+    /// The socket's sender when `socket` is there, else `zellij`.
+    pub fn for_session(binary: &'a str, socket: &'a Path, zellij: &'a Path) -> Self {
+        use std::os::unix::fs::FileTypeExt;
+        let is_socket = std::fs::metadata(socket).is_ok_and(|m| m.file_type().is_socket());
+        match is_socket {
+            true => Sender::Socket { binary, socket },
+            false => Sender::Zellij(zellij),
+        }
+    }
+}
+
 /// The command that sends the exit report to the session's plugin (the
-/// status and token follow it): `zellij pipe` aimed at the plugin's
-/// instance, as other plugins that get a pipe would let it go at once.
-pub fn report_command(zellij: &Path, to: &Destination) -> Result<String, ToolFailure> {
+/// status and token follow it), aimed at the plugin's instance, as other
+/// plugins that get a pipe would let it go at once.
+pub fn report_command(sender: &Sender, to: &Destination) -> Result<String, ToolFailure> {
     let Destination::Plugin { url, configuration } = to else {
         return Err(bad_request(
             "the plugin's URL is not known yet",
             "retry in a moment",
         ));
     };
-    let mut words = vec![shell_word(zellij.to_str().unwrap_or("zellij"))?];
-    words.extend(["pipe".into(), "-p".into(), shell_word(url)?]);
+    let (mut words, configure) = match sender {
+        Sender::Socket { binary, socket } => {
+            let socket = shell_word(&socket.to_string_lossy())?;
+            let words = vec![
+                shell_word(binary)?,
+                EXIT_REPORT.into(),
+                "--socket".into(),
+                socket,
+            ];
+            (words, "--configuration")
+        }
+        Sender::Zellij(zellij) => {
+            let zellij = shell_word(zellij.to_str().unwrap_or("zellij"))?;
+            (vec![zellij, "pipe".into()], "-c")
+        }
+    };
+    words.extend(["-p".into(), shell_word(url)?]);
     if !configuration.is_empty() {
         let configuration = cli_configuration(configuration)
             .map_err(|why| bad_request(why, "load the plugin without that configuration entry"))?;
-        words.extend(["-c".into(), shell_word(&configuration)?]);
+        words.extend([configure.into(), shell_word(&configuration)?]);
     }
-    words.extend(["-n".into(), EXIT_PIPE_NAME.into(), "--".into()]);
+    if let Sender::Zellij(_) = sender {
+        words.extend(["-n".into(), EXIT_PIPE_NAME.into()]);
+    }
+    words.push("--".into());
     Ok(words.join(" "))
 }
 
@@ -347,20 +386,19 @@ impl ZellijMcp {
         refuse_new_pane_args(args)?;
         let started = tokio::time::Instant::now();
         let deadline = started + Duration::from_millis(args.timeout_ms.unwrap_or(DEFAULT_WAIT_MS));
-        let (session, located) = self.locate(session, pane, false).await?;
-        let Some(pid) = located.pid else {
-            return Err(bad_request(
-                format!("{pane} has no process of its own"),
-                "pass a terminal pane running a shell",
-            ));
-        };
+        let (session, pid) = self.shell_pid(session, pane).await?;
         let (mut run, typed, script) = self.to_type(&session, pane, pid, line).await?;
         let (session, ran) = match self
             .run_in_turn(&session, &mut run, pid, deadline, context)
             .await
         {
             Ok(ran) => ran,
-            Err(e) => return Err(script.unless_typed(e)),
+            Err(e) => {
+                if e.0.code == ErrorCode::PaneNotFound {
+                    self.shell_pids.forget(&session, pane);
+                }
+                return Err(script.unless_typed(e));
+            }
         };
         let output = self
             .shell_output(&session, &ran, &typed, pid, max_bytes)
@@ -371,7 +409,7 @@ impl ZellijMcp {
             false => script.read(),
         }
         if !ran.timed_out {
-            self.release(&session, run.token).await;
+            self.release(&session, run.token);
         }
         let mut result = output?;
         if ran.timed_out && args.kill_on_timeout {
@@ -398,10 +436,13 @@ impl ZellijMcp {
             }))
         })?;
         let to = self.client.destination(session).await?;
-        let report = report_command(&self.client.config().zellij, &to)?;
+        let binary = own_binary()?;
+        let socket = crate::sessions::socket_dir().join(session);
+        let sender = Sender::for_session(&binary, &socket, &self.client.config().zellij);
+        let report = report_command(&sender, &to)?;
         let path = scripts_folder()?.join(&token);
         let path_word = shell_word(&path.to_string_lossy())?;
-        let wait = format!("{} {READ_WAIT} {path_word}", shell_word(&own_binary()?)?);
+        let wait = format!("{} {READ_WAIT} {path_word}", shell_word(&binary)?);
         let typed = typed_text(shell, &report, &wait, &path_word, line);
         let script = Script::write(path, &typed.script)?;
         let run = RunInPaneArgs {
@@ -531,16 +572,36 @@ impl ZellijMcp {
     }
 
     /// Tells the plugin a reported run's output is read: the pane's next run
-    /// may have its turn.
-    async fn release(&self, session: &str, token: String) {
-        let how = self.client.sending();
-        let released = self
-            .client
-            .call::<op::Release>(Some(session), &ReleaseArgs { token }, how)
-            .await;
-        if let Err(e) = released {
-            tracing::warn!("could not release a shell run: {e}");
+    /// may have its turn. Sent after the answer: the caller need not wait
+    /// for it, and the pane's next run, sent after it, finds it done.
+    fn release(&self, session: &str, token: String) {
+        let (client, session) = (self.client.clone(), session.to_owned());
+        self.background.spawn(async move {
+            let how = client.sending();
+            let args = ReleaseArgs { token };
+            let released = client.call::<op::Release>(Some(&session), &args, how);
+            if let Err(e) = released.await {
+                tracing::warn!("could not release a shell run: {e}");
+            }
+        });
+    }
+
+    /// The process of `pane`'s shell: the one found before while it still
+    /// runs (the same pid, started at the same time), else as the plugin
+    /// tells it.
+    async fn shell_pid(&self, session: &str, pane: PaneRef) -> Result<(String, u32), ToolFailure> {
+        if let Some(pid) = self.shell_pids.get(session, pane) {
+            return Ok((session.to_owned(), pid));
         }
+        let (session, located) = self.locate(session, pane, false).await?;
+        let Some(pid) = located.pid else {
+            return Err(bad_request(
+                format!("{pane} has no process of its own"),
+                "pass a terminal pane running a shell",
+            ));
+        };
+        self.shell_pids.remember(&session, pane, pid);
+        Ok((session, pid))
     }
 
     /// Types Ctrl-C into `pane` (a timed-out run with `kill_on_timeout`),
@@ -567,6 +628,10 @@ impl ZellijMcp {
 
 /// The hidden command a run's script waits in (see [`wait_until_read`]).
 pub const READ_WAIT: &str = "read-wait";
+
+/// The hidden command a run's script sends its exit report with (see
+/// [`crate::transport::exit_report`]).
+pub const EXIT_REPORT: &str = "exit-report";
 
 /// Longest a run's script waits for its output to be read.
 const READ_WAIT_MOST: Duration = Duration::from_secs(10);
@@ -734,6 +799,47 @@ fn refuse_new_pane_args(args: &RunArgs) -> Result<(), ToolFailure> {
     }
 }
 
+/// Shell panes' processes found so far, at most.
+const MOST_SHELL_PIDS: usize = 256;
+
+/// The process each shell pane was found to run, by session and pane, and
+/// when it started: a pid whose process started at another time is
+/// another process (the pane's command ran again, or the pid was reused),
+/// and is asked of the plugin anew.
+#[derive(Default)]
+pub struct ShellPids(std::sync::Mutex<HashMap<(String, PaneRef), (u32, u64)>>);
+
+impl ShellPids {
+    fn get(&self, session: &str, pane: PaneRef) -> Option<u32> {
+        let key = (session.to_owned(), pane);
+        let mut known = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let (pid, started) = known.get(&key).copied()?;
+        match table().process(pid) {
+            Lookup::Found(process) if process.started == started => Some(pid),
+            _ => {
+                known.remove(&key);
+                None
+            }
+        }
+    }
+
+    fn remember(&self, session: &str, pane: PaneRef, pid: u32) {
+        let Lookup::Found(process) = table().process(pid) else {
+            return;
+        };
+        let mut known = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if known.len() >= MOST_SHELL_PIDS {
+            known.clear();
+        }
+        known.insert((session.to_owned(), pane), (pid, process.started));
+    }
+
+    fn forget(&self, session: &str, pane: PaneRef) {
+        let mut known = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        known.remove(&(session.to_owned(), pane));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
@@ -863,22 +969,32 @@ mod tests {
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect::<BTreeMap<_, _>>(),
         };
-        let command = report_command(
-            Path::new("/usr/bin/zellij"),
-            &plugin("file:~/z mcp.wasm", &[]),
-        );
+        let zellij = Sender::Zellij(Path::new("/usr/bin/zellij"));
+        let command = report_command(&zellij, &plugin("file:~/z mcp.wasm", &[]));
         assert_eq!(
             command.unwrap(),
             "/usr/bin/zellij pipe -p 'file:~/z mcp.wasm' -n zellij-mcp-exit --"
         );
-        let configured =
-            report_command(Path::new("zellij"), &plugin("file:/z.wasm", &[("a", "1")]));
+        let configured = report_command(&zellij, &plugin("file:/z.wasm", &[("a", "1")]));
         assert_eq!(
             configured.unwrap(),
-            "zellij pipe -p file:/z.wasm -c a=1 -n zellij-mcp-exit --"
+            "/usr/bin/zellij pipe -p file:/z.wasm -c a=1 -n zellij-mcp-exit --"
         );
-        assert!(report_command(Path::new("/it's/zellij"), &plugin("file:/z.wasm", &[])).is_err());
-        assert!(report_command(Path::new("zellij"), &Destination::Broadcast).is_err());
+        let socket = Sender::Socket {
+            binary: "/bin/zellij-mcp",
+            socket: Path::new("/run/zellij/s 1"),
+        };
+        let configured = report_command(&socket, &plugin("file:/z.wasm", &[("a", "1")]));
+        assert_eq!(
+            configured.unwrap(),
+            "/bin/zellij-mcp exit-report --socket '/run/zellij/s 1' -p file:/z.wasm --configuration a=1 --"
+        );
+        let quoted = Sender::Zellij(Path::new("/it's/zellij"));
+        assert!(report_command(&quoted, &plugin("file:/z.wasm", &[])).is_err());
+        assert!(report_command(&zellij, &Destination::Broadcast).is_err());
+        let missing = Path::new("/no/such/socket");
+        let fallback = Sender::for_session("/bin/zellij-mcp", missing, Path::new("zellij"));
+        assert!(matches!(fallback, Sender::Zellij(_)));
     }
 
     #[test]

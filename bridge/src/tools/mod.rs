@@ -37,6 +37,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use tokio_util::task::TaskTracker;
 use zellij_mcp_protocol::ops::{op, CancelArgs, Op, ReplayArgs, RequestState, SendMessageResult};
 use zellij_mcp_protocol::{Error, ErrorBody, ErrorCode, PaneRef};
 
@@ -160,6 +161,10 @@ pub struct ZellijMcp {
     subscriptions: Arc<resources::Subscriptions>,
     /// What each session's last pane list showed (see [`LastListed`]).
     last_listed: Arc<LastListed>,
+    /// The shell panes' processes runs found (see [`in_shell::ShellPids`]).
+    shell_pids: Arc<in_shell::ShellPids>,
+    /// Work a call leaves running after its answer (a run's release).
+    background: TaskTracker,
 }
 
 /// How the server is run.
@@ -193,7 +198,16 @@ impl ZellijMcp {
             tool_router,
             subscriptions: Arc::default(),
             last_listed: Arc::default(),
+            shell_pids: Arc::default(),
+            background: TaskTracker::new(),
         })
+    }
+
+    /// Waits for the work calls left running after their answers: a
+    /// process that ends after one call (`zellij-mcp call`) waits first.
+    pub async fn settle(&self) {
+        self.background.close();
+        self.background.wait().await;
     }
 
     /// The bridge's own pane, when it runs inside `session`.

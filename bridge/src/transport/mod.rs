@@ -6,12 +6,15 @@
 //!   a scrollback read subscribes to the pane on a short connection.
 //! - [`cli`]: persistent `zellij pipe` children, one JSON line per request;
 //!   a scrollback read runs `zellij subscribe` once.
+//! - [`exit_report`]: what a shell run's script sends its exit report
+//!   with, as `zellij pipe` would, from a lighter process.
 //!
 //! Each is a [`Carrier`]: plain async fns, made into the object-safe
 //! [`Transport`] the client holds in one place. Both hand the plugin's output to [`ReplyReader`], which matches the reply
 //! to its request id and drops anything else.
 
 pub mod cli;
+pub mod exit_report;
 pub mod socket;
 pub mod wire;
 

@@ -185,6 +185,16 @@ pub fn pipe_message(
     payload: String,
     plugin: Option<(String, HashMap<String, String>)>,
 ) -> ClientToServerMsg {
+    named_pipe_message(pipe_id, zellij_mcp_protocol::PIPE_NAME, payload, plugin)
+}
+
+/// A CLI-pipe message of pipe `name`.
+pub fn named_pipe_message(
+    pipe_id: &str,
+    name: &str,
+    payload: String,
+    plugin: Option<(String, HashMap<String, String>)>,
+) -> ClientToServerMsg {
     let (plugin, configuration) = match plugin {
         Some((url, configuration)) => (Some(url), configuration),
         None => (None, HashMap::new()),
@@ -194,7 +204,7 @@ pub fn pipe_message(
             action: Some(Action {
                 action_type: Some(action::ActionType::CliPipe(CliPipeAction {
                     pipe_id: pipe_id.to_owned(),
-                    name: Some(zellij_mcp_protocol::PIPE_NAME.to_owned()),
+                    name: Some(name.to_owned()),
                     payload: Some(payload),
                     plugin,
                     configuration,

@@ -27,7 +27,7 @@ pub fn shell_runs(table: &mut Table, session: &Session, bridge: &Path, rounds: u
         assert_eq!(ran["exit_code"], 0, "{ran}");
     });
     let shell = table.timed(
-        "in an idle bash pane (typed, exit reported by `zellij pipe`)",
+        "in an idle bash pane (typed, exit reported on the session socket)",
         samples,
         "target p50 ≤ 20 ms",
     );
