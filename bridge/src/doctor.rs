@@ -8,12 +8,15 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
-use zellij_mcp_protocol::ops::{op, HelloResult, ListPanesArgs, ListPanesResult, NoArgs};
+use zellij_mcp_protocol::ops::{
+    op, HelloResult, ListPanesArgs, ListPanesResult, NoArgs, PaneState,
+};
 use zellij_mcp_protocol::{PaneKind, PROTOCOL_VERSION};
 
 use crate::agent_file::{self, Checked};
 use crate::client::PluginClient;
 use crate::embedded;
+use crate::processes::{self, ProcessTable};
 use crate::sessions;
 use crate::setup::grants;
 use crate::setup::places::{shown, Places};
@@ -92,6 +95,32 @@ fn agent_descriptions(path: &Path) -> Check {
     }
 }
 
+/// What this platform's process table tells (the README's "Platforms").
+fn process_table(table: &dyn ProcessTable) -> Check {
+    const NAME: &str = "processes";
+    let platform = table.platform();
+    if table.tells(PaneState::Running) {
+        return ok(
+            NAME,
+            format!("{platform}: pane states, runs in existing shells, own pane"),
+        );
+    }
+    if table.tells(PaneState::Prompt) {
+        return ok(
+            NAME,
+            format!(
+                "{platform}: `prompt` and `exited`, runs in existing shells, own pane; \
+                 no `running` or `waiting_input` (the README's \"Platforms\")"
+            ),
+        );
+    }
+    failed(
+        NAME,
+        format!("{platform} tells nothing of processes: no pane states from them, no runs in existing shells"),
+        "run commands in new panes (zellij_run without pane_id); the rest needs Linux or macOS",
+    )
+}
+
 /// Runs the checks and prints them; the exit code (1 when any failed).
 pub async fn run(client: &PluginClient, args: DoctorArgs) -> i32 {
     let checks = checks(client).await;
@@ -125,6 +154,7 @@ pub async fn checks(client: &PluginClient) -> Vec<Check> {
         installed(&places),
         permissions(&places),
         agent_descriptions(&agent_file::path()),
+        process_table(processes::table()),
     ];
     let (live, sessions_check) = live_sessions(client).await;
     checks.push(sessions_check);
@@ -434,4 +464,26 @@ fn empty_as_unknown(text: &str) -> &str {
 
 fn millis(elapsed: Duration) -> String {
     format!("{:.2} ms", elapsed.as_secs_f64() * 1000.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::processes::{linux::Procfs, Unknowing};
+
+    #[test]
+    fn the_processes_check_says_what_the_platform_tells() {
+        let linux = process_table(&Procfs::at(Path::new("/proc")));
+        assert_eq!(
+            (linux.status, linux.detail.starts_with("Linux: pane states")),
+            (Status::Ok, true)
+        );
+        let none = process_table(&Unknowing("nowhere"));
+        assert_eq!(none.status, Status::Failed);
+        assert!(
+            none.detail.contains("nowhere tells nothing"),
+            "{}",
+            none.detail
+        );
+    }
 }

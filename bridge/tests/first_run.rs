@@ -198,6 +198,7 @@ fn doctor_passes_a_healthy_session_and_call_speaks_for_people_and_scripts() {
         "zellij",
         "setup",
         "permissions",
+        "processes",
         "sessions",
         "session",
         "plugin",
