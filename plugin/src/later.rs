@@ -17,6 +17,10 @@ use crate::session::SessionView;
 pub const SETTLE_TIME: Duration = Duration::from_secs(2);
 /// Timers fire a little early or late; a moment this close counts as now.
 pub const TIMER_SLACK: Duration = Duration::from_millis(10);
+/// A timer this late never comes: Zellij drops the events of an instance
+/// whose client left while another client's instance loaded. Another is
+/// armed (one more timer event costs nothing; none stops every deadline).
+pub const TIMER_LOST: Duration = Duration::from_secs(1);
 
 /// Who asked: where the answer goes, and the pane the request came from.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -145,7 +149,8 @@ impl<T> Later<T> {
     /// How long a new timer should run to fire at `due`; `None` when one
     /// armed already fires in time.
     pub fn timer_for(&mut self, due: Instant, now: Instant) -> Option<Duration> {
-        if self.next_wake.is_some_and(|wake| wake <= due + TIMER_SLACK) {
+        let armed = |wake: Instant| wake <= due + TIMER_SLACK && now < wake + TIMER_LOST;
+        if self.next_wake.is_some_and(armed) {
             return None;
         }
         self.next_wake = Some(due);
@@ -239,6 +244,17 @@ mod tests {
         assert_eq!(
             later.timer_for(at(800), at(100)),
             Some(Duration::from_millis(700))
+        );
+        // The timer for 800 never fired: one is armed again once it is lost.
+        assert_eq!(
+            later.timer_for(at(2_000), at(1_500)),
+            None,
+            "late, not lost"
+        );
+        assert_eq!(
+            later.timer_for(at(2_000), at(1_900)),
+            Some(Duration::from_millis(100)),
+            "lost"
         );
     }
 }

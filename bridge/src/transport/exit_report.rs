@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use prost::Message;
 use zellij_mcp_protocol::ops::EXIT_PIPE_NAME;
@@ -20,10 +21,15 @@ use super::wire::{self, server_to_client::Message as ServerMsg, ServerToClientMs
 /// The largest message from Zellij this reads (its pipe outputs are short).
 const MOST_FRAME: usize = 1 << 20;
 
+/// Longest the report waits for the plugin to let its pipe go: past the
+/// plugin's own hold (10 s), so a pipe nobody lets go (an instance gone, a
+/// pipe Zellij lost) keeps the person's shell only this long.
+const MOST_WAIT: Duration = Duration::from_secs(15);
+
 /// Sends `payload` on the exit pipe to the plugin at `plugin` with
 /// `configuration` (`k=v,k2=v2`, as `zellij pipe -c` takes it), through
 /// the session's `socket`; prints what the plugin answers, until it lets
-/// the pipe go.
+/// the pipe go, or for [`MOST_WAIT`] (then failing).
 pub fn send(
     socket: &Path,
     plugin: &str,
@@ -31,6 +37,7 @@ pub fn send(
     payload: &str,
 ) -> std::io::Result<()> {
     let mut stream = UnixStream::connect(socket)?;
+    let deadline = Instant::now() + MOST_WAIT;
     let pipe_id = format!("{EXIT_PIPE_NAME}-{}", std::process::id());
     let plugin = (plugin.to_owned(), parse_configuration(configuration));
     let message =
@@ -39,6 +46,8 @@ pub fn send(
     stream.write_all(&[&(body.len() as u32).to_le_bytes()[..], &body].concat())?;
     let mut out = std::io::stdout().lock();
     loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        stream.set_read_timeout(Some(left.max(Duration::from_millis(1))))?;
         match read_frame(&mut stream)?.message {
             Some(ServerMsg::CliPipeOutput(o)) if o.pipe_name == pipe_id => {
                 out.write_all(o.output.as_bytes())?;

@@ -87,10 +87,18 @@ fn open(session: &Session, mcp: &Mcp, api: &ModelApi, program: Program) -> Strin
     pane
 }
 
+/// Waits until the program in `pane` is idle; a first start after its
+/// install can take a minute on a loaded machine.
 fn until_idle(mcp: &Mcp, pane: &str) {
-    let args = json!({"pane_id": pane, "until_state": "idle", "timeout_ms": 60000});
+    let args = json!({"pane_id": pane, "until_state": "idle", "timeout_ms": 180000});
     let waited = mcp.ok("zellij_wait_for", args);
-    assert_eq!(waited["outcome"], "state", "{waited}");
+    if waited["outcome"] != "state" {
+        let screen = mcp.ok("zellij_read", json!({"pane_id": pane}));
+        panic!(
+            "{pane} never idle: {waited}\nits screen:\n{}",
+            screen["text"]
+        );
+    }
 }
 
 /// Draws the idle screen of the program named by `$1` (as its panes show
