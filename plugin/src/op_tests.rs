@@ -932,6 +932,53 @@ fn exit_report(p: &mut Plugin, pipe_id: &str, report: &str) {
 }
 
 #[test]
+fn a_run_is_answered_and_released_by_the_instance_that_typed_it_after_the_lease_moved() {
+    let dir = crate::fake::shared_dir("run-handover");
+    let mut first = crate::fake::plugin_in(&dir, 1);
+    let mut second = crate::fake::plugin_in(&dir, 2);
+    let run = json!({"pane_id": "terminal_1", "text": "true; report t1\r", "token": "t1", "at_prompt": true, "timeout_ms": 60000});
+    let asked = request("a", "run_in_pane", run);
+    for instance in [&mut first, &mut second] {
+        send(instance, "a", Some(&asked));
+    }
+    assert_eq!(typed(&first).len(), 1, "the lease holder typed it");
+    assert!(typed(&second).is_empty());
+
+    // The first instance goes quiet (its client left); the second acts.
+    second.host.advance(Duration::from_secs(10));
+    send(&mut second, "h", Some(&request("h", "hello", json!({}))));
+    assert_eq!(
+        replies_on(&second, "h", "h").len(),
+        1,
+        "the second acts now"
+    );
+
+    for instance in [&mut second, &mut first] {
+        exit_report(instance, "exit-1", "0 t1");
+    }
+    let answered = result_of::<op::RunInPane>(only_reply(&first, "a", "a"));
+    assert_eq!(answered.exit_code, Some(0));
+    assert!(
+        replies_on(&second, "a", "a").is_empty(),
+        "it never knew the run"
+    );
+
+    let release = request("r", "release", json!({"token": "t1"}));
+    for instance in [&mut second, &mut first] {
+        send(instance, "r", Some(&release));
+    }
+    let unblocked = crate::fake::Call::Unblock("exit-1".into());
+    assert!(
+        first.host.calls.borrow().contains(&unblocked),
+        "the shell goes on at once, not after the hold"
+    );
+    assert!(
+        !first.shell_runs.busy(PaneRef::terminal(1)),
+        "the pane takes runs again"
+    );
+}
+
+#[test]
 fn runs_in_a_shell_pane_are_typed_in_turn_and_answered_by_their_exit_reports() {
     let mut p = plugin("shell-runs");
     let run = |token: &str, prompt: bool| json!({"pane_id": "terminal_1", "text": format!("true; report {token}\r"), "token": token, "at_prompt": prompt, "timeout_ms": 5000});

@@ -68,7 +68,7 @@ impl<H: Host> McpPlugin<H> {
             return;
         };
         if !self.takes(&[pipe_id.as_bytes(), payload.as_bytes()]) {
-            return;
+            return self.releases_held_run(&pipe_id, payload);
         }
         let request = match limits::check_request_size(payload.len())
             .map_err(|e| (String::new(), e))
@@ -117,13 +117,40 @@ impl<H: Host> McpPlugin<H> {
         }
     }
 
-    /// A shell's exit report (see `run_in_pane`), taken by one instance.
+    /// A shell's exit report (see `run_in_pane`), `<status> <token>`: the
+    /// instance that typed the run answers it, whether or not it acts now
+    /// (the lease may have moved since); no other knows the run.
     fn on_exit_pipe(&mut self, message: PipeMessage) {
         let (PipeSource::Cli(pipe_id), Some(report)) = (message.source, &message.payload) else {
             return;
         };
-        if self.takes(&[pipe_id.as_bytes(), report.as_bytes()]) {
+        let token = report.split_whitespace().nth(1).unwrap_or_default();
+        if self.shell_runs.awaits_report(token) {
             self.on_shell_exit(&pipe_id, report);
+        }
+    }
+
+    /// A `release` of a run whose report pipe this instance holds: it lets
+    /// the shell go on, whether or not it acts now (the acting instance,
+    /// if another, answers the request too, `released: false`).
+    fn releases_held_run(&mut self, pipe_id: &str, payload: &str) {
+        if !self.shell_runs.holds_any() {
+            return;
+        }
+        let Ok(request) = parse_request(payload) else {
+            return;
+        };
+        if request.op != op::Release::NAME {
+            return;
+        }
+        let held = request.args.get("token").and_then(Value::as_str);
+        if held.is_some_and(|token| self.shell_runs.holds(token)) {
+            let asker = Asker {
+                pipe_id: pipe_id.to_owned(),
+                request_id: request.id.clone(),
+                caller: request.caller,
+            };
+            self.dispatch(&request, asker);
         }
     }
 

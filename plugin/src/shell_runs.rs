@@ -204,6 +204,24 @@ impl ShellRuns {
         Some((run, self.next_turn(pane, now)))
     }
 
+    /// Whether `token`'s run was typed by this instance and not reported:
+    /// only this instance can answer its report, whoever acts now.
+    pub fn awaits_report(&self, token: &str) -> bool {
+        let heads = self.queues.values().filter_map(VecDeque::front);
+        heads.into_iter().any(|run| run.token == token && run.typed)
+    }
+
+    /// Whether this instance holds the report pipe of `token`'s run: only
+    /// it can let that shell go on, whoever acts now.
+    pub fn holds(&self, token: &str) -> bool {
+        self.held.iter().any(|h| h.token == token)
+    }
+
+    /// Whether this instance holds any report pipe.
+    pub fn holds_any(&self) -> bool {
+        !self.held.is_empty()
+    }
+
     /// Lets the shell of `token`'s run go on: its held pipe, and the
     /// answers of the pane's next turn.
     pub fn release(&mut self, token: &str, now: Instant) -> Option<(String, Vec<Answer>)> {

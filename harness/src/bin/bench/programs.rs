@@ -38,7 +38,8 @@ pub fn deliveries(table: &mut Table, bridge: &Path, rounds: usize) {
         // again, before the next one starts.
         let mut one = |call: &dyn Fn(&str)| {
             turn += 1;
-            let text = format!("bench turn {turn}");
+            // Named for the program: the model API serves every program.
+            let text = format!("bench {program:?} turn {turn}");
             let took = measure(1, || call(&text))[0];
             wait_for(&text, Duration::from_secs(60), || {
                 api.user_texts()
