@@ -253,12 +253,14 @@ mod tests {
             .spawn()
             .unwrap();
         let proc = Procfs::at(Path::new("/proc"));
-        assert_eq!(proc.name_of(child.id()).as_deref(), Some("sleep"));
+        let Lookup::Found(sleep) = proc.process(child.id()) else {
+            panic!("the child is in /proc")
+        };
+        assert_eq!(sleep.name, "sleep");
         assert_eq!(proc.open.lock().unwrap().len(), 1, "kept open");
         child.kill().unwrap();
         child.wait().unwrap();
-        assert_eq!(proc.name_of(child.id()), None, "gone, though kept open");
-        assert_eq!(proc.process(child.id()), Lookup::Gone);
+        assert_eq!(proc.process(child.id()), Lookup::Gone, "though kept open");
         assert!(proc.open.lock().unwrap().is_empty());
     }
 

@@ -71,14 +71,6 @@ pub trait ProcessTable: Send + Sync {
     /// Whether a pane's `state` can be this one when told from processes.
     fn tells(&self, state: PaneState) -> bool;
 
-    /// `pid`'s program name, when the table has it.
-    fn name_of(&self, pid: u32) -> Option<String> {
-        match self.process(pid) {
-            Lookup::Found(process) => Some(process.name),
-            Lookup::Gone | Lookup::CannotTell => None,
-        }
-    }
-
     /// `pid` and its ancestors, nearest first, or `None` when the table
     /// cannot tell them.
     fn ancestors(&self, pid: u32) -> Option<Vec<u32>> {
@@ -152,6 +144,6 @@ mod tests {
         assert_eq!(crate::pane_state::state_of(&none, std::process::id()), None);
         assert_eq!(none.ancestors(std::process::id()), None);
         assert_eq!(none.at_line_editor(1), None);
-        assert_eq!(none.name_of(1), None);
+        assert_eq!(none.process(1), Lookup::CannotTell);
     }
 }
