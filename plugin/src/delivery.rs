@@ -279,7 +279,8 @@ impl<H: Host> McpPlugin<H> {
             match host.shown(pane, telling).and_then(|shown| shown.agent) {
                 Some(AgentScreen::Draft) => Shows::Draft,
                 Some(AgentScreen::Asking) => Shows::Dialog,
-                _ => Shows::Other,
+                Some(AgentScreen::Idle | AgentScreen::Working) => Shows::Clear,
+                None => Shows::Other,
             }
         };
         self.input.on_timer(now, look)

@@ -39,7 +39,10 @@ pub enum Shows {
     Draft,
     /// A dialog: a CR would answer it.
     Dialog,
-    /// Anything else (an empty composer, a screen not told).
+    /// A screen told, without the text: an empty composer, or the program
+    /// working.
+    Clear,
+    /// A screen not told (a program redrawing): no sign either way.
     Other,
 }
 
@@ -147,11 +150,16 @@ impl WriteQueue {
                 let again = |after| (Some(now + after), Step::ArmTimer(after));
                 // The text still shows, the last CR a submit delay ago.
                 let stays = queue.last_cr.is_some_and(|at| now >= at + settle);
+                let since_cr = |wait| queue.last_cr.is_some_and(|at| now < at + wait);
                 let next = match (queue.crs_sent, shows) {
-                    (0, Shows::Other) if now < first_due + MOST_CR_WAIT => {
+                    (0, Shows::Other | Shows::Clear) if now < first_due + MOST_CR_WAIT => {
                         Some(again(CR_LOOK_EVERY))
                     }
-                    (0, Shows::Draft | Shows::Other) | (1..MOST_CRS, Shows::Draft)
+                    // A screen not told after the CR says nothing of the
+                    // text: looked at again, for as long as before the CR.
+                    (1.., Shows::Other) if since_cr(MOST_CR_WAIT) => Some(again(CR_LOOK_EVERY)),
+                    (0, Shows::Draft | Shows::Other | Shows::Clear)
+                    | (1..MOST_CRS, Shows::Draft)
                         if stays || queue.crs_sent == 0 =>
                     {
                         steps.push(Step::WriteCr(*pane));
@@ -398,6 +406,12 @@ mod tests {
             "a new line, not Return"
         );
         let steps = q.on_timer(t0 + ms(400), |_| Shows::Other);
+        assert_eq!(
+            steps,
+            [Step::ArmTimer(CR_LOOK_EVERY)],
+            "not told: no sign of it"
+        );
+        let steps = q.on_timer(t0 + ms(450), |_| Shows::Clear);
         assert!(!steps.contains(&cr(1)));
         assert_eq!(replied(&steps), ["a"], "taken: answered at once");
         // Never shown: the CR goes once after the longest wait.
@@ -409,7 +423,13 @@ mod tests {
             at += CR_LOOK_EVERY;
         }
         assert_eq!(q.on_timer(at, |_| Shows::Other)[0], cr(2));
-        assert_eq!(replied(&q.on_timer(at + ms(50), |_| Shows::Other)), ["b"]);
+        let after_cr = at;
+        at += CR_LOOK_EVERY;
+        while at < after_cr + MOST_CR_WAIT {
+            assert!(replied(&q.on_timer(at, |_| Shows::Other)).is_empty());
+            at += CR_LOOK_EVERY;
+        }
+        assert_eq!(replied(&q.on_timer(at, |_| Shows::Other)), ["b"]);
         // A draft that stays gets MOST_CRS in all.
         let t2 = t1 + ms(5000);
         q.push(write("c", 3, "hi", Some(150)), t2);
