@@ -26,7 +26,7 @@ const MOST_QUEUED_WRITES: usize = 64;
 /// How long a CR waits for its pane to show the text, after its delay.
 pub const MOST_CR_WAIT: Duration = Duration::from_secs(2);
 /// How often a waiting CR's pane is looked at.
-const CR_LOOK_EVERY: Duration = Duration::from_millis(50);
+const CR_LOOK_EVERY: Duration = Duration::from_millis(20);
 /// Most CRs one submit sends, where its pane is looked at.
 pub const MOST_CRS: u8 = 3;
 
