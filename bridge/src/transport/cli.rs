@@ -33,6 +33,9 @@ use super::{CallError, Carrier, Destination, ReplyReader};
 /// Idle children kept per target.
 const MAX_IDLE: usize = 4;
 
+/// How often a call looks whether its session's socket is still there.
+const SESSION_LOOK_EVERY: Duration = Duration::from_millis(200);
+
 struct PipeChild {
     child: Child,
     stdin: ChildStdin,
@@ -146,6 +149,20 @@ impl CliTransport {
         cmd
     }
 
+    /// Resolves once the session's socket, there when the call began, is
+    /// gone: Zellij removes it when a session ends, and a `zellij pipe`
+    /// whose server went away without telling it never exits (it reads
+    /// nothing, forever). Without a socket to look at, never resolves.
+    async fn session_ended(&self) {
+        let socket = crate::sessions::socket_dir().join(&self.session);
+        if !socket.exists() {
+            return std::future::pending().await;
+        }
+        while socket.exists() {
+            tokio::time::sleep(SESSION_LOOK_EVERY).await;
+        }
+    }
+
     fn take_idle(&self, target: &Destination) -> Option<PipeChild> {
         let mut idle = self.idle.lock().unwrap();
         let pool = idle.get_mut(target)?;
@@ -179,7 +196,15 @@ impl Exchanger for CliTransport {
             Some(child) => child,
             None => self.spawn(target).map_err(Exchange::Failed)?,
         };
-        let result = tokio::time::timeout(timeout, child.exchange(request))
+        let exchange = async {
+            tokio::select! {
+                result = child.exchange(request) => result,
+                () = self.session_ended() => Err(Exchange::Failed(CallError::Transport(
+                    format!("the session {} ended", self.session),
+                ))),
+            }
+        };
+        let result = tokio::time::timeout(timeout, exchange)
             .await
             .unwrap_or(Err(Exchange::Failed(CallError::Timeout)));
         if result.is_ok() {
