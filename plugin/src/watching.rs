@@ -236,12 +236,17 @@ impl<H: Host> McpPlugin<H> {
         match &run.asker {
             Some(asker) => {
                 self.host.block(pipe_id);
+                let mut screen = self.host.screen(run.pane).unwrap_or_default();
+                while screen.last().is_some_and(|row| row.trim().is_empty()) {
+                    screen.pop();
+                }
                 let result = RunInPaneResult {
                     pane_id: run.pane,
                     tab_id: run.tab_id,
                     exit_code: code,
                     timed_out: false,
                     turn: false,
+                    screen,
                 };
                 self.answer(asker, to_json(result));
             }
@@ -315,6 +320,7 @@ impl<H: Host> McpPlugin<H> {
                 exit_code: None,
                 timed_out: answer.how == Ending::TimedOut,
                 turn: answer.how == Ending::Turn,
+                screen: Vec::new(),
             };
             let outcome = match answer.how {
                 Ending::NeverTyped => Err(ErrorBody::from(Error::Timeout {

@@ -353,6 +353,20 @@ fn find_marker<'a>(rows: &[&'a str], marker: &str) -> Option<(usize, &'a str)> {
     })
 }
 
+/// `result` with `output`, its end kept within `max_bytes`; `whole` when
+/// it starts at the echo.
+fn with_output(
+    mut result: RunResult,
+    output: Vec<&str>,
+    whole: bool,
+    max_bytes: usize,
+) -> RunResult {
+    let (text, truncated) = tail_capped(output, max_bytes);
+    result.output = text;
+    result.truncated = truncated || !whole;
+    result
+}
+
 /// A reported run's output: the rows after the echo up to the marker,
 /// and whether it starts at the echo (else the echo left the scrollback
 /// or the screen was cleared, and the output is the rows before the
@@ -529,6 +543,13 @@ impl ZellijMcp {
                 ),
             }))
         };
+        // The screen the plugin saw holds the whole run, most often.
+        let screen: Vec<&str> = ran.screen.iter().map(String::as_str).collect();
+        if !ran.timed_out {
+            if let Some((output, true)) = reported_output(&screen, &typed.echo_end, &typed.marker) {
+                return Ok(with_output(result, output, true, max_bytes));
+            }
+        }
         let looking_since = tokio::time::Instant::now();
         let mut tail = Some(FIRST_ROWS);
         loop {
@@ -564,10 +585,7 @@ impl ZellijMcp {
                 tail = None;
                 continue;
             }
-            let (text, truncated) = tail_capped(output.iter().copied(), max_bytes);
-            result.output = text;
-            result.truncated = truncated || !whole;
-            return Ok(result);
+            return Ok(with_output(result, output, whole, max_bytes));
         }
     }
 

@@ -400,6 +400,11 @@ pub struct RunInPaneResult {
     /// shell is at its prompt.
     #[serde(default)]
     pub turn: bool,
+    /// The pane's screen as the exit was reported, without its empty rows
+    /// at the end: a run whose echo and end marker are both on it is read
+    /// from it, without a read of the scrollback.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub screen: Vec<String>,
 }
 
 /// How long a run answered `turn` waits to be sent again before the next
