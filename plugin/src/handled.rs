@@ -29,6 +29,8 @@ pub enum Handled {
     ShellRun(Box<ShellRun>),
     /// Another request's answer answers this one too (a `replay`).
     WithEarlier,
+    /// Another instance answers it: it took the request this one is about.
+    Elsewhere,
 }
 
 pub type HandlerResult = Result<Handled, ErrorBody>;

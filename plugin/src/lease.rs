@@ -33,13 +33,15 @@
 //! session that loads the same plugin URL.
 
 use crate::files::{read_capped, RECORD_BYTES};
+use crate::writes::PaneClaims;
 use std::cell::Cell;
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fs::{self, OpenOptions};
 use std::hash::{DefaultHasher, Hasher};
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+use zellij_mcp_protocol::PaneRef;
 
 /// A lease not renewed for this long may be claimed by another instance.
 pub const STALE_AFTER_MS: u64 = 3_000;
@@ -71,6 +73,14 @@ const PREFIX: &str = "lease-";
 const INSTANCE: &str = "instance-";
 /// The folder of taken messages' marks, `lease-<pid>.took`.
 const TOOK: &str = "took";
+/// Names a request's mark in the marks' folder, `id-<hash of the id>`.
+const REQUEST: &str = "id-";
+/// The folder of panes' claims, `lease-<pid>.panes`.
+const PANES: &str = "panes";
+/// Longest an instance waits for a pane another holds: far longer than an
+/// instance takes to finish its writes, so a claim this old was left by an
+/// instance that is gone.
+const MOST_CLAIM_WAIT: Duration = Duration::from_secs(10);
 
 /// An instance: the plugin pane's id and the client it runs for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -139,6 +149,9 @@ pub struct Acting {
     held_ms: u64,
     /// The marks this instance made, oldest first, with when.
     taken: VecDeque<(PathBuf, u64)>,
+    /// The requests this instance took and has not answered, by id, with
+    /// their marks (see [`Acting::took_request`]).
+    requests: BTreeMap<String, PathBuf>,
 }
 
 impl Acting {
@@ -178,6 +191,48 @@ impl Acting {
             // Marks cannot be made here: the lease alone decides.
             Err(_) => holds,
         }
+    }
+
+    /// Notes that this instance carries out request `id`, in a mark named
+    /// for the id: an instance asked about it later (a `status` or `replay`,
+    /// perhaps after the lease moved) leaves the answer to this one.
+    pub fn took_request(&mut self, id: &str) {
+        let Some(lease) = self.lease.as_ref().filter(|_| !id.is_empty()) else {
+            return;
+        };
+        let mark = lease.request_mark(id);
+        if let Ok(true) = make_mark(&lease.presence_path(), &mark) {
+            self.requests.insert(id.to_owned(), mark);
+        }
+    }
+
+    /// Request `id` is answered: its mark stays as long as the marks of
+    /// taken messages, for a replay of it.
+    pub fn answered_request(&mut self, id: &str, now_ms: u64) {
+        if let Some(mark) = self.requests.remove(id) {
+            self.taken.push_back((mark, now_ms));
+        }
+    }
+
+    /// Whether this instance took request `id`, and still has its mark.
+    pub fn took(&self, id: &str) -> bool {
+        let Some(lease) = &self.lease else {
+            return false;
+        };
+        let mark = lease.request_mark(id);
+        self.requests.contains_key(id) || self.taken.iter().any(|(taken, _)| *taken == mark)
+    }
+
+    /// Whether another instance took request `id`.
+    pub fn taken_elsewhere(&self, id: &str) -> bool {
+        let marked = |lease: &Lease| lease.request_mark(id).exists();
+        !self.took(id) && self.lease.as_ref().is_some_and(marked)
+    }
+
+    /// Whether this instance may be asked about requests it took: some are
+    /// under way, or were taken lately.
+    pub fn has_taken(&self) -> bool {
+        !self.requests.is_empty() || !self.taken.is_empty()
     }
 
     fn forget_taken(&mut self, now_ms: u64) {
@@ -260,6 +315,23 @@ impl Lease {
 
     fn marks_dir(&self) -> PathBuf {
         self.file_beside(TOOK)
+    }
+
+    /// The mark of the instance that took request `id`.
+    fn request_mark(&self, id: &str) -> PathBuf {
+        let key = format!("{REQUEST}{:016x}", hash(&[id.as_bytes()]));
+        self.marks_dir().join(key)
+    }
+
+    /// This instance's claims on panes, beside the lease.
+    pub fn pane_claims(&self) -> FileClaims {
+        FileClaims {
+            dir: self.file_beside(PANES),
+            presence: self.presence_path(),
+            most_wait: MOST_CLAIM_WAIT,
+            held: BTreeSet::new(),
+            asked: BTreeMap::new(),
+        }
     }
 
     fn file_name(&self) -> String {
@@ -393,6 +465,50 @@ impl Lease {
     }
 }
 
+/// Panes an instance types into, claimed in the shared folder: the name
+/// `lease-<pid>.panes/<pane>`, made (as the marks of taken messages are)
+/// only where no other instance holds it, and removed when let go.
+#[derive(Debug)]
+pub struct FileClaims {
+    dir: PathBuf,
+    presence: PathBuf,
+    most_wait: Duration,
+    /// The panes this instance holds.
+    held: BTreeSet<PaneRef>,
+    /// Panes another instance held when this one first asked, and when.
+    asked: BTreeMap<PaneRef, Instant>,
+}
+
+impl PaneClaims for FileClaims {
+    fn claim(&mut self, pane: PaneRef) -> bool {
+        if self.held.contains(&pane) {
+            return true;
+        }
+        let path = self.dir.join(pane.to_string());
+        let free = match make_mark(&self.presence, &path) {
+            // Claims cannot be made here: this instance goes on alone.
+            Ok(true) | Err(_) => true,
+            Ok(false) => {
+                let since = *self.asked.entry(pane).or_insert_with(Instant::now);
+                since.elapsed() >= self.most_wait
+                    && fs::remove_file(&path).is_ok()
+                    && make_mark(&self.presence, &path).unwrap_or(true)
+            }
+        };
+        if free {
+            self.asked.remove(&pane);
+            self.held.insert(pane);
+        }
+        free
+    }
+
+    fn release(&mut self, pane: PaneRef) {
+        if self.held.remove(&pane) {
+            let _ = fs::remove_file(self.dir.join(pane.to_string()));
+        }
+    }
+}
+
 /// The same on every instance: they run the same build.
 fn hash(parts: &[&[u8]]) -> u64 {
     let mut hasher = DefaultHasher::new();
@@ -404,9 +520,11 @@ fn hash(parts: &[&[u8]]) -> u64 {
 }
 
 /// Removes the marks in `folder` that their instance did not: it died.
+/// A request's mark stays: its request may be under way for long.
 fn remove_old_marks(folder: &Path) {
     for mark in fs::read_dir(folder).into_iter().flatten().flatten() {
-        if is_older_than(&mark.path(), TAKEN_KEPT_MS) {
+        let of_request = mark.file_name().to_string_lossy().starts_with(REQUEST);
+        if !of_request && is_older_than(&mark.path(), TAKEN_KEPT_MS) {
             let _ = fs::remove_file(mark.path());
         }
     }
@@ -468,6 +586,32 @@ mod tests {
             assert_eq!(acting.len(), 1, "at {now}");
             assert_eq!(acting[0].me, instance(1));
         }
+    }
+
+    #[test]
+    fn one_instance_at_a_time_holds_a_pane_and_a_claim_left_behind_is_taken_over() {
+        let dir = shared_dir("claims");
+        let (a, b) = (
+            Lease::new(&dir, 9, instance(1)),
+            Lease::new(&dir, 9, instance(2)),
+        );
+        a.announce();
+        b.announce();
+        let (mut a, mut b) = (a.pane_claims(), b.pane_claims());
+        let pane = PaneRef::terminal(3);
+        assert!(a.claim(pane));
+        assert!(a.claim(pane), "held already");
+        assert!(!b.claim(pane));
+        assert!(b.claim(PaneRef::terminal(4)), "another pane is free");
+        a.release(pane);
+        assert!(b.claim(pane));
+        assert!(!a.claim(pane));
+        // An instance gone with its claim: taken over after the longest wait.
+        a.most_wait = Duration::from_millis(30);
+        std::thread::sleep(Duration::from_millis(40));
+        assert!(a.claim(pane));
+        b.held.clear();
+        assert!(!b.claim(pane));
     }
 
     #[test]

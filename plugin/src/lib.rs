@@ -292,6 +292,7 @@ impl<H: Host> McpPlugin<H> {
             .changed()
             .unwrap_or_else(Programs::built_in);
         self.log = EventLog::open(shared_dir.join(log_file_name(ids.zellij_pid)));
+        self.input = WriteQueue::shared(Box::new(lease.pane_claims()));
         self.acting.lease = Some(lease);
         self.heartbeat(self.host.now());
     }

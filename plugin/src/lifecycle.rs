@@ -32,6 +32,7 @@ impl<H: Host> McpPlugin<H> {
         let handled = match handled {
             Ok(Handled::Now(result)) => return self.answer(&asker, Ok(result)),
             Err(error) => return self.answer(&asker, Err(error)),
+            Ok(Handled::Elsewhere) => return self.left_to_another(&asker.request_id),
             Ok(handled) => handled,
         };
         self.host.block(&asker.pipe_id);
@@ -62,7 +63,7 @@ impl<H: Host> McpPlugin<H> {
                 }
                 self.arm_wake(now);
             }
-            Handled::Now(_) | Handled::WithEarlier => {}
+            Handled::Now(_) | Handled::WithEarlier | Handled::Elsewhere => {}
         }
     }
 

@@ -978,6 +978,101 @@ fn a_run_is_answered_and_released_by_the_instance_that_typed_it_after_the_lease_
     );
 }
 
+/// Two instances; the first holds the lease and takes `asked` as `id`,
+/// then goes quiet (its client left) and the second acts.
+fn lease_moved_after(
+    dir: &str,
+    id: &str,
+    asked: &str,
+) -> (McpPlugin<FakeHost>, McpPlugin<FakeHost>) {
+    let dir = crate::fake::shared_dir(dir);
+    let mut first = crate::fake::plugin_in(&dir, 1);
+    let mut second = crate::fake::plugin_in(&dir, 2);
+    for instance in [&mut first, &mut second] {
+        send(instance, id, Some(asked));
+    }
+    second.host.advance(Duration::from_secs(10));
+    send(&mut second, "h", Some(&request("h", "hello", json!({}))));
+    assert_eq!(
+        replies_on(&second, "h", "h").len(),
+        1,
+        "the second acts now"
+    );
+    (first, second)
+}
+
+#[test]
+fn after_the_lease_moved_a_request_is_told_of_by_the_instance_that_took_it() {
+    let wait = json!({"pane_id": "terminal_1", "pattern": "never", "timeout_ms": 60000});
+    let asked = request("w", "wait_for", wait);
+    let (mut first, mut second) = lease_moved_after("status-handover", "w", &asked);
+    let status = request("s", "status", json!({"request_id": "w"}));
+    for instance in [&mut second, &mut first] {
+        send(instance, "s", Some(&status));
+    }
+    assert!(
+        replies_on(&second, "s", "s").is_empty(),
+        "it leaves it to the first"
+    );
+    let told = result_of::<op::Status>(only_reply(&first, "s", "s"));
+    assert_eq!(told.state, RequestState::InFlight);
+    // A request no instance took is still told of, by the acting one.
+    let unknown = request("u", "status", json!({"request_id": "never-sent"}));
+    for instance in [&mut second, &mut first] {
+        send(instance, "u", Some(&unknown));
+    }
+    let told = result_of::<op::Status>(only_reply(&second, "u", "u"));
+    assert_eq!(told.state, RequestState::Unknown);
+    assert!(replies_on(&first, "u", "u").is_empty());
+}
+
+#[test]
+fn after_the_lease_moved_a_reply_is_replayed_by_the_instance_that_kept_it() {
+    let asked = request("l", "list_tabs", json!({}));
+    let (mut first, mut second) = lease_moved_after("replay-handover", "l", &asked);
+    let earlier = only_reply(&first, "l", "l");
+    let replay = request("r", "replay", json!({"request_id": "l"}));
+    for instance in [&mut second, &mut first] {
+        send(instance, "r", Some(&replay));
+    }
+    assert!(
+        replies_on(&second, "r", "r").is_empty(),
+        "no null: that would send it again"
+    );
+    let replayed = only_reply(&first, "r", "r").result.unwrap();
+    assert_eq!(Some(&replayed["result"]), earlier.result.as_ref());
+}
+
+#[test]
+fn a_submit_taken_before_the_lease_moved_keeps_its_enter_next_to_its_text() {
+    let submit = json!({"pane_id": "terminal_1", "text": "one", "submit": true});
+    let (mut first, mut second) =
+        lease_moved_after("submit-handover", "a", &request("a", "write", submit));
+    assert_eq!(typed(&first), [(PaneRef::terminal(1), "one".to_owned())]);
+    let write = request(
+        "b",
+        "write",
+        json!({"pane_id": "terminal_1", "text": "two"}),
+    );
+    for instance in [&mut second, &mut first] {
+        send(instance, "b", Some(&write));
+    }
+    second.host.advance(Duration::from_millis(100));
+    second.on_timer();
+    assert!(typed(&second).is_empty(), "the first still types into it");
+    // The first sends its CR, then lets the pane go after its quiet time.
+    for _ in 0..2 {
+        first.host.advance(Duration::from_secs(1));
+        first.on_timer();
+    }
+    assert_eq!(typed(&first).last().unwrap().1, "\r");
+    assert!(only_reply(&first, "a", "a").result.is_some());
+    second.host.advance(Duration::from_millis(100));
+    second.on_timer();
+    assert_eq!(typed(&second), [(PaneRef::terminal(1), "two".to_owned())]);
+    assert!(replies_on(&first, "b", "b").is_empty());
+}
+
 #[test]
 fn runs_in_a_shell_pane_are_typed_in_turn_and_answered_by_their_exit_reports() {
     let mut p = plugin("shell-runs");

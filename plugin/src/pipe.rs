@@ -68,7 +68,7 @@ impl<H: Host> McpPlugin<H> {
             return;
         };
         if !self.takes(&[pipe_id.as_bytes(), payload.as_bytes()]) {
-            return self.releases_held_run(&pipe_id, payload);
+            return self.answers_for_what_it_took(&pipe_id, payload);
         }
         let request = match limits::check_request_size(payload.len())
             .map_err(|e| (String::new(), e))
@@ -101,6 +101,7 @@ impl<H: Host> McpPlugin<H> {
             return self.answer(&asker, Err(busy));
         }
         self.requests.replies.started(&asker.request_id);
+        self.acting.took_request(&asker.request_id);
         self.dispatch(&request, asker);
     }
 
@@ -130,21 +131,29 @@ impl<H: Host> McpPlugin<H> {
         }
     }
 
-    /// A `release` of a run whose report pipe this instance holds: it lets
-    /// the shell go on, whether or not it acts now (the acting instance,
-    /// if another, answers the request too, `released: false`).
-    fn releases_held_run(&mut self, pipe_id: &str, payload: &str) {
-        if !self.shell_runs.holds_any() {
+    /// A message another instance took, about work this one took: a
+    /// `release` of a run whose report pipe this instance holds (it lets the
+    /// shell go on; the acting instance answers too, `released: false`), or
+    /// a `status` or `replay` of a request this instance took (the acting
+    /// instance leaves those to it). So a moved lease loses nothing.
+    fn answers_for_what_it_took(&mut self, pipe_id: &str, payload: &str) {
+        let asks_of_earlier = [op::Release::NAME, op::Status::NAME, op::Replay::NAME];
+        let may_be_asked = self.shell_runs.holds_any() || self.acting.has_taken();
+        if !may_be_asked || !asks_of_earlier.iter().any(|op| payload.contains(op)) {
             return;
         }
         let Ok(request) = parse_request(payload) else {
             return;
         };
-        if request.op != op::Release::NAME {
-            return;
-        }
-        let held = request.args.get("token").and_then(Value::as_str);
-        if held.is_some_and(|token| self.shell_runs.holds(token)) {
+        let named = |key: &str| request.args.get(key).and_then(Value::as_str);
+        let answers = match request.op.as_str() {
+            op::Release::NAME => named("token").is_some_and(|t| self.shell_runs.holds(t)),
+            op::Status::NAME | op::Replay::NAME => {
+                named("request_id").is_some_and(|id| self.acting.took(id))
+            }
+            _ => false,
+        };
+        if answers {
             let asker = Asker {
                 pipe_id: pipe_id.to_owned(),
                 request_id: request.id.clone(),
@@ -307,7 +316,8 @@ impl<H: Host> McpPlugin<H> {
                 self.now::<op::PaneChanged>(args, asker, |p, a, _| p.pane_changed(a))
             }
             op::Replay::NAME => self.now::<op::Replay>(args, asker, |p, a, asker| {
-                handlers::replay(&mut p.requests.replies, a, asker)
+                let elsewhere = p.acting.taken_elsewhere(&a.request_id);
+                handlers::replay(&mut p.requests.replies, elsewhere, a, asker)
             }),
             op::DescribePrograms::NAME => {
                 self.now::<op::DescribePrograms>(args, asker, |p, a, _| {
@@ -315,7 +325,8 @@ impl<H: Host> McpPlugin<H> {
                 })
             }
             op::Status::NAME => self.now::<op::Status>(args, asker, |p, a, _| {
-                handlers::status(&p.requests.replies, a)
+                let elsewhere = p.acting.taken_elsewhere(&a.request_id);
+                handlers::status(&p.requests.replies, elsewhere, a)
             }),
             other => {
                 let op = other.to_owned();
@@ -351,6 +362,7 @@ impl<H: Host> McpPlugin<H> {
     pub fn answer(&mut self, asker: &Asker, outcome: Result<JsonText, ErrorBody>) {
         self.requests.served += 1;
         let id = &asker.request_id;
+        self.acting.answered_request(id, self.host.unix_ms());
         if let Err(error) = &outcome {
             let level = match error.code {
                 ErrorCode::Internal => log::Level::Warn,
@@ -372,6 +384,13 @@ impl<H: Host> McpPlugin<H> {
             let replayed = encode_ok(&replay_id, &reply);
             self.send(&replay_pipe, &replay_id, &replayed);
         }
+    }
+
+    /// Another instance answers this request (see [`handlers::Handled::Elsewhere`]):
+    /// this one lets it go without a word.
+    pub fn left_to_another(&mut self, id: &str) {
+        self.requests.replies.record(id, &[]);
+        self.acting.answered_request(id, self.host.unix_ms());
     }
 
     /// Sends one reply's lines and notes them; returns the replays waiting

@@ -11,8 +11,15 @@
 //! of the draft (Gemini CLI, within 40 ms of handling the paste, which a
 //! loaded machine stretches) then gets one it takes as Return. Such a write
 //! is answered as soon as the pane no longer shows the text. No CR goes
-//! while the pane shows a dialog. This module is plain state: it returns
-//! [`Step`]s for the caller to carry out, so it is tested without Zellij.
+//! while the pane shows a dialog.
+//!
+//! The order holds across the plugin's instances too: a write starts only
+//! once this instance holds the pane's claim ([`PaneClaims`]), which another
+//! instance keeps while it finishes what it took before the lease moved (a
+//! submit's CR follows its text with nothing between).
+//!
+//! This module is plain state: it returns [`Step`]s for the caller to carry
+//! out, so it is tested without Zellij.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -29,6 +36,30 @@ pub const MOST_CR_WAIT: Duration = Duration::from_secs(2);
 const CR_LOOK_EVERY: Duration = Duration::from_millis(20);
 /// Most CRs one submit sends, where its pane is looked at.
 pub const MOST_CRS: u8 = 3;
+/// How often a write asks again for a pane another instance holds.
+const CLAIM_AGAIN_EVERY: Duration = Duration::from_millis(20);
+
+/// Which instance types into a pane: one at a time, each finishing what it
+/// took before another starts.
+pub trait PaneClaims: std::fmt::Debug {
+    /// Claims `pane` for this instance's next write (again, when it holds
+    /// it); false while another instance holds it.
+    fn claim(&mut self, pane: PaneRef) -> bool;
+    /// Lets `pane` go: this instance has nothing more to type into it.
+    fn release(&mut self, pane: PaneRef);
+}
+
+/// One instance alone: every claim is granted.
+#[derive(Debug, Default)]
+pub struct Alone;
+
+impl PaneClaims for Alone {
+    fn claim(&mut self, _: PaneRef) -> bool {
+        true
+    }
+
+    fn release(&mut self, _: PaneRef) {}
+}
 
 /// What a submit's pane shows, where the caller looks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,6 +132,10 @@ struct PaneQueue {
     /// After a submit CR the pane gets no input until then: an Ink app that
     /// gets text right after Return may merge it into the old value.
     quiet_until: Option<Instant>,
+    /// Whether this instance holds the pane's claim.
+    claimed: bool,
+    /// Another instance held the pane: its claim is asked for again then.
+    claim_again: Option<Instant>,
 }
 
 impl PaneQueue {
@@ -109,12 +144,30 @@ impl PaneQueue {
     }
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct WriteQueue {
     panes: BTreeMap<PaneRef, PaneQueue>,
+    claims: Box<dyn PaneClaims>,
+}
+
+impl Default for WriteQueue {
+    fn default() -> Self {
+        WriteQueue {
+            panes: BTreeMap::new(),
+            claims: Box::new(Alone),
+        }
+    }
 }
 
 impl WriteQueue {
+    /// Types only into panes `claims` grants.
+    pub fn shared(claims: Box<dyn PaneClaims>) -> Self {
+        WriteQueue {
+            claims,
+            ..WriteQueue::default()
+        }
+    }
+
     /// Queues a write; starts it at once when its pane is idle.
     pub fn push(&mut self, write: PendingWrite, now: Instant) -> Vec<Step> {
         let pane = write.pane;
@@ -124,7 +177,7 @@ impl WriteQueue {
         let quiet = queue.quiet_until.is_some_and(|t| t > now);
         if queue.items.len() == 1 && queue.cr_due.is_none() && !quiet {
             queue.quiet_until = None;
-            Self::run_from_head(queue, now, &mut steps);
+            run_from_head(self.claims.as_mut(), queue, now, &mut steps);
         }
         self.forget_idle(now);
         steps
@@ -138,6 +191,7 @@ impl WriteQueue {
     /// came early.
     pub fn on_timer(&mut self, now: Instant, look: impl Fn(&PendingWrite) -> Shows) -> Vec<Step> {
         let mut steps = Vec::new();
+        let claims = self.claims.as_mut();
         for (pane, queue) in self.panes.iter_mut() {
             if is_due(queue.cr_due, now, &mut steps) {
                 let Some(head) = queue.items.front() else {
@@ -189,7 +243,10 @@ impl WriteQueue {
                 }
             } else if is_due(queue.quiet_until, now, &mut steps) {
                 queue.quiet_until = None;
-                Self::run_from_head(queue, now, &mut steps);
+                run_from_head(claims, queue, now, &mut steps);
+            } else if is_due(queue.claim_again, now, &mut steps) {
+                queue.claim_again = None;
+                run_from_head(claims, queue, now, &mut steps);
             }
         }
         self.forget_idle(now);
@@ -213,25 +270,44 @@ impl WriteQueue {
         }))
     }
 
-    /// Starts queued writes until one needs a timer or the queue is empty.
-    fn run_from_head(queue: &mut PaneQueue, now: Instant, steps: &mut Vec<Step>) {
-        while let Some(head) = queue.items.front() {
-            if !head.bytes.is_empty() {
-                steps.push(Step::Write(head.pane, head.bytes.clone()));
-            }
-            if let Some(delay) = head.submit_delay {
-                queue.cr_due = Some(now + delay);
-                steps.push(Step::ArmTimer(delay));
-                return;
-            }
-            if let Some(done) = queue.items.pop_front() {
-                steps.push(Step::Reply(done));
-            }
-        }
-    }
-
     fn forget_idle(&mut self, now: Instant) {
-        self.panes.retain(|_, q| !q.is_idle(now));
+        let claims = self.claims.as_mut();
+        self.panes.retain(|pane, q| {
+            let idle = q.is_idle(now);
+            if idle && q.claimed {
+                claims.release(*pane);
+            }
+            !idle
+        });
+    }
+}
+
+/// Starts queued writes until one needs a timer or the queue is empty;
+/// while another instance holds the pane, asks for it again later.
+fn run_from_head(
+    claims: &mut dyn PaneClaims,
+    queue: &mut PaneQueue,
+    now: Instant,
+    steps: &mut Vec<Step>,
+) {
+    while let Some(head) = queue.items.front() {
+        if !claims.claim(head.pane) {
+            queue.claim_again = Some(now + CLAIM_AGAIN_EVERY);
+            steps.push(Step::ArmTimer(CLAIM_AGAIN_EVERY));
+            return;
+        }
+        queue.claimed = true;
+        if !head.bytes.is_empty() {
+            steps.push(Step::Write(head.pane, head.bytes.clone()));
+        }
+        if let Some(delay) = head.submit_delay {
+            queue.cr_due = Some(now + delay);
+            steps.push(Step::ArmTimer(delay));
+            return;
+        }
+        if let Some(done) = queue.items.pop_front() {
+            steps.push(Step::Reply(done));
+        }
     }
 }
 
@@ -444,5 +520,60 @@ mod tests {
         let steps = q.on_timer(t3 + ms(150), |_| Shows::Dialog);
         assert!(!steps.contains(&cr(4)));
         assert_eq!(replied(&steps), ["d"]);
+    }
+
+    /// Claims another instance holds while `other` is set; what this one
+    /// claimed and let go.
+    #[derive(Debug, Default)]
+    struct Shared(std::rc::Rc<std::cell::RefCell<SharedState>>);
+
+    #[derive(Debug, Default)]
+    struct SharedState {
+        other: bool,
+        released: Vec<PaneRef>,
+    }
+
+    impl PaneClaims for Shared {
+        fn claim(&mut self, _: PaneRef) -> bool {
+            !self.0.borrow().other
+        }
+
+        fn release(&mut self, pane: PaneRef) {
+            self.0.borrow_mut().released.push(pane);
+        }
+    }
+
+    #[test]
+    fn writes_wait_in_order_while_another_instance_holds_the_pane() {
+        let t0 = Instant::now();
+        let ms = Duration::from_millis;
+        let state = std::rc::Rc::new(std::cell::RefCell::new(SharedState {
+            other: true,
+            ..SharedState::default()
+        }));
+        let mut q = WriteQueue::shared(Box::new(Shared(state.clone())));
+        let steps = q.push(write("a", 1, "first", None), t0);
+        assert_eq!(steps, [Step::ArmTimer(CLAIM_AGAIN_EVERY)]);
+        assert!(q
+            .push(write("b", 1, "second", Some(150)), t0 + ms(5))
+            .is_empty());
+        let steps = q.on_timer(t0 + CLAIM_AGAIN_EVERY, |_| Shows::Unlooked);
+        assert_eq!(steps, [Step::ArmTimer(CLAIM_AGAIN_EVERY)]);
+        // The other instance let go: both go, in the order they came.
+        state.borrow_mut().other = false;
+        let t1 = t0 + CLAIM_AGAIN_EVERY * 2;
+        let steps = q.on_timer(t1, |_| Shows::Unlooked);
+        let pane = PaneRef::terminal(1);
+        assert_eq!(steps[0], Step::Write(pane, b"first".to_vec()));
+        assert_eq!(steps[2], Step::Write(pane, b"second".to_vec()));
+        assert_eq!(replied(&steps), ["a"]);
+        assert!(state.borrow().released.is_empty());
+        // Let go once the submit's CR and its quiet time are over.
+        let steps = q.on_timer(t1 + ms(150), |_| Shows::Unlooked);
+        assert_eq!(replied(&steps), ["b"]);
+        assert!(state.borrow().released.is_empty());
+        q.on_timer(t1 + ms(300), |_| Shows::Unlooked);
+        assert_eq!(state.borrow().released, [pane]);
+        assert_eq!(q.pending(), 0);
     }
 }

@@ -11,7 +11,13 @@ use crate::replay::{Known, Replies};
 
 /// `replay`: the reply to an earlier request, now or once it is ready;
 /// `null` when this plugin never saw it (then it is safe to send again).
-pub fn replay(replies: &mut Replies, args: ReplayArgs, asker: &Asker) -> HandlerResult {
+/// Left to another instance that took it (`elsewhere`).
+pub fn replay(
+    replies: &mut Replies,
+    elsewhere: bool,
+    args: ReplayArgs,
+    asker: &Asker,
+) -> HandlerResult {
     let id = &args.request_id;
     if *id == asker.request_id {
         return Err(bad_request(
@@ -34,13 +40,16 @@ pub fn replay(replies: &mut Replies, args: ReplayArgs, asker: &Asker) -> Handler
             problem: format!("request {id} ran, but its reply is no longer kept"),
             fix: ("look at the state it left (list or read) instead of sending it again").into(),
         })),
+        Known::Unknown if elsewhere => Ok(Handled::Elsewhere),
         Known::Unknown => Ok(Handled::Now(JsonText::trusted("null"))),
     }
 }
 
-/// `status`: what this plugin knows of an earlier request.
-pub fn status(replies: &Replies, args: ReplayArgs) -> HandlerResult {
+/// `status`: what this plugin knows of an earlier request; left to
+/// another instance that took it (`elsewhere`).
+pub fn status(replies: &Replies, elsewhere: bool, args: ReplayArgs) -> HandlerResult {
     let state = match replies.lookup(&args.request_id) {
+        Known::Unknown if elsewhere => return Ok(Handled::Elsewhere),
         Known::Answered(_) => RequestState::Answered,
         Known::InFlight => RequestState::InFlight,
         Known::Lost => RequestState::Lost,
