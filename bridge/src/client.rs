@@ -10,12 +10,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use serde_json::Value;
 use tokio::sync::OnceCell;
 use tracing::Instrument;
 use zellij_mcp_protocol::limits;
-use zellij_mcp_protocol::ops::{op, DescribeProgramsArgs, HelloResult, NoArgs, Op};
+use zellij_mcp_protocol::ops::{op, DescribeProgramsArgs, HelloResult, NoArgs, Op, ReplayArgs};
 use zellij_mcp_protocol::text::trim_rows;
-use zellij_mcp_protocol::{Error, ErrorBody, PaneRef, Request};
+use zellij_mcp_protocol::{Error, ErrorBody, PaneRef, Reply, Request};
 
 use crate::agent_file::AgentFile;
 use crate::sessions::{self, SessionDefaults};
@@ -30,6 +31,11 @@ const HELLO_RETRY: Duration = Duration::from_millis(100);
 
 /// Reads of a pane's rows made again when their connection is ended.
 const ROW_READ_TRIES: usize = 5;
+/// How long a request no instance of the plugin answered is looked after:
+/// past the time another instance takes a lease whose holder went (3 s).
+const NO_REPLY_PATIENCE: Duration = Duration::from_secs(5);
+/// How often, meanwhile, the plugin is asked whether it took the request.
+const NO_REPLY_ASK_EVERY: Duration = Duration::from_millis(250);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum TransportChoice {
@@ -266,7 +272,10 @@ impl PluginClient {
         request: &Request,
         timeout: Duration,
     ) -> Result<O::Result, ErrorBody> {
-        let outcome = link.transport.call(request, &link.target, timeout).await;
+        let mut outcome = link.transport.call(request, &link.target, timeout).await;
+        if outcome == Err(CallError::NoReply) {
+            outcome = self.after_no_reply(link, request, timeout).await;
+        }
         if matches!(outcome, Err(CallError::Transport(_))) {
             self.forget(session);
         }
@@ -279,6 +288,52 @@ impl PluginClient {
                 fix: Some("use the bridge and plugin from the same zellij-mcp release".into()),
             })
         })
+    }
+
+    /// No instance of the plugin answered `request`. When the acting one
+    /// went with its client, none takes requests until another takes the
+    /// lease. `replay` tells, once one acts, whether an instance took it:
+    /// its reply, or `null` (none did), and then it is sent again. Still no
+    /// answer: `reply_lost` when the plugin answers other requests (an
+    /// instance took it, and went), else `NoReply`.
+    async fn after_no_reply(
+        &self,
+        link: &Link,
+        request: &Request,
+        timeout: Duration,
+    ) -> Result<Reply, CallError> {
+        let deadline = tokio::time::Instant::now() + NO_REPLY_PATIENCE;
+        let args = ReplayArgs {
+            request_id: request.id.clone(),
+        };
+        while tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(NO_REPLY_ASK_EVERY).await;
+            let replay = Request::of::<op::Replay>(self.new_id(), &args)
+                .map_err(|e| CallError::Transport(e.message))?;
+            let reply = match link.transport.call(&replay, &link.target, timeout).await {
+                Err(CallError::NoReply) => continue,
+                reply => reply?,
+            };
+            tracing::debug!("{} was not answered; its replay was", request.id);
+            return match reply.into_result() {
+                Ok(Value::Null) => link.transport.call(request, &link.target, timeout).await,
+                Ok(earlier) => serde_json::from_value(earlier)
+                    .map_err(|e| CallError::Transport(format!("a replay's reply: {e}"))),
+                Err(error) => Ok(Reply::err(&request.id, error)),
+            };
+        }
+        let hello = Request::of::<op::Hello>(self.new_id(), &NoArgs {})
+            .map_err(|e| CallError::Transport(e.message))?;
+        match link.transport.call(&hello, &link.target, HELLO_TIMEOUT).await {
+            Ok(_) => Ok(Reply::err(
+                &request.id,
+                ErrorBody::from(Error::ReplyLost {
+                    problem: "the plugin instance that took this request went with its client before it answered".into(),
+                    fix: "look at the state it left (list or read) before sending it again".into(),
+                }),
+            )),
+            Err(_) => Err(CallError::NoReply),
+        }
     }
 
     /// Sends the person's agent descriptions when the plugin holds others

@@ -661,6 +661,27 @@ pub struct AttachedClient {
     _master: Box<dyn portable_pty::MasterPty + Send>,
 }
 
+/// How a client leaves its session, as people's clients do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Leaving {
+    /// Its terminal closes (the window, an SSH connection): SIGHUP, as
+    /// the terminal sends it.
+    TerminalClosed,
+    Terminated,
+    Killed,
+    /// Zellij's own Detach key (Ctrl-o, then d).
+    Detached,
+}
+
+impl Leaving {
+    pub const ALL: [Leaving; 4] = [
+        Leaving::TerminalClosed,
+        Leaving::Terminated,
+        Leaving::Killed,
+        Leaving::Detached,
+    ];
+}
+
 impl AttachedClient {
     pub fn is_running(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
@@ -675,6 +696,33 @@ impl AttachedClient {
     pub fn type_keys(&mut self, bytes: &[u8]) {
         self.keys.write_all(bytes).expect("type into the client");
         self.keys.flush().expect("type into the client");
+    }
+
+    /// Leaves the session `how`; true once the client has exited (within
+    /// 10 s), else it is killed.
+    pub fn leave(mut self, how: Leaving) -> bool {
+        let pid = self.child.process_id().map(|pid| pid.to_string());
+        match how {
+            Leaving::TerminalClosed | Leaving::Terminated | Leaving::Killed => {
+                let signal = match how {
+                    Leaving::TerminalClosed => "-HUP",
+                    Leaving::Terminated => "-TERM",
+                    _ => "-KILL",
+                };
+                if let Some(pid) = &pid {
+                    let _ = Command::new("kill").args([signal, pid]).status();
+                }
+            }
+            Leaving::Detached => self.type_keys(b"\x0fd"),
+        }
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if !self.is_running() {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        false
     }
 }
 

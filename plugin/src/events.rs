@@ -71,7 +71,7 @@ impl<H: Host> McpPlugin<H> {
     pub fn on_command_exited(&mut self, pane: u32, code: Option<i32>) {
         self.view.exit_codes.insert(pane, code);
         self.check_waits(|wait| wait.pane.id == pane, None);
-        if self.takes(&[b"exited", &pane.to_le_bytes()]) {
+        if self.takes(&[b"exited", &pane.to_le_bytes()], None) {
             self.agent_exited(zellij_mcp_protocol::PaneRef::terminal(pane), code);
         }
     }

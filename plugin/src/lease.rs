@@ -173,36 +173,38 @@ impl Acting {
 
     /// Whether this instance carries out the message `key` (the same bytes
     /// on every instance): it holds the lease or just lost it, and no other
-    /// instance took the message first.
-    pub fn takes(&mut self, key: &[&[u8]], now_ms: u64, fed_ms: u64) -> bool {
+    /// instance took the message first. A request's mark is named for its
+    /// id (where the message names one): an instance asked about it later
+    /// (a `status` or `replay`, perhaps after the lease moved) leaves the
+    /// answer to the one that took it, which keeps the mark until it answers.
+    pub fn takes(
+        &mut self,
+        key: &[&[u8]],
+        request: Option<&str>,
+        now_ms: u64,
+        fed_ms: u64,
+    ) -> bool {
         let holds = self.check(now_ms, fed_ms);
         let just_lost =
             self.held_ms != 0 && now_ms.saturating_sub(self.held_ms) < HANDOVER_GRACE_MS;
         let Some(lease) = self.lease.as_ref().filter(|_| holds || just_lost) else {
             return false;
         };
-        let mark = lease.marks_dir().join(format!("{:016x}", hash(key)));
+        let mark = match request {
+            Some(id) => lease.request_mark(id),
+            None => lease.marks_dir().join(format!("{:016x}", hash(key))),
+        };
         match make_mark(&lease.presence_path(), &mark) {
             Ok(true) => {
-                self.taken.push_back((mark, now_ms));
+                match request {
+                    Some(id) => drop(self.requests.insert(id.to_owned(), mark)),
+                    None => self.taken.push_back((mark, now_ms)),
+                }
                 true
             }
             Ok(false) => false,
             // Marks cannot be made here: the lease alone decides.
             Err(_) => holds,
-        }
-    }
-
-    /// Notes that this instance carries out request `id`, in a mark named
-    /// for the id: an instance asked about it later (a `status` or `replay`,
-    /// perhaps after the lease moved) leaves the answer to this one.
-    pub fn took_request(&mut self, id: &str) {
-        let Some(lease) = self.lease.as_ref().filter(|_| !id.is_empty()) else {
-            return;
-        };
-        let mark = lease.request_mark(id);
-        if let Ok(true) = make_mark(&lease.presence_path(), &mark) {
-            self.requests.insert(id.to_owned(), mark);
         }
     }
 
@@ -224,8 +226,9 @@ impl Acting {
     }
 
     /// Whether another instance took request `id`.
+    /// Whether another instance, loaded now, took request `id`.
     pub fn taken_elsewhere(&self, id: &str) -> bool {
-        let marked = |lease: &Lease| lease.request_mark(id).exists();
+        let marked = |lease: &Lease| lease.made_by_a_live_instance(&lease.request_mark(id));
         !self.took(id) && self.lease.as_ref().is_some_and(marked)
     }
 
@@ -287,8 +290,27 @@ impl Lease {
     }
 
     /// Notes that this instance is loaded; its file goes with the session's.
+    /// A new file each time, so the marks of an instance that was loaded
+    /// before under the same name (a reload) are told from this one's.
     pub fn announce(&self) {
+        let _ = fs::remove_file(self.presence_path());
         let _ = fs::write(self.presence_path(), "");
+    }
+
+    /// Whether `mark` was made by an instance loaded now: it is a link to
+    /// one of the presence files (see [`make_mark`]).
+    fn made_by_a_live_instance(&self, mark: &Path) -> bool {
+        let Some(made_by) = file_id(mark) else {
+            return false;
+        };
+        let prefix = format!("{}.{INSTANCE}", self.file_name());
+        let Ok(entries) = fs::read_dir(&self.dir) else {
+            return false;
+        };
+        entries.flatten().any(|e| {
+            e.file_name().to_string_lossy().starts_with(&prefix)
+                && file_id(&e.path()) == Some(made_by)
+        })
     }
 
     /// The clients whose instance of this plugin has loaded in this session.
@@ -557,6 +579,14 @@ fn make_mark(source: &Path, mark: &Path) -> std::io::Result<bool> {
     })
 }
 
+/// Tells the file `path` names from others, under any of its names: the
+/// moment it was made (presence files are made anew, and never written
+/// again; files made within one tick of the file system's clock look
+/// alike). WASI's inode number is not stable Rust.
+fn file_id(path: &Path) -> Option<std::time::SystemTime> {
+    fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
 fn is_older_than(path: &Path, ms: u64) -> bool {
     fs::metadata(path)
         .and_then(|m| m.modified())
@@ -586,6 +616,30 @@ mod tests {
             assert_eq!(acting.len(), 1, "at {now}");
             assert_eq!(acting[0].me, instance(1));
         }
+    }
+
+    #[test]
+    fn a_request_is_left_to_the_instance_that_took_it_while_that_one_is_loaded() {
+        let dir = shared_dir("requests");
+        let acting = |client| {
+            let lease = Lease::new(&dir, 9, instance(client));
+            lease.announce();
+            Acting {
+                lease: Some(lease),
+                ..Acting::default()
+            }
+        };
+        // Files made within one tick of the file system's clock look alike.
+        let mut a = acting(1);
+        std::thread::sleep(Duration::from_millis(10));
+        let b = acting(2);
+        assert!(a.takes(&[b"m"], Some("r1"), 1_000, 0));
+        assert!(a.took("r1") && !a.taken_elsewhere("r1"));
+        assert!(b.taken_elsewhere("r1") && !b.taken_elsewhere("r2"));
+        // The first is loaded again (a reload): its marks are nobody's.
+        std::thread::sleep(Duration::from_millis(10));
+        let _reloaded = acting(1);
+        assert!(!b.taken_elsewhere("r1"));
     }
 
     #[test]
@@ -700,16 +754,16 @@ mod tests {
         let dir = shared_dir("took-twice");
         let (mut old, mut new) = (acting(&dir, 1), acting(&dir, 2));
         let message: &[&[u8]] = &[b"pipe-1", b"payload"];
-        assert!(old.takes(message, 0, 100), "the holder takes it");
+        assert!(old.takes(message, None, 0, 100), "the holder takes it");
         assert!(
             new.check(2_000, 2_000),
             "then the other takes the lease over"
         );
         assert!(
-            !new.takes(message, 2_001, 2_000),
+            !new.takes(message, None, 2_001, 2_000),
             "and must not do it again"
         );
-        assert!(new.takes(&[b"pipe-2", b"payload"], 2_002, 2_000));
+        assert!(new.takes(&[b"pipe-2", b"payload"], None, 2_002, 2_000));
     }
 
     #[test]
@@ -719,16 +773,21 @@ mod tests {
         assert!(old.check(1_000, 1_000));
         let message: &[&[u8]] = &[b"pipe-1", b"payload"];
         assert!(
-            !new.takes(message, 1_500, 1_600),
+            !new.takes(message, None, 1_500, 1_600),
             "the lease stands: not its turn"
         );
         assert!(new.check(3_000, 3_000));
         assert!(
-            old.takes(message, 3_001, 1_000),
+            old.takes(message, None, 3_001, 1_000),
             "the old holder just lost it"
         );
         assert!(
-            !old.takes(&[b"pipe-2", b"payload"], 1_000 + HANDOVER_GRACE_MS, 1_000),
+            !old.takes(
+                &[b"pipe-2", b"payload"],
+                None,
+                1_000 + HANDOVER_GRACE_MS,
+                1_000
+            ),
             "long after losing it, it leaves messages alone"
         );
     }
@@ -742,7 +801,7 @@ mod tests {
             fs::read_dir(folder).unwrap().count()
         };
         for n in 0..MOST_TAKEN_KEPT + 10 {
-            assert!(only.takes(&[&n.to_le_bytes()], 1_000, 0));
+            assert!(only.takes(&[&n.to_le_bytes()], None, 1_000, 0));
         }
         only.check(1_000, 0);
         assert_eq!(marks(&dir), MOST_TAKEN_KEPT);
@@ -756,8 +815,8 @@ mod tests {
         let dir = shared_dir("took-linked");
         let mut only = acting(&dir, 1);
         only.lease.as_ref().unwrap().announce();
-        assert!(only.takes(&[b"m"], 1_000, 0));
-        assert!(!only.takes(&[b"m"], 1_000, 0), "taken once");
+        assert!(only.takes(&[b"m"], None, 1_000, 0));
+        assert!(!only.takes(&[b"m"], None, 1_000, 0), "taken once");
         let presence = only.lease.as_ref().unwrap().presence_path();
         let (mark, _) = only.taken.front().unwrap();
         let inode = |path: &Path| fs::metadata(path).unwrap().ino();

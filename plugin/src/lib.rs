@@ -346,9 +346,9 @@ impl<H: Host> McpPlugin<H> {
 
     /// Whether this instance, and no other, carries out the message or
     /// event `key` (see [`lease`]).
-    fn takes(&mut self, key: &[&[u8]]) -> bool {
-        self.acting
-            .takes(key, self.host.unix_ms(), self.view.fed_ms)
+    fn takes(&mut self, key: &[&[u8]], request: Option<&str>) -> bool {
+        let (now_ms, fed_ms) = (self.host.unix_ms(), self.view.fed_ms);
+        self.acting.takes(key, request, now_ms, fed_ms)
     }
 }
 

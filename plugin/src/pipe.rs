@@ -67,7 +67,8 @@ impl<H: Host> McpPlugin<H> {
         let Some(payload) = &message.payload else {
             return;
         };
-        if !self.takes(&[pipe_id.as_bytes(), payload.as_bytes()]) {
+        let request_id = leading_request_id(payload);
+        if !self.takes(&[pipe_id.as_bytes(), payload.as_bytes()], request_id) {
             return self.answers_for_what_it_took(&pipe_id, payload);
         }
         let request = match limits::check_request_size(payload.len())
@@ -101,7 +102,6 @@ impl<H: Host> McpPlugin<H> {
             return self.answer(&asker, Err(busy));
         }
         self.requests.replies.started(&asker.request_id);
-        self.acting.took_request(&asker.request_id);
         self.dispatch(&request, asker);
     }
 
@@ -169,7 +169,7 @@ impl<H: Host> McpPlugin<H> {
         let Err(too_big) = limits::check_request_size(bytes) else {
             return;
         };
-        if name != PIPE_NAME || !self.takes(&[pipe_id.as_bytes(), &bytes.to_le_bytes()]) {
+        if name != PIPE_NAME || !self.takes(&[pipe_id.as_bytes(), &bytes.to_le_bytes()], None) {
             return;
         }
         let asker = Asker {
@@ -450,4 +450,15 @@ fn parse_args<T: serde::de::DeserializeOwned>(args: &Value) -> Result<T, ErrorBo
         )
         .into()
     })
+}
+
+/// The id of the request in `payload`, read without parsing it where the
+/// payload starts as a bridge writes it (`{"v":1,"id":"…"`, an id without
+/// escapes): every instance reads it, and only one parses the request.
+pub(crate) fn leading_request_id(payload: &str) -> Option<&str> {
+    let rest = payload.strip_prefix("{\"v\":")?;
+    let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+    let rest = rest.strip_prefix(",\"id\":\"")?;
+    let id = &rest[..rest.find('"')?];
+    (!id.is_empty() && !id.contains('\\')).then_some(id)
 }

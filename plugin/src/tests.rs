@@ -82,8 +82,10 @@ fn error_text(replies: &[Reply]) -> String {
     .unwrap_or_default()
 }
 
+/// A request as the bridge writes it (its fields in the protocol's order).
 pub(crate) fn request(id: &str, op: &str, args: Value) -> String {
-    json!({"v": 1, "id": id, "op": op, "args": args}).to_string()
+    let request = zellij_mcp_protocol::Request::new(id, op, args);
+    serde_json::to_string(&request).expect("a request")
 }
 
 /// The reply's result as `O`'s typed result: fails unless the reply is ok
@@ -216,9 +218,9 @@ fn read_returns_the_screen_and_leaves_scrollbacks_to_the_bridge() {
     .into_iter()
     .enumerate()
     {
-        let pipe = format!("q{n}");
-        send(&mut p, &pipe, Some(&request("2", "read", args)));
-        let refused = only_reply(&p, &pipe, "2").into_result().unwrap_err();
+        let (pipe, id) = (format!("q{n}"), format!("2-{n}"));
+        send(&mut p, &pipe, Some(&request(&id, "read", args)));
+        let refused = only_reply(&p, &pipe, &id).into_result().unwrap_err();
         assert_eq!(refused.code, zellij_mcp_protocol::ErrorCode::Unsupported);
     }
 }
@@ -718,5 +720,21 @@ fn with_no_client_attached_a_wait_looks_when_told_its_pane_changed_and_rarely_el
         let found = result_of::<op::WaitFor>(only_reply(&p, "w", "w1")).result;
         assert_eq!(found.outcome, WaitOutcome::Matched, "{clients}");
         assert_eq!(told(&mut p, "t3"), 0, "no wait left");
+    }
+}
+
+#[test]
+fn a_requests_id_is_read_from_the_start_of_a_payload_as_a_bridge_writes_it() {
+    use crate::pipe::leading_request_id;
+    let payload = request("zmcp-1.2-3", "read", json!({}));
+    assert_eq!(leading_request_id(&payload), Some("zmcp-1.2-3"));
+    for other in [
+        r#"{"id":"a","v":1}"#,
+        r#"{"v":1,"id":"a\"b"}"#,
+        r#"{"v":1,"id":""}"#,
+        r#"{"v":1,"id":"cut"#,
+        "",
+    ] {
+        assert_eq!(leading_request_id(other), None, "{other}");
     }
 }

@@ -390,7 +390,12 @@ impl ZellijMcp {
         tracing::debug!(?status, "is {} still there", args.request_id);
         match status {
             Ok((_, status)) => status.state != RequestState::Unknown,
-            Err(e) => !matches!(e.code, ErrorCode::Timeout | ErrorCode::PluginNotLoaded),
+            // Gone: the plugin lost it (`reply_lost` when an instance took
+            // it and went).
+            Err(e) => !matches!(
+                e.code,
+                ErrorCode::Timeout | ErrorCode::PluginNotLoaded | ErrorCode::ReplyLost
+            ),
         }
     }
 }

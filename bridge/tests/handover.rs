@@ -1,0 +1,229 @@
+//! Clients coming and going while calls go on. One client stays, on a tab
+//! without the plugin; others attach to the plugin's tab and leave every
+//! way people's clients do. Each time the acting client leaves, another
+//! instance of the plugin takes the lease, and no caller may notice.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use common::*;
+use serde_json::{json, Value};
+use zellij_mcp_harness::{text_of, wait_for, Leaving, Mcp};
+
+/// Clients that come and go, each of the four ways in turn.
+const CHURNED_CLIENTS: usize = 16;
+/// How long each of them stays: past the lease's starving time (1 s), so
+/// its instance can take the lease once the one before it left.
+const CLIENT_STAYS: Duration = Duration::from_millis(2500);
+
+#[test]
+fn a_lease_moving_between_instances_is_invisible_to_callers() {
+    let s = session("handover");
+    let writers = [mcp(&s, "socket"), mcp(&s, "socket")];
+    let runner = mcp(&s, "socket");
+    let out = s.sandbox().work().join("tokens.txt");
+    let cat = format!("cat > {}", out.display());
+    let cat = new_pane(&runner, json!(["sh", "-c", cat]));
+    let bash = new_pane(&runner, json!(["bash", "--norc", "--noprofile"]));
+    let ticker = "n=0; while :; do n=$((n+1)); echo tick-$n; sleep 0.2; done";
+    let ticker = new_pane(&runner, json!(["sh", "-c", ticker]));
+    wait_for("bash at its prompt", Duration::from_secs(20), || {
+        let read = runner.ok("zellij_read", json!({"pane_id": bash}));
+        (read["state"] == "prompt").then_some(())
+    });
+
+    // One client stays all along, on a tab without the plugin.
+    let (_stayer, _) = s.attach_and_wait();
+    let away = runner.ok("zellij_new_tab", json!({"name": "away"}))["tab_id"].clone();
+    runner.ok("zellij_focus", json!({"tab": away}));
+
+    let stop = AtomicBool::new(false);
+    let errors = Mutex::new(Vec::new());
+    let failed = |tool: &str, what: String| errors.lock().unwrap().push(format!("{tool}: {what}"));
+    let (holders, written, ran) = std::thread::scope(|scope| {
+        let (cat, stop) = (&cat, &stop);
+        let watch = scope.spawn(|| lease_holders(s.sandbox().root(), stop));
+        let writes: Vec<_> = writers
+            .iter()
+            .enumerate()
+            .map(|(w, mcp)| scope.spawn(move || write_tokens(mcp, w, cat, stop, failed)))
+            .collect();
+        let runs = scope.spawn(|| run_lines(&runner, &bash, &ticker, stop, failed));
+        // Two at a time: when the acting one leaves, the other has events
+        // to show for itself and takes the lease.
+        let mut clients = std::collections::VecDeque::new();
+        for n in 0..CHURNED_CLIENTS {
+            let mut client = s.attach_client();
+            std::thread::sleep(Duration::from_millis(500));
+            // Tab mode, then the plugin's tab (the first).
+            client.type_keys(b"\x141");
+            clients.push_back(client);
+            std::thread::sleep(CLIENT_STAYS);
+            if clients.len() == 2 {
+                let how = Leaving::ALL[n % Leaving::ALL.len()];
+                let leaving = clients.pop_front().expect("a client");
+                if !leaving.leave(how) {
+                    failed("leaving", format!("a client did not leave ({how:?})"));
+                }
+            }
+        }
+        stop.store(true, Ordering::SeqCst);
+        let written: Vec<Vec<String>> = writes.into_iter().map(|w| w.join().unwrap()).collect();
+        (watch.join().unwrap(), written, runs.join().unwrap())
+    });
+    eprintln!(
+        "the lease changed hands {} times; {} writes, {ran} runs and waits",
+        holders.saturating_sub(1),
+        written.iter().map(Vec::len).sum::<usize>()
+    );
+    let errors = errors.into_inner().unwrap();
+    assert!(errors.is_empty(), "calls that failed: {errors:#?}");
+    assert!(holders >= 4, "the lease moved often ({holders} holders)");
+
+    // Every token typed once, whole, and each bridge's in its order.
+    let total = written.iter().map(Vec::len).sum::<usize>();
+    let lines = file_lines(&out, total);
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    for line in &lines {
+        *seen.entry(line.as_str()).or_default() += 1;
+    }
+    for tokens in &written {
+        let order: Vec<&String> = lines.iter().filter(|l| tokens.contains(l)).collect();
+        assert_eq!(
+            order,
+            tokens.iter().collect::<Vec<_>>(),
+            "in order, once each"
+        );
+    }
+    assert_eq!(lines.len(), total, "no line merged or doubled: {lines:?}");
+
+    // No pane is left stuck, and nothing but the runs showed in bash.
+    let last = runner.ok(
+        "zellij_run",
+        json!({"pane_id": bash, "command": "echo after"}),
+    );
+    assert_eq!(last["output"], "after", "{last}");
+    let screen = runner.ok("zellij_read", json!({"pane_id": bash}))["text"].clone();
+    assert!(
+        !screen.as_str().unwrap().contains("no active session"),
+        "{screen}"
+    );
+}
+
+fn new_pane(mcp: &Mcp, command: Value) -> String {
+    let opened = mcp.ok(
+        "zellij_new_pane",
+        json!({"command": command, "placement": "tiled"}),
+    );
+    opened["pane_id"].as_str().expect("a pane").to_owned()
+}
+
+/// Writes tokens into `pane` until `stop`, half of them submitted and half
+/// ended by an Enter key; the tokens answered ok.
+fn write_tokens(
+    mcp: &Mcp,
+    writer: usize,
+    pane: &str,
+    stop: &AtomicBool,
+    failed: impl Fn(&str, String),
+) -> Vec<String> {
+    let mut written = Vec::new();
+    for n in 0.. {
+        if stop.load(Ordering::SeqCst) {
+            break;
+        }
+        let token = format!("tok-{writer}-{n:04}");
+        let args = match n % 2 {
+            0 => json!({"pane_id": pane, "text": token, "submit": true}),
+            _ => json!({"pane_id": pane, "text": token, "keys": ["Enter"]}),
+        };
+        let result = mcp.call("zellij_write", args);
+        match result.is_error {
+            Some(true) => failed("zellij_write", text_of(&result)),
+            _ => written.push(token),
+        }
+    }
+    written
+}
+
+/// Runs command lines in `bash` and waits for a tick in `ticker` until
+/// `stop`; how many.
+fn run_lines(
+    mcp: &Mcp,
+    bash: &str,
+    ticker: &str,
+    stop: &AtomicBool,
+    failed: impl Fn(&str, String),
+) -> usize {
+    let mut done = 0;
+    while !stop.load(Ordering::SeqCst) {
+        let line = format!("echo run-{done}");
+        let ran = mcp.call("zellij_run", json!({"pane_id": bash, "command": line}));
+        let ran_ok = ran
+            .structured_content
+            .as_ref()
+            .filter(|_| ran.is_error != Some(true));
+        match ran_ok {
+            Some(r) if r["exit_code"] == 0 && r["output"] == format!("run-{done}") => {}
+            _ => failed("zellij_run", format!("{line}: {}", text_of(&ran))),
+        }
+        let wait = json!({"pane_id": ticker, "pattern": "tick-", "timeout_ms": 10000});
+        let waited = mcp.call("zellij_wait_for", wait);
+        let outcome = waited
+            .structured_content
+            .as_ref()
+            .map(|w| w["outcome"].clone());
+        if waited.is_error == Some(true) || outcome != Some(json!("matched")) {
+            failed("zellij_wait_for", text_of(&waited));
+        }
+        done += 1;
+    }
+    done
+}
+
+/// How many instances held the lease in turn until `stop`, from the lease
+/// file in the plugin's shared folder.
+fn lease_holders(root: &Path, stop: &AtomicBool) -> usize {
+    let (mut holders, mut last) = (0, None);
+    let lease = wait_for("the lease file", Duration::from_secs(20), || {
+        lease_file(root)
+    });
+    while !stop.load(Ordering::SeqCst) {
+        let holder = Some(&lease).and_then(|lease| {
+            let text = std::fs::read_to_string(lease).ok()?;
+            let fields: Vec<&str> = text.split_whitespace().take(2).collect();
+            (fields.len() == 2).then(|| fields.join(" "))
+        });
+        if holder.is_some() && holder != last {
+            holders += 1;
+            last = holder;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    holders
+}
+
+/// `lease-<zellij pid>`, wherever Zellij keeps the plugin's `/cache`.
+fn lease_file(dir: &Path) -> Option<std::path::PathBuf> {
+    for entry in std::fs::read_dir(dir).ok()?.flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let is_lease = name
+            .strip_prefix("lease-")
+            .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()));
+        if is_lease {
+            return Some(path);
+        }
+        if path.is_dir() && !path.is_symlink() {
+            if let Some(found) = lease_file(&path) {
+                return Some(found);
+            }
+        }
+    }
+    None
+}
