@@ -67,8 +67,8 @@ impl<H: Host> McpPlugin<H> {
         let Some(payload) = &message.payload else {
             return;
         };
-        let request_id = leading_request_id(payload);
-        if !self.takes(&[pipe_id.as_bytes(), payload.as_bytes()], request_id) {
+        let request_id_taken = leading_request_id(payload);
+        if !self.takes(&[pipe_id.as_bytes(), payload.as_bytes()], request_id_taken) {
             return self.answers_for_what_it_took(&pipe_id, payload);
         }
         let request = match limits::check_request_size(payload.len())
@@ -77,6 +77,10 @@ impl<H: Host> McpPlugin<H> {
         {
             Ok(request) => request,
             Err((request_id, error)) => {
+                // Its mark goes as a request's does, under the id it was taken by.
+                if let Some(taken) = request_id_taken.filter(|id| **id != request_id) {
+                    self.acting.answered_request(taken, self.host.unix_ms());
+                }
                 let asker = Asker {
                     pipe_id,
                     request_id,
