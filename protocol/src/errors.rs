@@ -126,7 +126,7 @@ impl ErrorCode {
             ErrorCode::ResultUnknown => {
                 "the command ran, but its exit code or output could not be known exactly"
             }
-            ErrorCode::ReplyLost => "the request ran, but its reply is no longer kept",
+            ErrorCode::ReplyLost => "the request may have run, but its reply is gone: no longer kept, or the plugin instance that took it went with its client (or a reload) before it answered",
             ErrorCode::ReadOnly => "the server is read-only and the tool would change something",
             ErrorCode::Cancelled => "the client cancelled the call",
             ErrorCode::Internal => "something failed inside Zellij, the plugin or the bridge",
