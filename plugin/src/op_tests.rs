@@ -938,9 +938,7 @@ fn a_run_is_answered_and_released_by_the_instance_that_typed_it_after_the_lease_
     let mut second = crate::fake::plugin_in(&dir, 2);
     let run = json!({"pane_id": "terminal_1", "text": "true; report t1\r", "token": "t1", "at_prompt": true, "timeout_ms": 60000});
     let asked = request("a", "run_in_pane", run);
-    for instance in [&mut first, &mut second] {
-        send(instance, "a", Some(&asked));
-    }
+    send_to_both([&mut first, &mut second], "a", &asked);
     assert_eq!(typed(&first).len(), 1, "the lease holder typed it");
     assert!(typed(&second).is_empty());
 
@@ -964,9 +962,7 @@ fn a_run_is_answered_and_released_by_the_instance_that_typed_it_after_the_lease_
     );
 
     let release = request("r", "release", json!({"token": "t1"}));
-    for instance in [&mut second, &mut first] {
-        send(instance, "r", Some(&release));
-    }
+    send_to_both([&mut second, &mut first], "r", &release);
     let unblocked = crate::fake::Call::Unblock("exit-1".into());
     assert!(
         first.host.calls.borrow().contains(&unblocked),
@@ -976,6 +972,14 @@ fn a_run_is_answered_and_released_by_the_instance_that_typed_it_after_the_lease_
         !first.shell_runs.busy(PaneRef::terminal(1)),
         "the pane takes runs again"
     );
+}
+
+/// Sends `payload` on `pipe` to each instance, in turn: Zellij gives every
+/// instance every message.
+fn send_to_both(instances: [&mut McpPlugin<FakeHost>; 2], pipe: &str, payload: &str) {
+    for instance in instances {
+        send(instance, pipe, Some(payload));
+    }
 }
 
 /// Two instances; the first holds the lease and takes `asked` as `id`,
@@ -988,9 +992,7 @@ fn lease_moved_after(
     let dir = crate::fake::shared_dir(dir);
     let mut first = crate::fake::plugin_in(&dir, 1);
     let mut second = crate::fake::plugin_in(&dir, 2);
-    for instance in [&mut first, &mut second] {
-        send(instance, id, Some(asked));
-    }
+    send_to_both([&mut first, &mut second], id, asked);
     second.host.advance(Duration::from_secs(10));
     send(&mut second, "h", Some(&request("h", "hello", json!({}))));
     assert_eq!(
@@ -1007,9 +1009,7 @@ fn after_the_lease_moved_a_request_is_told_of_by_the_instance_that_took_it() {
     let asked = request("w", "wait_for", wait);
     let (mut first, mut second) = lease_moved_after("status-handover", "w", &asked);
     let status = request("s", "status", json!({"request_id": "w"}));
-    for instance in [&mut second, &mut first] {
-        send(instance, "s", Some(&status));
-    }
+    send_to_both([&mut second, &mut first], "s", &status);
     assert!(
         replies_on(&second, "s", "s").is_empty(),
         "it leaves it to the first"
@@ -1018,9 +1018,7 @@ fn after_the_lease_moved_a_request_is_told_of_by_the_instance_that_took_it() {
     assert_eq!(told.state, RequestState::InFlight);
     // A request no instance took is still told of, by the acting one.
     let unknown = request("u", "status", json!({"request_id": "never-sent"}));
-    for instance in [&mut second, &mut first] {
-        send(instance, "u", Some(&unknown));
-    }
+    send_to_both([&mut second, &mut first], "u", &unknown);
     let told = result_of::<op::Status>(only_reply(&second, "u", "u"));
     assert_eq!(told.state, RequestState::Unknown);
     assert!(replies_on(&first, "u", "u").is_empty());
@@ -1032,9 +1030,7 @@ fn after_the_lease_moved_a_reply_is_replayed_by_the_instance_that_kept_it() {
     let (mut first, mut second) = lease_moved_after("replay-handover", "l", &asked);
     let earlier = only_reply(&first, "l", "l");
     let replay = request("r", "replay", json!({"request_id": "l"}));
-    for instance in [&mut second, &mut first] {
-        send(instance, "r", Some(&replay));
-    }
+    send_to_both([&mut second, &mut first], "r", &replay);
     assert!(
         replies_on(&second, "r", "r").is_empty(),
         "no null: that would send it again"
@@ -1054,9 +1050,7 @@ fn a_submit_taken_before_the_lease_moved_keeps_its_enter_next_to_its_text() {
         "write",
         json!({"pane_id": "terminal_1", "text": "two"}),
     );
-    for instance in [&mut second, &mut first] {
-        send(instance, "b", Some(&write));
-    }
+    send_to_both([&mut second, &mut first], "b", &write);
     second.host.advance(Duration::from_millis(100));
     second.on_timer();
     assert!(typed(&second).is_empty(), "the first still types into it");
