@@ -350,3 +350,37 @@ fn a_run_never_runs_a_persons_half_typed_line() {
         assert!(!screen.contains("RUN"), "{argv:?}: nothing typed: {screen}");
     }
 }
+
+#[test]
+fn a_run_whose_exit_report_never_comes_is_settled_and_the_pane_takes_runs_again() {
+    let s = session("in-shell-unreported");
+    let mcp = mcp(&s, "socket");
+    let pane = shell(&mcp, &["bash", "--norc", "--noprofile"]);
+    // The line makes the shell skip the script that sends the run's exit
+    // report: the report never comes, and the shell is back at its prompt.
+    let lost = std::thread::scope(|scope| {
+        let lost = scope.spawn(|| {
+            let started = std::time::Instant::now();
+            let line = json!({"pane_id": pane, "command": "source() { :; }", "timeout_ms": 60000});
+            (mcp.err("zellij_run", line), started.elapsed())
+        });
+        let after = wait_for("a run after it", Duration::from_secs(40), || {
+            let line = json!({"pane_id": pane, "command": "unset -f source; echo after", "timeout_ms": 3000});
+            let ran = mcp.call("zellij_run", line);
+            let ran = ran
+                .structured_content
+                .filter(|_| ran.is_error != Some(true));
+            ran.filter(|ran| ran["exit_code"] == 0)
+        });
+        assert_eq!(after["output"], "after", "{after}");
+        lost.join().unwrap()
+    });
+    let (error, took) = lost;
+    assert!(error.starts_with("result_unknown"), "{error}");
+    assert!(
+        took < Duration::from_secs(30),
+        "settled before its timeout: {took:?}"
+    );
+    let ran = run(&mcp, &pane, "echo again");
+    assert_eq!(ran["output"], "again", "{ran}");
+}

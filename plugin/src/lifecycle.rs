@@ -110,7 +110,9 @@ impl<H: Host> McpPlugin<H> {
                         self.answer(asker, result);
                     }
                     WriteDone::Delivered(seq) => self.submitted(*seq),
-                    WriteDone::Typed => {}
+                    WriteDone::Typed(token) => {
+                        self.shell_runs.written(token, self.host.now());
+                    }
                 },
             }
         }

@@ -1143,6 +1143,43 @@ fn runs_in_a_shell_pane_are_typed_in_turn_and_answered_by_their_exit_reports() {
 }
 
 #[test]
+fn a_run_whose_exit_report_never_comes_is_settled_when_its_shell_is_seen_at_its_prompt() {
+    let mut p = plugin("shell-run-unreported");
+    let run = |token: &str| json!({"pane_id": "terminal_1", "text": format!("{token}\r"), "token": token, "at_prompt": true, "timeout_ms": 60000});
+    send(
+        &mut p,
+        "a",
+        Some(&request("a", "run_in_pane", run("tokena"))),
+    );
+    p.on_timer();
+    assert_eq!(typed(&p).len(), 1, "a is typed");
+    // Seen at the prompt right after: the line may not be read yet.
+    send(
+        &mut p,
+        "b",
+        Some(&request("b", "run_in_pane", run("tokenb"))),
+    );
+    assert!(replies_on(&p, "a", "a").is_empty(), "a still runs");
+    assert_eq!(typed(&p).len(), 1, "b waits for a");
+
+    p.host.advance(crate::shell_runs::REPORT_LOST_AFTER);
+    send(
+        &mut p,
+        "c",
+        Some(&request("c", "run_in_pane", run("tokenc"))),
+    );
+    assert_eq!(error_code(only_reply(&p, "a", "a")), "result_unknown");
+    let turn = result_of::<op::RunInPane>(only_reply(&p, "b", "b"));
+    assert!(turn.turn, "b's turn comes first: {turn:?}");
+    assert_eq!(typed(&p).len(), 1, "c waits behind b");
+    exit_report(&mut p, "exit-a", "0 tokena");
+    assert!(
+        replies_on(&p, "a", "a").len() == 1,
+        "a report coming late is not taken"
+    );
+}
+
+#[test]
 fn a_run_in_a_busy_pane_or_with_a_bad_token_is_refused() {
     let mut p = plugin("shell-runs-refused");
     let busy = json!({"pane_id": "terminal_1", "text": "x", "token": "t1", "at_prompt": false});

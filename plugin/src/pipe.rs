@@ -303,6 +303,9 @@ impl<H: Host> McpPlugin<H> {
                 Zellij::of(&p.host, &p.view, &p.programs).run(&mut naming, &p.waits, a, asker)
             }),
             op::RunInPane::NAME => self.now::<op::RunInPane>(args, asker, |p, a, asker| {
+                if a.at_prompt {
+                    p.settle_unreported(a.pane_id);
+                }
                 p.zellij().run_in_pane(&p.shell_runs, a, asker)
             }),
             op::Release::NAME => self.now::<op::Release>(args, asker, |p, a, _| p.release_run(a)),

@@ -5,7 +5,10 @@
 //! The next run then has its turn: it is answered `turn`, and typed when
 //! its bridge, having seen the shell back at its prompt, sends it again.
 //! A run whose timeout passes is answered but stays at the head until its
-//! report comes: its command still runs. Plain state.
+//! report comes: its command still runs. A report that never comes (its
+//! script never ran, or the report was lost) is settled by the next run
+//! whose bridge saw the shell back at its prompt well after the line was
+//! typed (see [`ShellRuns::settle_unreported`]). Plain state.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -23,6 +26,12 @@ pub const HOLD_REPORT: Duration = Duration::from_secs(10);
 
 /// How long a run answered `turn` waits to be sent again.
 pub const TURN_WAIT: Duration = Duration::from_millis(RUN_TURN_WAIT_MS);
+
+/// How long after a run's line was written its shell must be seen at its
+/// prompt before its report is taken as lost: a shell reads a paste within
+/// milliseconds of Zellij writing it, and sources the report's script
+/// before its prompt comes back.
+pub const REPORT_LOST_AFTER: Duration = Duration::from_secs(2);
 
 /// Command lines under way or queued, one queue per pane.
 pub const RUNS: shares::Cap = shares::Cap {
@@ -46,6 +55,9 @@ pub struct ShellRun {
     pub deadline: Instant,
     /// Typed into its pane (else queued, or given its turn).
     typed: bool,
+    /// When its line was written to the pane (its write may wait in the
+    /// pane's write queue after it is typed).
+    written_at: Option<Instant>,
     client: String,
 }
 
@@ -67,6 +79,7 @@ impl ShellRun {
             text,
             deadline,
             typed: false,
+            written_at: None,
         }
     }
 
@@ -74,6 +87,7 @@ impl ShellRun {
     fn typing(&mut self) -> Typing {
         self.typed = true;
         Typing {
+            token: self.token.clone(),
             pane: self.pane,
             tab_id: self.tab_id,
             text: std::mem::take(&mut self.text),
@@ -84,6 +98,7 @@ impl ShellRun {
 /// A run's text to type into its pane now.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Typing {
+    pub token: String,
     pub pane: PaneRef,
     pub tab_id: Option<usize>,
     pub text: String,
@@ -201,6 +216,33 @@ impl ShellRuns {
             });
             return Some((run, Vec::new()));
         }
+        Some((run, self.next_turn(pane, now)))
+    }
+
+    /// `token`'s line is written to its pane now.
+    pub fn written(&mut self, token: &str, now: Instant) {
+        let heads = self.queues.values_mut().filter_map(VecDeque::front_mut);
+        if let Some(run) = heads.into_iter().find(|run| run.token == token) {
+            run.written_at = Some(now);
+        }
+    }
+
+    /// The run under way in `pane` whose report is lost, taken off its
+    /// queue, and the answers of the pane's next turn: a bridge saw the
+    /// shell at its prompt `now`, [`REPORT_LOST_AFTER`] or more after the
+    /// run's line was written, so the line and its report's script are
+    /// over, and the report will not come.
+    pub fn settle_unreported(
+        &mut self,
+        pane: PaneRef,
+        now: Instant,
+    ) -> Option<(ShellRun, Vec<Answer>)> {
+        let queue = self.queues.get_mut(&pane)?;
+        let written = queue.front()?.written_at?;
+        if now.saturating_duration_since(written) < REPORT_LOST_AFTER {
+            return None;
+        }
+        let run = queue.pop_front()?;
         Some((run, self.next_turn(pane, now)))
     }
 
@@ -419,6 +461,42 @@ mod tests {
         assert!(due.answers.is_empty(), "no one left to have a turn");
         assert_eq!(runs.len(), 0, "b did not take its turn");
         assert!(!runs.busy(PaneRef::terminal(1)));
+    }
+
+    #[test]
+    fn a_run_whose_report_is_lost_is_settled_once_its_shell_is_seen_at_its_prompt() {
+        let t0 = Instant::now();
+        let pane = PaneRef::terminal(1);
+        let mut runs = ShellRuns::default();
+        runs.push(run(1, "a", "c1", t0 + Duration::from_secs(60)));
+        runs.push(run(1, "b", "c2", t0 + Duration::from_secs(60)));
+        assert!(
+            runs.settle_unreported(pane, t0 + REPORT_LOST_AFTER)
+                .is_none(),
+            "its line is not written yet"
+        );
+        runs.written("a", t0);
+        let soon = t0 + REPORT_LOST_AFTER / 2;
+        assert!(
+            runs.settle_unreported(pane, soon).is_none(),
+            "the shell may not have read the line yet"
+        );
+        let (lost, turns) = runs
+            .settle_unreported(pane, t0 + REPORT_LOST_AFTER)
+            .unwrap();
+        assert_eq!(lost.token, "a");
+        assert_eq!(turns.len(), 1, "b's turn");
+        assert_eq!(turns[0].how, Ending::Turn);
+        assert!(
+            !runs.awaits_report("a"),
+            "a report coming late is not taken"
+        );
+        assert!(runs
+            .settle_unreported(pane, t0 + REPORT_LOST_AFTER)
+            .is_none());
+        assert!(runs
+            .push(run(1, "b", "c2", t0 + Duration::from_secs(60)))
+            .is_some());
     }
 
     #[test]

@@ -211,7 +211,7 @@ impl<H: Host> McpPlugin<H> {
     /// Types a shell run's line and its exit report's suffix.
     pub fn type_run(&mut self, typing: Typing) {
         let write = PendingWrite {
-            done: WriteDone::Typed,
+            done: WriteDone::Typed(typing.token),
             pane: typing.pane,
             tab_id: typing.tab_id,
             bytes: typing.text.into_bytes(),
@@ -256,6 +256,36 @@ impl<H: Host> McpPlugin<H> {
                     code,
                 });
                 self.end_exit_waits(run.pane, code);
+            }
+        }
+        self.answer_runs(turns);
+        self.arm_wake(now);
+    }
+
+    /// A bridge saw `pane`'s shell at its prompt: a run there whose report
+    /// is lost (see [`crate::shell_runs::ShellRuns::settle_unreported`]) is
+    /// settled, its exit code unknown, and the pane's next run has its turn.
+    pub fn settle_unreported(&mut self, pane: PaneRef) {
+        let now = self.host.now();
+        let Some((run, turns)) = self.shell_runs.settle_unreported(pane, now) else {
+            return;
+        };
+        log::warn!("the exit report of run {} in {pane} never came", run.token);
+        match &run.asker {
+            Some(asker) => {
+                let lost = Error::ResultUnknown {
+                    problem: format!(
+                        "the command line ran in {pane} and its shell is back at its prompt, but its exit report never came, so its exit code is not known"
+                    ),
+                };
+                self.answer(asker, Err(ErrorBody::from(lost)));
+            }
+            None => {
+                self.log_event(Happened::RunExited {
+                    pane_id: pane,
+                    code: None,
+                });
+                self.end_exit_waits(pane, None);
             }
         }
         self.answer_runs(turns);

@@ -102,8 +102,9 @@ pub enum WriteDone {
     Answer(Asker),
     /// The message with this seq is delivered.
     Delivered(u64),
-    /// Nothing to answer: a shell run answers when its exit is reported.
-    Typed,
+    /// The line of shell run `token` (it answers when its exit is
+    /// reported).
+    Typed(String),
 }
 
 /// What the plugin must do, in order.
