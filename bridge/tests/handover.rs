@@ -7,7 +7,7 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -15,8 +15,12 @@ use common::*;
 use serde_json::{json, Value};
 use zellij_mcp_harness::{text_of, wait_for, Leaving, Mcp};
 
-/// Clients that come and go, each of the four ways in turn.
-const CHURNED_CLIENTS: usize = 16;
+/// Handovers the test waits for: the lease moves only when the client of
+/// the acting instance leaves while another views the plugin's tab.
+const HANDOVERS: usize = 4;
+/// Most clients that come and go, each of the four ways in turn, waiting
+/// for those handovers.
+const MOST_CHURNED_CLIENTS: usize = 48;
 /// How long each of them stays: past the lease's starving time (1 s), so
 /// its instance can take the lease once the one before it left.
 const CLIENT_STAYS: Duration = Duration::from_millis(2500);
@@ -32,6 +36,14 @@ fn a_lease_moving_between_instances_is_invisible_to_callers() {
     let bash = new_pane(&runner, json!(["bash", "--norc", "--noprofile"]));
     let ticker = "n=0; while :; do n=$((n+1)); echo tick-$n; sleep 0.2; done";
     let ticker = new_pane(&runner, json!(["sh", "-c", ticker]));
+    // An agent that takes messages: the Ink composer, named as agents
+    // name themselves, from a bridge in its pane.
+    let inbox = s.sandbox().work().join("messages.jsonl");
+    let composer = ink_pane(&runner, &inbox);
+    let agent = composer.trim_start_matches("terminal_").parse().unwrap();
+    let agent = Mcp::start_in_pane(&bridge(), s.sandbox(), s.name(), agent);
+    agent.ok("zellij_register_agent", json!({"name": "inbox"}));
+    let messenger = mcp(&s, "socket");
     wait_for("bash at its prompt", Duration::from_secs(20), || {
         let read = runner.ok("zellij_read", json!({"pane_id": bash}));
         (read["state"] == "prompt").then_some(())
@@ -45,19 +57,25 @@ fn a_lease_moving_between_instances_is_invisible_to_callers() {
     let stop = AtomicBool::new(false);
     let errors = Mutex::new(Vec::new());
     let failed = |tool: &str, what: String| errors.lock().unwrap().push(format!("{tool}: {what}"));
-    let (holders, written, ran) = std::thread::scope(|scope| {
+    let holders = AtomicUsize::new(0);
+    let (written, ran, sent) = std::thread::scope(|scope| {
         let (cat, stop) = (&cat, &stop);
-        let watch = scope.spawn(|| lease_holders(s.sandbox().root(), stop));
+        let (holders, root) = (&holders, s.sandbox().root());
+        let watch = scope.spawn(move || lease_holders(root, holders, stop));
         let writes: Vec<_> = writers
             .iter()
             .enumerate()
             .map(|(w, mcp)| scope.spawn(move || write_tokens(mcp, w, cat, stop, failed)))
             .collect();
         let runs = scope.spawn(|| run_lines(&runner, &bash, &ticker, stop, failed));
+        let messages = scope.spawn(|| send_messages(&messenger, stop, failed));
         // Two at a time: when the acting one leaves, the other has events
         // to show for itself and takes the lease.
         let mut clients = std::collections::VecDeque::new();
-        for n in 0..CHURNED_CLIENTS {
+        for n in 0..MOST_CHURNED_CLIENTS {
+            if holders.load(Ordering::SeqCst) > HANDOVERS {
+                break;
+            }
             let mut client = s.attach_client();
             std::thread::sleep(Duration::from_millis(500));
             // Tab mode, then the plugin's tab (the first).
@@ -74,16 +92,27 @@ fn a_lease_moving_between_instances_is_invisible_to_callers() {
         }
         stop.store(true, Ordering::SeqCst);
         let written: Vec<Vec<String>> = writes.into_iter().map(|w| w.join().unwrap()).collect();
-        (watch.join().unwrap(), written, runs.join().unwrap())
+        let sent = messages.join().unwrap();
+        watch.join().unwrap();
+        (written, runs.join().unwrap(), sent)
     });
+    let holders = holders.into_inner();
     eprintln!(
-        "the lease changed hands {} times; {} writes, {ran} runs and waits",
+        "the lease changed hands {} times; {} writes, {ran} runs and waits, {} messages",
         holders.saturating_sub(1),
-        written.iter().map(Vec::len).sum::<usize>()
+        written.iter().map(Vec::len).sum::<usize>(),
+        sent.len()
     );
     let errors = errors.into_inner().unwrap();
-    assert!(errors.is_empty(), "calls that failed: {errors:#?}");
-    assert!(holders >= 4, "the lease moved often ({holders} holders)");
+    assert!(
+        errors.is_empty(),
+        "calls that failed: {errors:#?}\nthe composer: {}",
+        screen(&runner, &composer)
+    );
+    assert!(
+        holders > HANDOVERS,
+        "the lease moved often ({holders} holders)"
+    );
 
     // Every token typed once, whole, and each bridge's in its order.
     let total = written.iter().map(Vec::len).sum::<usize>();
@@ -101,6 +130,17 @@ fn a_lease_moving_between_instances_is_invisible_to_callers() {
         );
     }
     assert_eq!(lines.len(), total, "no line merged or doubled: {lines:?}");
+
+    // Every message delivered once, in the order sent.
+    let received: Vec<String> = file_lines(&inbox, sent.len())
+        .iter()
+        .map(|line| serde_json::from_str(line).expect("a JSON string"))
+        .collect();
+    let texts: Vec<&str> = received
+        .iter()
+        .map(|m| m.split_once("] ").map_or(m.as_str(), |(_, text)| text))
+        .collect();
+    assert_eq!(texts, sent, "each message once, in order");
 
     // No pane is left stuck, and nothing but the runs showed in bash.
     let last = runner.ok(
@@ -151,6 +191,31 @@ fn write_tokens(
     written
 }
 
+/// Sends messages to the agent `inbox` until `stop`, each waited for
+/// until delivered; the messages sent.
+fn send_messages(mcp: &Mcp, stop: &AtomicBool, failed: impl Fn(&str, String)) -> Vec<String> {
+    let mut sent = Vec::new();
+    while !stop.load(Ordering::SeqCst) {
+        let text = format!("msg-{:04}", sent.len());
+        let args = json!({"to": "inbox", "text": text, "from": "churn", "wait_ms": 20000});
+        let result = mcp.call("zellij_send_message", args);
+        let status = result
+            .structured_content
+            .as_ref()
+            .map(|r| r["status"].clone());
+        match (result.is_error, status) {
+            (Some(true), _) => failed("zellij_send_message", text_of(&result)),
+            (_, Some(status)) if status == "delivered" => {}
+            _ => failed(
+                "zellij_send_message",
+                format!("not delivered: {}", text_of(&result)),
+            ),
+        }
+        sent.push(text);
+    }
+    sent
+}
+
 /// Runs command lines in `bash` and waits for a tick in `ticker` until
 /// `stop`; how many.
 fn run_lines(
@@ -186,10 +251,10 @@ fn run_lines(
     done
 }
 
-/// How many instances held the lease in turn until `stop`, from the lease
-/// file in the plugin's shared folder.
-fn lease_holders(root: &Path, stop: &AtomicBool) -> usize {
-    let (mut holders, mut last) = (0, None);
+/// Counts in `holders` the instances that held the lease in turn until
+/// `stop`, from the lease file in the plugin's shared folder.
+fn lease_holders(root: &Path, holders: &AtomicUsize, stop: &AtomicBool) {
+    let mut last = None;
     let lease = wait_for("the lease file", Duration::from_secs(20), || {
         lease_file(root)
     });
@@ -200,12 +265,11 @@ fn lease_holders(root: &Path, stop: &AtomicBool) -> usize {
             (fields.len() == 2).then(|| fields.join(" "))
         });
         if holder.is_some() && holder != last {
-            holders += 1;
+            holders.fetch_add(1, Ordering::SeqCst);
             last = holder;
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    holders
 }
 
 /// `lease-<zellij pid>`, wherever Zellij keeps the plugin's `/cache`.

@@ -60,14 +60,17 @@ impl<H: Host> McpPlugin<H> {
     }
 
     /// Types the messages whose target can take them now; answers requests
-    /// whose wait or message's TTL is over.
+    /// whose wait or message's TTL is over. An instance that does not
+    /// deliver still finishes the messages it was typing.
     pub fn pump_messages(&mut self) {
         let now = self.host.now();
-        if !self.follow_log() {
-            return;
-        }
+        let delivering = self.follow_log();
         self.confirm_submitted(now);
-        for (seq, to) in self.outbox.due(now) {
+        let due = match delivering {
+            true => self.outbox.due(now),
+            false => Vec::new(),
+        };
+        for (seq, to) in due {
             match self.pane_taking(&to) {
                 Taking::Now(pane, delivery) => self.type_message(seq, pane, delivery, now),
                 Taking::Held(pane, why) => self.hold_message(seq, pane, why, now),
@@ -84,21 +87,34 @@ impl<H: Host> McpPlugin<H> {
 
     /// Only the instance holding the lease delivers, and it delivers what
     /// the log has pending: so after a reload, or when the lease changes
-    /// hands, the messages go on from the log. Whether this one delivers.
+    /// hands, the messages go on from the log. Whether this one delivers;
+    /// one that does not answers the requests it took as the log tells
+    /// their messages' end.
     fn follow_log(&mut self) -> bool {
+        let (now_ms, now) = (self.host.unix_ms(), self.host.now());
         if !self.acting.holding() {
-            let answers = self.outbox.hand_over();
-            self.answer_all(answers);
+            self.outbox.hand_over();
+            if self.outbox.watching() {
+                self.log.catch_up();
+                let log = &self.log;
+                let answers = self.outbox.settle_watched(now, |seq| log.settled(seq));
+                self.answer_all(answers);
+            }
             return false;
         }
-        if self.log.catch_up() || !self.outbox.delivering {
-            let (now_ms, now) = (self.host.unix_ms(), self.host.now());
+        // Another instance's lines may have been read by any read or write
+        // of the log since.
+        self.log.catch_up();
+        if !self.outbox.follows(self.log.changes()) {
             let pending = self
                 .log
                 .pending()
                 .filter_map(|event| Message::from_log(event, now_ms, now))
                 .collect();
-            let answers = self.outbox.follow(pending);
+            let log = &self.log;
+            let answers = self
+                .outbox
+                .follow(pending, log.changes(), |seq| log.settled(seq));
             self.answer_all(answers);
         }
         true
@@ -156,6 +172,7 @@ impl<H: Host> McpPlugin<H> {
             };
             if !alive {
                 self.outbox.not_delivered(seq, now);
+                self.acting.lets_message_go(seq);
                 continue;
             }
             self.note_delivered(seq, pane_id);
@@ -245,6 +262,11 @@ impl<H: Host> McpPlugin<H> {
         let Some(typed) = self.outbox.typed(seq) else {
             return;
         };
+        if !self.acting.types_message(seq, self.host.unix_ms()) {
+            // The instance that held the lease before is typing it.
+            self.outbox.typed_elsewhere(seq, now);
+            return;
+        }
         self.outbox.sending(seq, pane);
         let write = PendingWrite {
             done: WriteDone::Delivered(seq),

@@ -18,7 +18,8 @@ use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use zellij_mcp_protocol::ops::{Happened, LoggedEvent, ReadEventsResult};
+use zellij_mcp_protocol::ops::{DeliveryStatus, Happened, LoggedEvent, ReadEventsResult};
+use zellij_mcp_protocol::PaneRef;
 
 /// A log file is rotated once it is this large.
 pub const MAX_BYTES: u64 = 1024 * 1024;
@@ -29,6 +30,17 @@ const RECENT_LINES: usize = 512;
 /// Longest line read from a log: a message at its cap, escaped, with its
 /// event's fields. A longer line is not one the plugin wrote; it is skipped.
 const MAX_LINE: u64 = 512 * 1024;
+/// Messages whose end (delivered, expired, cancelled) is remembered, for
+/// requests that wait on them in an instance that does not deliver.
+const SETTLED_KEPT: usize = 256;
+
+/// How a message ended, as the log tells it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Settled {
+    pub status: DeliveryStatus,
+    pub attempts: u32,
+    pub pane_id: Option<PaneRef>,
+}
 
 #[derive(Debug, Default)]
 pub struct EventLog {
@@ -43,6 +55,11 @@ pub struct EventLog {
     recent: VecDeque<(u64, u64)>,
     /// Messages queued and not yet delivered or expired, by seq.
     pending: BTreeMap<u64, LoggedEvent>,
+    /// The latest messages that ended, with how, oldest first.
+    settled: VecDeque<(u64, Settled)>,
+    /// Counts the messages queued or ended, in this instance or another:
+    /// what is pending changed when it did.
+    changes: u64,
 }
 
 impl EventLog {
@@ -79,6 +96,18 @@ impl EventLog {
     /// Messages still pending, oldest first.
     pub fn pending(&self) -> impl Iterator<Item = &LoggedEvent> {
         self.pending.values()
+    }
+
+    /// Grows whenever what is pending changes (see [`EventLog::pending`]),
+    /// whichever read or write took the change in.
+    pub fn changes(&self) -> u64 {
+        self.changes
+    }
+
+    /// How message `seq` ended, when it ended lately.
+    pub fn settled(&self, seq: u64) -> Option<Settled> {
+        let found = self.settled.iter().rev().find(|(s, _)| *s == seq);
+        found.map(|(_, settled)| *settled)
     }
 
     #[cfg(test)]
@@ -179,6 +208,7 @@ impl EventLog {
             self.known_len = 0;
             self.recent.clear();
             self.pending.clear();
+            self.changes += 1;
         }
         let start = self.known_len;
         let mut torn = false;
@@ -205,13 +235,21 @@ impl EventLog {
                 self.recent.pop_front();
             }
         }
+        if let Some(ended) = settled(&event.what) {
+            self.settled.push_back(ended);
+            if self.settled.len() > SETTLED_KEPT {
+                self.settled.pop_front();
+            }
+        }
         match &event.what {
             Happened::Queued { message, .. } => {
+                self.changes += 1;
                 self.pending.insert(*message, event);
             }
             Happened::Delivered { message, .. }
             | Happened::Expired { message, .. }
             | Happened::Cancelled { message } => {
+                self.changes += 1;
                 self.pending.remove(message);
             }
             _ => {}
@@ -256,6 +294,28 @@ impl EventLog {
             what: Happened::Rotated,
         })
     }
+}
+
+/// The message an event ends, and how.
+fn settled(what: &Happened) -> Option<(u64, Settled)> {
+    let (message, status, attempts, pane_id) = match *what {
+        Happened::Delivered {
+            message,
+            pane_id,
+            attempts,
+        } => (message, DeliveryStatus::Delivered, attempts, Some(pane_id)),
+        Happened::Expired { message, attempts } => {
+            (message, DeliveryStatus::Failed, attempts, None)
+        }
+        Happened::Cancelled { message } => (message, DeliveryStatus::Cancelled, 0, None),
+        _ => return None,
+    };
+    let settled = Settled {
+        status,
+        attempts,
+        pane_id,
+    };
+    Some((message, settled))
 }
 
 /// `events-x.jsonl` → `events-x.1.jsonl`.
@@ -392,6 +452,25 @@ mod tests {
         assert_eq!(pending, [2]);
         assert_eq!(again.append(4, delivered(2)).unwrap(), 4);
         assert_eq!(again.pending().count(), 0);
+    }
+
+    #[test]
+    fn another_instances_ends_are_told_whichever_read_or_write_took_them_in() {
+        let path = temp_log("changes");
+        let mut mine = EventLog::open(path.clone());
+        let mut theirs = EventLog::open(path);
+        mine.append(1, queued("one")).unwrap();
+        theirs.catch_up();
+        let seen = mine.changes();
+        theirs.append(2, delivered(1)).unwrap();
+        // Taken in by an append of this instance's own, not a catch-up.
+        mine.record(3, Happened::Rotated);
+        assert!(!mine.catch_up(), "nothing new to catch up");
+        assert!(mine.changes() > seen, "but what is pending changed");
+        assert_eq!(mine.pending().count(), 0);
+        let ended = mine.settled(1).expect("how #1 ended");
+        assert_eq!(ended.status, DeliveryStatus::Delivered);
+        assert_eq!(mine.settled(2), None);
     }
 
     #[test]

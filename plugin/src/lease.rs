@@ -75,6 +75,8 @@ const INSTANCE: &str = "instance-";
 const TOOK: &str = "took";
 /// Names a request's mark in the marks' folder, `id-<hash of the id>`.
 const REQUEST: &str = "id-";
+/// Names a message's mark in the marks' folder, `msg-<seq>`.
+const MESSAGE: &str = "msg-";
 /// The folder of panes' claims, `lease-<pid>.panes`.
 const PANES: &str = "panes";
 /// Longest an instance waits for a pane another holds: far longer than an
@@ -238,6 +240,50 @@ impl Acting {
         !self.requests.is_empty() || !self.taken.is_empty()
     }
 
+    /// Whether this instance types message `seq`: it marked it before, or
+    /// marks it now (`msg-<seq>` among the marks). An instance that loses
+    /// the lease while it types a message finishes it and logs how it
+    /// ended, so while the instance that marked it is loaded no other
+    /// types it again.
+    pub fn types_message(&mut self, seq: u64, now_ms: u64) -> bool {
+        let Some(lease) = &self.lease else {
+            return true;
+        };
+        let mark = lease.message_mark(seq);
+        if self.taken.iter().any(|(taken, _)| *taken == mark) {
+            return true;
+        }
+        let marked = match make_mark(&lease.presence_path(), &mark) {
+            Ok(false) if !lease.made_by_a_live_instance(&mark) => {
+                let _ = fs::remove_file(&mark);
+                make_mark(&lease.presence_path(), &mark)
+            }
+            marked => marked,
+        };
+        match marked {
+            Ok(true) => {
+                self.taken.push_back((mark, now_ms));
+                true
+            }
+            Ok(false) => false,
+            // Marks cannot be made here: the lease alone decides.
+            Err(_) => true,
+        }
+    }
+
+    /// This instance stopped typing message `seq` before it ended (its
+    /// pane went away): another may type it.
+    pub fn lets_message_go(&mut self, seq: u64) {
+        let Some(lease) = &self.lease else {
+            return;
+        };
+        let mark = lease.message_mark(seq);
+        if let Some(at) = self.taken.iter().position(|(taken, _)| *taken == mark) {
+            self.taken.remove(at);
+            let _ = fs::remove_file(mark);
+        }
+    }
+
     fn forget_taken(&mut self, now_ms: u64) {
         while let Some((mark, at)) = self.taken.front() {
             let old = now_ms.saturating_sub(*at) >= TAKEN_KEPT_MS;
@@ -343,6 +389,11 @@ impl Lease {
     fn request_mark(&self, id: &str) -> PathBuf {
         let key = format!("{REQUEST}{:016x}", hash(&[id.as_bytes()]));
         self.marks_dir().join(key)
+    }
+
+    /// The mark of the instance that types message `seq`.
+    fn message_mark(&self, seq: u64) -> PathBuf {
+        self.marks_dir().join(format!("{MESSAGE}{seq}"))
     }
 
     /// This instance's claims on panes, beside the lease.

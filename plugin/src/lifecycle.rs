@@ -123,6 +123,7 @@ impl<H: Host> McpPlugin<H> {
         let due = self.waits.next_due(now).into_iter();
         let due = due.chain(self.requests.later.next_deadline());
         let due = due.chain(self.outbox.next_due());
+        let due = due.chain(self.outbox.next_watch(now));
         let due = due.chain(self.shell_runs.next_due()).min();
         let Some(due) = due else { return };
         if let Some(after) = self.requests.later.timer_for(due, now) {

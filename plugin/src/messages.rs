@@ -13,7 +13,7 @@ use zellij_mcp_protocol::ops::{
 };
 use zellij_mcp_protocol::{Error, ErrorBody, PaneRef};
 
-use crate::event_log::EventLog;
+use crate::event_log::{EventLog, Settled};
 use crate::later::Asker;
 use crate::shares;
 
@@ -197,12 +197,49 @@ pub type Answer = (Asker, SendMessageResult);
 /// A message that expired: its seq and attempts.
 pub type Expired = (u64, u32);
 
+/// How often an instance that does not deliver reads the log for the
+/// messages its requests wait on.
+pub const WATCH_LOOK: Duration = Duration::from_millis(100);
+
+/// A request waiting on a message another instance delivers.
+#[derive(Debug)]
+struct Watched {
+    seq: u64,
+    from: String,
+    asker: Asker,
+    until: Instant,
+}
+
+impl Watched {
+    fn result(&self, settled: Option<Settled>) -> SendMessageResult {
+        let queued = Settled {
+            status: DeliveryStatus::Queued,
+            attempts: 0,
+            pane_id: None,
+        };
+        let settled = settled.unwrap_or(queued);
+        SendMessageResult {
+            seq: self.seq,
+            status: settled.status,
+            attempts: settled.attempts,
+            pane_id: settled.pane_id,
+            from: self.from.clone(),
+            held_because: None,
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct Outbox {
     /// Undelivered messages, in `seq` order.
     queue: Vec<Message>,
     /// This instance delivers (it holds the lease) and follows the log.
     pub delivering: bool,
+    /// The log's changes (see [`EventLog::changes`]) last followed.
+    followed: u64,
+    /// Requests waiting on messages another instance delivers: answered as
+    /// the log tells their end (see [`Outbox::settle_watched`]).
+    watched: Vec<Watched>,
 }
 
 impl Outbox {
@@ -245,36 +282,100 @@ impl Outbox {
     }
 
     /// Follows the log: takes in messages other instances queued, and
-    /// drops those delivered or expired elsewhere (a request waiting on one
-    /// gets `queued`: this instance cannot tell).
-    pub fn follow(&mut self, pending: Vec<Message>) -> Vec<Answer> {
+    /// drops those that ended elsewhere (a request waiting on one is
+    /// answered as `settled` tells, else `queued`). Requests watched while
+    /// another instance delivered wait on their messages again.
+    pub fn follow(
+        &mut self,
+        pending: Vec<Message>,
+        changes: u64,
+        settled: impl Fn(u64) -> Option<Settled>,
+    ) -> Vec<Answer> {
         self.delivering = true;
+        self.followed = changes;
         let seqs: BTreeSet<u64> = pending.iter().map(|m| m.seq).collect();
         let mut answers = Vec::new();
         self.queue.retain_mut(|m| {
             let keep = m.sending.is_some() || seqs.contains(&m.seq);
-            if let Some((asker, _)) = m.waiter.take_if(|_| !keep) {
-                answers.push((asker, m.result(DeliveryStatus::Queued)));
+            if let Some((asker, until)) = m.waiter.take_if(|_| !keep) {
+                let watched = Watched {
+                    seq: m.seq,
+                    from: m.from.clone(),
+                    asker,
+                    until,
+                };
+                answers.push((watched.asker.clone(), watched.result(settled(m.seq))));
             }
             keep
         });
         for message in pending {
             self.push(message);
         }
+        for watched in std::mem::take(&mut self.watched) {
+            match self.queue.iter_mut().find(|m| m.seq == watched.seq) {
+                Some(m) if m.waiter.is_none() => m.waiter = Some((watched.asker, watched.until)),
+                _ => answers.push((watched.asker.clone(), watched.result(settled(watched.seq)))),
+            }
+        }
         answers
     }
 
-    /// This instance stops delivering (the log keeps the messages); the
-    /// requests still waiting get `queued`.
-    pub fn hand_over(&mut self) -> Vec<Answer> {
+    /// Whether this instance delivers and has followed the log as far as
+    /// its `changes`.
+    pub fn follows(&self, changes: u64) -> bool {
+        self.delivering && self.followed == changes
+    }
+
+    /// This instance stops delivering (the log keeps the messages) but
+    /// finishes those it is typing; the requests waiting on the others are
+    /// watched (see [`Outbox::settle_watched`]).
+    pub fn hand_over(&mut self) {
         self.delivering = false;
-        self.queue
-            .drain(..)
-            .filter_map(|mut m| {
-                let (asker, _) = m.waiter.take()?;
-                Some((asker, m.result(DeliveryStatus::Queued)))
-            })
-            .collect()
+        let (typing, others) = std::mem::take(&mut self.queue)
+            .into_iter()
+            .partition(|m| m.sending.is_some());
+        self.queue = typing;
+        for mut m in others {
+            if let Some((asker, until)) = m.waiter.take() {
+                let (seq, from) = (m.seq, m.from);
+                self.watched.push(Watched {
+                    seq,
+                    from,
+                    asker,
+                    until,
+                });
+            }
+        }
+    }
+
+    /// Answers the watched requests whose message ended, as `settled`
+    /// tells, and those whose wait is over (`queued`).
+    pub fn settle_watched(
+        &mut self,
+        now: Instant,
+        settled: impl Fn(u64) -> Option<Settled>,
+    ) -> Vec<Answer> {
+        let mut answers = Vec::new();
+        self.watched.retain(|watched| {
+            let ended = settled(watched.seq);
+            let answer = ended.is_some() || watched.until <= now;
+            if answer {
+                answers.push((watched.asker.clone(), watched.result(ended)));
+            }
+            !answer
+        });
+        answers
+    }
+
+    /// Whether requests wait on messages another instance delivers.
+    pub fn watching(&self) -> bool {
+        !self.watched.is_empty()
+    }
+
+    /// When the watched requests are next looked at: soon while there are.
+    pub fn next_watch(&self, now: Instant) -> Option<Instant> {
+        let until = self.watched.iter().map(|w| w.until).min()?;
+        Some(until.min(now + WATCH_LOOK))
     }
 
     /// Messages waiting for delivery.
@@ -352,6 +453,14 @@ impl Outbox {
             message.confirm_at = None;
             message.confirm_tries = 0;
             message.back_off(now);
+        }
+    }
+
+    /// Another instance is typing it: look again in a moment (the log
+    /// soon tells how it ended).
+    pub fn typed_elsewhere(&mut self, seq: u64, now: Instant) {
+        if let Some(message) = self.find(seq) {
+            message.next_try = now + HELD_LOOK;
         }
     }
 
@@ -565,20 +674,78 @@ mod tests {
                 .awaited_by(asker("w"), t0 + ttl),
         );
         outbox.push(Message::new(2, to("b"), "me", "y", ttl, Instant::now()));
-        let answers = outbox.follow(vec![
-            Message::new(2, to("b"), "me", "y", ttl, Instant::now()),
-            Message::new(5, to("a"), "other", "z", ttl, Instant::now()),
-        ]);
+        let delivered_elsewhere = |seq| {
+            (seq == 1).then_some(Settled {
+                status: DeliveryStatus::Delivered,
+                attempts: 2,
+                pane_id: Some(PaneRef::terminal(4)),
+            })
+        };
+        let answers = outbox.follow(
+            vec![
+                Message::new(2, to("b"), "me", "y", ttl, Instant::now()),
+                Message::new(5, to("a"), "other", "z", ttl, Instant::now()),
+            ],
+            1,
+            delivered_elsewhere,
+        );
         assert_eq!(answers.len(), 1, "#1's waiter is answered");
-        assert_eq!(answers[0].1.status, DeliveryStatus::Queued);
+        assert_eq!(answers[0].1.status, DeliveryStatus::Delivered);
+        assert_eq!(answers[0].1.pane_id, Some(PaneRef::terminal(4)));
         assert_eq!(outbox.due(Instant::now()), [(2, to("b")), (5, to("a"))]);
         assert!(outbox.delivering);
         outbox.push(
             Message::new(6, to("c"), "me", "x", ttl, Instant::now())
                 .awaited_by(asker("v"), t0 + ttl),
         );
-        assert_eq!(outbox.hand_over().len(), 1, "its waiter gets queued");
+        outbox.push(
+            Message::new(7, to("c"), "me", "x", ttl, Instant::now())
+                .awaited_by(asker("u"), t0 + ttl),
+        );
+        outbox.hand_over();
         assert_eq!((outbox.len(), outbox.delivering), (0, false));
+
+        // The waiters are answered as the log tells their message's end.
+        let nothing_yet = outbox.settle_watched(t0, |_| None);
+        assert!(nothing_yet.is_empty(), "still waiting: {nothing_yet:?}");
+        assert_eq!(outbox.next_watch(t0), Some(t0 + WATCH_LOOK));
+        let cancelled = |seq| {
+            (seq == 6).then_some(Settled {
+                status: DeliveryStatus::Cancelled,
+                attempts: 0,
+                pane_id: None,
+            })
+        };
+        let answers = outbox.settle_watched(t0, cancelled);
+        assert_eq!(answers.len(), 1);
+        assert_eq!(
+            (answers[0].1.seq, answers[0].1.status),
+            (6, DeliveryStatus::Cancelled)
+        );
+        // Holding the lease again, #7's waiter waits on its message.
+        let pending = vec![Message::new(7, to("c"), "me", "x", ttl, t0)];
+        assert!(outbox.follow(pending, 2, |_| None).is_empty());
+        let answers = outbox.answers_due(t0 + ttl).0;
+        assert_eq!(answers.len(), 1, "answered when its wait is over");
+        assert_eq!(outbox.next_watch(t0), None);
+    }
+
+    #[test]
+    fn a_watched_request_gets_queued_once_its_wait_is_over() {
+        let mut outbox = Outbox::default();
+        let t0 = Instant::now();
+        let wait = Duration::from_secs(2);
+        let message = Message::new(3, to("a"), "me", "x", Duration::from_secs(60), t0);
+        outbox.push(message.awaited_by(asker("w"), t0 + wait));
+        outbox.hand_over();
+        assert_eq!(
+            outbox.next_watch(t0 + wait / 2),
+            Some(t0 + wait / 2 + WATCH_LOOK)
+        );
+        assert!(outbox.settle_watched(t0 + wait / 2, |_| None).is_empty());
+        let answers = outbox.settle_watched(t0 + wait, |_| None);
+        assert_eq!(answers[0].1.status, DeliveryStatus::Queued);
+        assert_eq!(outbox.next_watch(t0 + wait), None);
     }
 
     #[test]

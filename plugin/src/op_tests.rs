@@ -1040,6 +1040,53 @@ fn after_the_lease_moved_a_reply_is_replayed_by_the_instance_that_kept_it() {
 }
 
 #[test]
+fn a_message_typed_before_the_lease_moved_is_delivered_once_and_its_sender_told() {
+    let dir = crate::fake::shared_dir("message-handover");
+    let mut first = crate::fake::plugin_in(&dir, 1);
+    let mut second = crate::fake::plugin_in(&dir, 2);
+    let register = request_from("terminal_1", "1", "register_agent", json!({"name": "main"}));
+    send_to_both([&mut first, &mut second], "1", &register);
+    let args = json!({"to": "main", "text": "hello", "from": "ci", "wait_ms": 60000});
+    send_to_both(
+        [&mut first, &mut second],
+        "m",
+        &request("m", "send_message", args),
+    );
+    assert_eq!(typed(&first).len(), 1, "the holder types it");
+
+    // The second takes the lease while the first types the message.
+    second.host.advance(Duration::from_secs(10));
+    send(&mut second, "h", Some(&request("h", "hello", json!({}))));
+    assert_eq!(replies_on(&second, "h", "h").len(), 1, "the second acts");
+    for _ in 0..3 {
+        second.host.advance(Duration::from_millis(300));
+        second.on_timer();
+    }
+    assert!(typed(&second).is_empty(), "not typed again");
+    for _ in 0..3 {
+        first.host.advance(Duration::from_millis(300));
+        first.on_timer();
+    }
+    assert_eq!(typed(&first).last().unwrap().1, "\r");
+    let sent = result_of::<op::SendMessage>(only_reply(&first, "m", "m"));
+    assert_eq!(sent.status, DeliveryStatus::Delivered, "{sent:?}");
+    second.host.advance(Duration::from_millis(300));
+    second.on_timer();
+    assert!(typed(&second).is_empty(), "its end is in the log");
+    assert!(replies_on(&second, "m", "m").is_empty());
+
+    // The next message is the second's to type.
+    let args = json!({"to": "main", "text": "again", "from": "ci", "wait_ms": 60000});
+    send_to_both(
+        [&mut second, &mut first],
+        "n",
+        &request("n", "send_message", args),
+    );
+    assert_eq!(typed(&second).len(), 1, "{:?}", typed(&second));
+    assert_eq!(typed(&first).len(), 2, "the first types no more");
+}
+
+#[test]
 fn a_submit_taken_before_the_lease_moved_keeps_its_enter_next_to_its_text() {
     let submit = json!({"pane_id": "terminal_1", "text": "one", "submit": true});
     let (mut first, mut second) =
