@@ -18,7 +18,7 @@ PY_CLIENT_REQS := bridge/tests/clients/requirements.txt
 
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: all plugin bridge zellij wasm-target macos-targets test-deps test fuzz demo bench soak install lint clean
+.PHONY: all plugin bridge zellij wasm-target macos-targets test-deps test fuzz demo bench soak churn install lint clean
 
 all: plugin bridge
 
@@ -91,6 +91,13 @@ bench: zellij all test-deps
 SOAK_CALLS ?= 100000
 soak: zellij all
 	target/release/soak $(BRIDGE_BIN) $(SOAK_CALLS)
+
+# Many mixed calls from 4 callers while clients come and go and the lease
+# moves between the plugin's instances; counts effects missing, twice,
+# merged or wrong, and typed errors by code.
+CHURN_CALLS ?= 10000
+churn: zellij all test-deps
+	target/release/churn $(BRIDGE_BIN) $(CHURN_CALLS)
 
 # The binary carries the plugin (built first); `zellij-mcp setup` installs it.
 install: plugin

@@ -6,14 +6,13 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
 use common::*;
 use serde_json::{json, Value};
-use zellij_mcp_harness::{text_of, wait_for, Leaving, Mcp};
+use zellij_mcp_harness::{churn, text_of, wait_for, Mcp};
 
 /// Handovers the test waits for: the lease moves only when the client of
 /// the acting instance leaves while another views the plugin's tab.
@@ -21,9 +20,6 @@ const HANDOVERS: usize = 4;
 /// Most clients that come and go, each of the four ways in turn, waiting
 /// for those handovers.
 const MOST_CHURNED_CLIENTS: usize = 48;
-/// How long each of them stays: past the lease's starving time (1 s), so
-/// its instance can take the lease once the one before it left.
-const CLIENT_STAYS: Duration = Duration::from_millis(2500);
 
 #[test]
 fn a_lease_moving_between_instances_is_invisible_to_callers() {
@@ -49,10 +45,7 @@ fn a_lease_moving_between_instances_is_invisible_to_callers() {
         (read["state"] == "prompt").then_some(())
     });
 
-    // One client stays all along, on a tab without the plugin.
-    let (_stayer, _) = s.attach_and_wait();
-    let away = runner.ok("zellij_new_tab", json!({"name": "away"}))["tab_id"].clone();
-    runner.ok("zellij_focus", json!({"tab": away}));
+    let _stayer = churn::stay_away(&s, &runner);
 
     let stop = AtomicBool::new(false);
     let errors = Mutex::new(Vec::new());
@@ -61,7 +54,7 @@ fn a_lease_moving_between_instances_is_invisible_to_callers() {
     let (written, ran, sent) = std::thread::scope(|scope| {
         let (cat, stop) = (&cat, &stop);
         let (holders, root) = (&holders, s.sandbox().root());
-        let watch = scope.spawn(move || lease_holders(root, holders, stop));
+        let watch = scope.spawn(move || churn::count_lease_holders(root, holders, stop));
         let writes: Vec<_> = writers
             .iter()
             .enumerate()
@@ -69,27 +62,10 @@ fn a_lease_moving_between_instances_is_invisible_to_callers() {
             .collect();
         let runs = scope.spawn(|| run_lines(&runner, &bash, &ticker, stop, failed));
         let messages = scope.spawn(|| send_messages(&messenger, stop, failed));
-        // Two at a time: when the acting one leaves, the other has events
-        // to show for itself and takes the lease.
-        let mut clients = std::collections::VecDeque::new();
-        for n in 0..MOST_CHURNED_CLIENTS {
-            if holders.load(Ordering::SeqCst) > HANDOVERS {
-                break;
-            }
-            let mut client = s.attach_client();
-            std::thread::sleep(Duration::from_millis(500));
-            // Tab mode, then the plugin's tab (the first).
-            client.type_keys(b"\x141");
-            clients.push_back(client);
-            std::thread::sleep(CLIENT_STAYS);
-            if clients.len() == 2 {
-                let how = Leaving::ALL[n % Leaving::ALL.len()];
-                let leaving = clients.pop_front().expect("a client");
-                if !leaving.leave(how) {
-                    failed("leaving", format!("a client did not leave ({how:?})"));
-                }
-            }
-        }
+        let enough = || holders.load(Ordering::SeqCst) > HANDOVERS;
+        churn::churn_clients(&s, MOST_CHURNED_CLIENTS, enough, |what| {
+            failed("leaving", what)
+        });
         stop.store(true, Ordering::SeqCst);
         let written: Vec<Vec<String>> = writes.into_iter().map(|w| w.join().unwrap()).collect();
         let sent = messages.join().unwrap();
@@ -249,45 +225,4 @@ fn run_lines(
         done += 1;
     }
     done
-}
-
-/// Counts in `holders` the instances that held the lease in turn until
-/// `stop`, from the lease file in the plugin's shared folder.
-fn lease_holders(root: &Path, holders: &AtomicUsize, stop: &AtomicBool) {
-    let mut last = None;
-    let lease = wait_for("the lease file", Duration::from_secs(20), || {
-        lease_file(root)
-    });
-    while !stop.load(Ordering::SeqCst) {
-        let holder = Some(&lease).and_then(|lease| {
-            let text = std::fs::read_to_string(lease).ok()?;
-            let fields: Vec<&str> = text.split_whitespace().take(2).collect();
-            (fields.len() == 2).then(|| fields.join(" "))
-        });
-        if holder.is_some() && holder != last {
-            holders.fetch_add(1, Ordering::SeqCst);
-            last = holder;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-/// `lease-<zellij pid>`, wherever Zellij keeps the plugin's `/cache`.
-fn lease_file(dir: &Path) -> Option<std::path::PathBuf> {
-    for entry in std::fs::read_dir(dir).ok()?.flatten() {
-        let path = entry.path();
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let is_lease = name
-            .strip_prefix("lease-")
-            .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()));
-        if is_lease {
-            return Some(path);
-        }
-        if path.is_dir() && !path.is_symlink() {
-            if let Some(found) = lease_file(&path) {
-                return Some(found);
-            }
-        }
-    }
-    None
 }

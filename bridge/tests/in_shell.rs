@@ -364,6 +364,11 @@ fn a_run_whose_exit_report_never_comes_is_settled_and_the_pane_takes_runs_again(
             let line = json!({"pane_id": pane, "command": "source() { :; }", "timeout_ms": 60000});
             (mcp.err("zellij_run", line), started.elapsed())
         });
+        wait_for("the line typed", Duration::from_secs(20), || {
+            common::screen(&mcp, &pane)
+                .contains("source() { :; }")
+                .then_some(())
+        });
         let after = wait_for("a run after it", Duration::from_secs(40), || {
             let line = json!({"pane_id": pane, "command": "unset -f source; echo after", "timeout_ms": 3000});
             let ran = mcp.call("zellij_run", line);
@@ -383,4 +388,12 @@ fn a_run_whose_exit_report_never_comes_is_settled_and_the_pane_takes_runs_again(
     );
     let ran = run(&mcp, &pane, "echo again");
     assert_eq!(ran["output"], "again", "{ran}");
+
+    // Its timeout passed with the shell at its prompt: the line ran, with
+    // an exit code nobody knows; the next run settles it.
+    let line = json!({"pane_id": pane, "command": "source() { :; }", "timeout_ms": 2500});
+    let error = mcp.err("zellij_run", line);
+    assert!(error.starts_with("result_unknown"), "{error}");
+    let ran = run(&mcp, &pane, "unset -f source; echo after");
+    assert_eq!(ran["output"], "after", "{ran}");
 }

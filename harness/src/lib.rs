@@ -6,7 +6,9 @@
 //! - [`Session`]: a headless Zellij session started in a sandbox, killed on drop.
 //! - [`AttachedClient`]: a real `zellij attach` client on a pseudo-terminal.
 //! - [`Mcp`]: the built bridge binary, driven as an MCP client over stdio.
+//! - [`churn`]: clients coming and going, the lease moving between instances.
 
+pub mod churn;
 mod mcp;
 pub mod programs;
 mod sandbox;

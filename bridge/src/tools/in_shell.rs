@@ -414,6 +414,15 @@ impl ZellijMcp {
                 return Err(script.unless_typed(e));
             }
         };
+        if ran.timed_out && at_line_editor(pid) {
+            // Back at its prompt, the shell ran the line and its script:
+            // the report was lost, and the exit code with it.
+            return Err(ToolFailure(ErrorBody::from(Error::ResultUnknown {
+                problem: format!(
+                    "the command line ran in {pane} and its shell is back at its prompt, but its exit report never came, so its exit code is not known"
+                ),
+            })));
+        }
         let output = self
             .shell_output(&session, &ran, &typed, pid, max_bytes)
             .await;
