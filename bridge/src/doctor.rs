@@ -89,13 +89,13 @@ fn agent_descriptions(path: &Path) -> Check {
         Checked::Wrong(why) => failed(
             NAME,
             format!("{} {why}", shown(path)),
-            "correct that line (the README's \"Describing another agent program\" shows the form); \
+            "correct that line (docs/messages.md, \"Describing another agent program\", shows the form); \
              until then the descriptions sent before stay in force",
         ),
     }
 }
 
-/// What this platform's process table tells (the README's "Platforms").
+/// What this platform's process table tells (docs/setup.md, "Platforms").
 fn process_table(table: &dyn ProcessTable) -> Check {
     const NAME: &str = "processes";
     let platform = table.platform();
@@ -110,7 +110,7 @@ fn process_table(table: &dyn ProcessTable) -> Check {
             NAME,
             format!(
                 "{platform}: `prompt` and `exited`, runs in existing shells, own pane; \
-                 no `running` or `waiting_input` (the README's \"Platforms\")"
+                 no `running` or `waiting_input` (docs/setup.md, \"Platforms\")"
             ),
         );
     }

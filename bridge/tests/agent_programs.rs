@@ -1,5 +1,5 @@
 //! Codex CLI, Gemini CLI and opencode, each from npm at the version the
-//! README names, and askbot, a home-made agent described only in the
+//! docs name, and askbot, a home-made agent described only in the
 //! person's `agents.kdl`, each in a Zellij pane opened without an agent
 //! name, against the project's stand-in for its model API, in the mode
 //! where it asks before a shell command. Each is told by its own

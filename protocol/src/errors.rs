@@ -3,7 +3,7 @@
 //! [`Error`] has one variant per [`ErrorCode`]; each knows its message and
 //! its fix. On the wire an error is an [`ErrorBody`] `{code, message,
 //! hint}`, where `hint` is the fix. [`ErrorCode::meaning`] and
-//! [`ErrorCode::fix`] are what the README's table of error codes says
+//! [`ErrorCode::fix`] are what the errors table in docs/tools.md says
 //! (a test keeps the two in step).
 
 use serde::{Deserialize, Serialize};
@@ -442,13 +442,13 @@ mod tests {
         );
     }
 
-    /// The README's table of error codes says what [`ErrorCode::meaning`]
+    /// The errors table (docs/tools.md) says what [`ErrorCode::meaning`]
     /// and [`ErrorCode::fix`] say, for every code and no other.
     #[test]
-    fn the_readme_lists_each_code_with_its_meaning_and_fix() {
-        let readme = include_str!("../../README.md");
+    fn the_errors_table_lists_each_code_with_its_meaning_and_fix() {
+        let page = include_str!("../../docs/tools.md");
         // The table under its header row, up to its first line that is no row.
-        let rows: Vec<&str> = readme
+        let rows: Vec<&str> = page
             .lines()
             .skip_while(|line| *line != "| code | means | usual fix (each error says its own) |")
             .skip(2)
@@ -465,6 +465,6 @@ mod tests {
                 )
             })
             .collect();
-        assert_eq!(rows, expected, "the README's error table, row for row");
+        assert_eq!(rows, expected, "the errors table, row for row");
     }
 }

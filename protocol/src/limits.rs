@@ -2,7 +2,7 @@
 //! sends a request, and the plugin again before it acts (and the request's
 //! whole size before it decodes anything), so that one oversized call is a
 //! `bad_request` naming the cap instead of a plugin that runs out of its
-//! 16 MiB. The README's limits table lists each one.
+//! 16 MiB. The limits table (docs/limits.md) lists each one.
 
 use serde_json::Value;
 
@@ -95,7 +95,7 @@ fn cap_of(caps: &[(&str, usize)], field: &str, default: usize) -> usize {
 fn over(field: &str, size: String, cap: usize, unit: &str) -> ErrorBody {
     ErrorBody::from(Error::BadRequest {
         problem: format!("`{field}` is {size}; it takes at most {cap} {unit}"),
-        fix: format!("shorten `{field}` (the README's limits table lists every cap)"),
+        fix: format!("shorten `{field}` (docs/limits.md lists every cap)"),
     })
 }
 

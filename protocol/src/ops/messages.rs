@@ -59,7 +59,7 @@ pub struct SendMessageResult {
     pub held_because: Option<HoldReason>,
 }
 
-/// Why a message waits for a pane that is there (README: Messages).
+/// Why a message waits for a pane that is there (docs/messages.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "snake_case")]

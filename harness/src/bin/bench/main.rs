@@ -1,6 +1,6 @@
 //! `make bench`: zellij-mcp beside the ways an agent reaches Zellij without
 //! it, measured in one run on one machine and printed as one Markdown table
-//! (the README carries it). Every comparison is a ratio or a difference of
+//! (docs/benchmarks.md carries it). Every comparison is a ratio or a difference of
 //! figures taken in this run.
 //!
 //! One isolated real session: the headless rows run before a client
