@@ -103,7 +103,7 @@ impl ReadResult {
     }
 }
 
-/// docs/shell-runs.md, Pane states.
+/// What a pane is doing (docs/shell-runs.md, "Pane states").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "snake_case")]
