@@ -227,7 +227,6 @@ impl Acting {
         self.requests.contains_key(id) || self.taken.iter().any(|(taken, _)| *taken == mark)
     }
 
-    /// Whether another instance took request `id`.
     /// Whether another instance, loaded now, took request `id`.
     pub fn taken_elsewhere(&self, id: &str) -> bool {
         let marked = |lease: &Lease| lease.made_by_a_live_instance(&lease.request_mark(id));

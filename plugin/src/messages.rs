@@ -211,6 +211,15 @@ struct Watched {
 }
 
 impl Watched {
+    fn of(message: &Message, (asker, until): (Asker, Instant)) -> Self {
+        Watched {
+            seq: message.seq,
+            from: message.from.clone(),
+            asker,
+            until,
+        }
+    }
+
     fn result(&self, settled: Option<Settled>) -> SendMessageResult {
         let queued = Settled {
             status: DeliveryStatus::Queued,
@@ -297,13 +306,8 @@ impl Outbox {
         let mut answers = Vec::new();
         self.queue.retain_mut(|m| {
             let keep = m.sending.is_some() || seqs.contains(&m.seq);
-            if let Some((asker, until)) = m.waiter.take_if(|_| !keep) {
-                let watched = Watched {
-                    seq: m.seq,
-                    from: m.from.clone(),
-                    asker,
-                    until,
-                };
+            if let Some(waiter) = m.waiter.take_if(|_| !keep) {
+                let watched = Watched::of(m, waiter);
                 answers.push((watched.asker.clone(), watched.result(settled(m.seq))));
             }
             keep
@@ -336,14 +340,8 @@ impl Outbox {
             .partition(|m| m.sending.is_some());
         self.queue = typing;
         for mut m in others {
-            if let Some((asker, until)) = m.waiter.take() {
-                let (seq, from) = (m.seq, m.from);
-                self.watched.push(Watched {
-                    seq,
-                    from,
-                    asker,
-                    until,
-                });
+            if let Some(waiter) = m.waiter.take() {
+                self.watched.push(Watched::of(&m, waiter));
             }
         }
     }
