@@ -1,6 +1,7 @@
 //! The README and the pages in `docs/` stay true: every relative link
-//! points at a file (and a heading) that is there, and every `zellij-mcp`
-//! command and `zellij_` tool they name exists in the built bridge.
+//! points at a file (and a heading) that is there, every file of the
+//! project they name in code is there, and every `zellij-mcp` command and
+//! `zellij_` tool they name exists in the built bridge.
 
 mod common;
 
@@ -84,6 +85,33 @@ fn every_relative_link_points_at_a_file_and_heading_that_are_there() {
         }
     }
     assert!(broken.is_empty(), "links that point nowhere: {broken:#?}");
+}
+
+#[test]
+fn every_project_file_named_in_code_is_there() {
+    let root = workspace_root();
+    let folders = [
+        "plugin/",
+        "bridge/",
+        "protocol/",
+        "harness/",
+        "layouts/",
+        "docs/",
+    ];
+    let mut missing = Vec::new();
+    for (page, text) in pages() {
+        for code in text.split('`').skip(1).step_by(2) {
+            let path = code.split([' ', ':']).next().unwrap_or("");
+            let is_path = folders.iter().any(|f| path.starts_with(f)) && !path.contains('*');
+            if is_path && !root.join(path).exists() {
+                missing.push(format!("{}: {path}", name(&page)));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "files named but not there: {missing:#?}"
+    );
 }
 
 #[test]

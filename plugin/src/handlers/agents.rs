@@ -14,14 +14,14 @@ use zellij_mcp_protocol::ops::{
 use zellij_mcp_protocol::{ErrorBody, PaneRef};
 
 use super::{bad_request, now, HandlerResult, Zellij};
-use crate::agents::Agents;
-use crate::attention::{Attention, Seen};
-use crate::event_log::EventLog;
 use crate::host::Host;
-use crate::later::Asker;
-use crate::messages::{Outbox, Recipient};
-use crate::pane_facts::PaneFacts;
-use crate::programs_file::ProgramsFile;
+use crate::state::agents::Agents;
+use crate::state::attention::{Attention, Seen};
+use crate::state::event_log::EventLog;
+use crate::state::later::Asker;
+use crate::state::messages::{Outbox, Recipient};
+use crate::state::pane_facts::PaneFacts;
+use crate::state::programs_file::ProgramsFile;
 
 /// What naming a pane touches: the names, and the log that records them.
 pub struct Naming<'a> {

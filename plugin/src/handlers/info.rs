@@ -10,12 +10,12 @@ use zellij_mcp_protocol::{Error, ErrorBody, PaneKind, PaneRef, PROTOCOL_VERSION}
 
 use super::{now, to_json, Zellij};
 use super::{Handled, HandlerResult};
-use crate::agents::{Agents, Named};
 use crate::host::{ref_of_id, Host};
-use crate::later::{Asker, Live};
-use crate::lease::Acting;
-use crate::pane_facts::{Facts, PaneFacts};
-use crate::session::SessionView;
+use crate::state::agents::{Agents, Named};
+use crate::state::later::{Asker, Live};
+use crate::state::lease::Acting;
+use crate::state::pane_facts::{Facts, PaneFacts};
+use crate::state::session::SessionView;
 use crate::Settings;
 
 impl<H: Host> Zellij<'_, H> {

@@ -14,13 +14,13 @@ use zellij_mcp_protocol::{Error, ErrorBody, PaneKind, PaneRef};
 
 use super::{bad_request, now, refuse_own_pane, Zellij};
 use super::{Handled, HandlerResult};
-use crate::agents::Named;
-use crate::event_log::EventLog;
 use crate::host::Host;
-use crate::later::Asker;
-use crate::pane_facts::{Facts, PaneFacts};
-use crate::shell_runs::{ShellRun, ShellRuns};
-use crate::writes::{PendingWrite, WriteDone, WriteQueue};
+use crate::state::agents::Named;
+use crate::state::event_log::EventLog;
+use crate::state::later::Asker;
+use crate::state::pane_facts::{Facts, PaneFacts};
+use crate::state::shell_runs::{ShellRun, ShellRuns};
+use crate::state::writes::{PendingWrite, WriteDone, WriteQueue};
 
 /// A bracketed paste's two ends.
 pub const PASTE_START: &[u8] = b"\x1b[200~";
@@ -138,7 +138,7 @@ impl<'a, H: Host> Zellij<'a, H> {
     }
 
     /// `run_in_pane`: a command line for a shell pane, typed once the runs
-    /// under way there are over (see [`crate::shell_runs`]).
+    /// under way there are over (see [`crate::state::shell_runs`]).
     pub fn run_in_pane(
         &self,
         runs: &ShellRuns,

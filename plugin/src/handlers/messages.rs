@@ -1,5 +1,5 @@
 //! `send_message`, `cancel_messages` and `read_events`. Delivering what is
-//! queued is the plugin's own work ([`crate::delivery`]).
+//! queued is the plugin's own work ([`crate::work::delivery`]).
 
 use std::time::Duration;
 
@@ -13,11 +13,11 @@ use zellij_mcp_protocol::text::plain_text;
 use zellij_mcp_protocol::{Error, ErrorBody, PaneKind, PaneRef};
 
 use super::{bad_request, now, Handled, HandlerResult, Zellij};
-use crate::agents::{Agents, Named};
-use crate::event_log::EventLog;
 use crate::host::Host;
-use crate::later::Asker;
-use crate::messages::{Answer, Message, Outbox, Recipient};
+use crate::state::agents::{Agents, Named};
+use crate::state::event_log::EventLog;
+use crate::state::later::Asker;
+use crate::state::messages::{Answer, Message, Outbox, Recipient};
 
 /// `send_message`: checked, logged as queued (which gives it its seq), and
 /// handed to the outbox, answered once delivered or its wait is over.

@@ -1,11 +1,11 @@
 //! One handler per op, grouped by what they act on. A handler is a method
 //! of [`Zellij`] (the host and the session view) and takes the other parts
 //! of the plugin it uses as arguments, so the dispatch table
-//! (`crate::pipe`) shows what each op touches. Each validates its arguments
+//! (`crate::entry::pipe`) shows what each op touches. Each validates its arguments
 //! against the session view before touching anything, so bad input changes
 //! nothing. What a request waits for after its handler is the lifecycle's
-//! ([`crate::lifecycle`]); delivering messages and watching waits are the
-//! plugin's own work ([`crate::delivery`], [`crate::watching`]).
+//! ([`crate::work::lifecycle`]); delivering messages and watching waits are the
+//! plugin's own work ([`crate::work::delivery`], [`crate::work::watching`]).
 
 mod agents;
 mod info;
@@ -27,11 +27,11 @@ use zellij_mcp_protocol::agent_screen::{program_name, program_of_command, Tellin
 use zellij_mcp_protocol::{Error, ErrorBody, JsonText, PaneKind, PaneRef};
 use zellij_tile::prelude::PaneInfo;
 
-use crate::agents::Named;
-pub use crate::handled::{Handled, HandlerResult};
 use crate::host::Host;
-use crate::later::{Live, Settle};
-use crate::session::SessionView;
+use crate::state::agents::Named;
+pub use crate::state::handled::{Handled, HandlerResult};
+use crate::state::later::{Live, Settle};
+use crate::state::session::SessionView;
 use crate::McpPlugin;
 
 /// The result as JSON, serialized once from its typed value.

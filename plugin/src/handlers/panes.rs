@@ -12,8 +12,8 @@ use zellij_tile::prelude::{PaneInfo, TabInfo};
 use super::{bad_request, once_pane_shows, refuse_own_pane, to_json, Naming, Zellij};
 use super::{Handled, HandlerResult};
 use crate::host::{Content, Host, Landing};
-use crate::later::{Asker, Live, Settle};
-use crate::session::{ref_of_info, SessionView};
+use crate::state::later::{Asker, Live, Settle};
+use crate::state::session::{ref_of_info, SessionView};
 
 /// Most resize steps one call takes.
 const MAX_RESIZE_STEPS: u32 = 20;

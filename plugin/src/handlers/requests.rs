@@ -6,8 +6,8 @@ use zellij_mcp_protocol::{Error, ErrorBody, JsonText};
 
 use super::{bad_request, now};
 use super::{Handled, HandlerResult};
-use crate::later::Asker;
-use crate::replay::{Known, Replies};
+use crate::state::later::Asker;
+use crate::state::replay::{Known, Replies};
 
 /// `replay`: the reply to an earlier request, now or once it is ready;
 /// `null` when this plugin never saw it (then it is safe to send again).

@@ -1,6 +1,6 @@
 //! Ops that wait: `wait_for` and `run` (a command pane, then a wait for
-//! its exit). The waits themselves live in [`crate::waits`]; watching them
-//! and `cancel`, which ends one, are the plugin's ([`crate::watching`]).
+//! its exit). The waits themselves live in [`crate::state::waits`]; watching them
+//! and `cancel`, which ends one, are the plugin's ([`crate::work::watching`]).
 //!
 //! Waits look only at a pane's screen. What went by unseen, a run's output
 //! and lines beyond the screen are read from the scrollback by the bridge,
@@ -18,8 +18,8 @@ use zellij_mcp_protocol::{ErrorBody, PaneRef};
 use super::panes::check_argv;
 use super::{bad_request, Handled, HandlerResult, Naming, Zellij};
 use crate::host::{Content, Host};
-use crate::later::Asker;
-use crate::waits::{Conditions, Purpose, RunPlan, Start, Wait, Waits};
+use crate::state::later::Asker;
+use crate::state::waits::{Conditions, Purpose, RunPlan, Start, Wait, Waits};
 
 pub(super) fn timeout(ms: Option<u64>) -> Result<Duration, ErrorBody> {
     match ms.unwrap_or(DEFAULT_WAIT_MS) {

@@ -15,13 +15,13 @@ use zellij_mcp_protocol::ops::{
 use zellij_mcp_protocol::shell_line::{prompt_line, ShellLine};
 use zellij_mcp_protocol::{PaneKind, PaneRef};
 
-use crate::agents::Named;
 use crate::handlers::{to_json, Board, Zellij, PASTE_END, PASTE_START};
+use crate::host::tab_marks;
 use crate::host::Host;
-use crate::messages::{Answer, Message, Recipient};
-use crate::pane_facts::Facts;
-use crate::tab_marks;
-use crate::writes::{PendingWrite, Shows, Step, WriteDone};
+use crate::state::agents::Named;
+use crate::state::messages::{Answer, Message, Recipient};
+use crate::state::pane_facts::Facts;
+use crate::state::writes::{PendingWrite, Shows, Step, WriteDone};
 use crate::McpPlugin;
 
 /// How old a look at the agents may be for the board's rows.
@@ -54,7 +54,7 @@ fn held_because(agent: Option<AgentScreen>, delivery: Delivery) -> Option<HoldRe
 }
 
 impl<H: Host> McpPlugin<H> {
-    /// Appends to the event log (see [`crate::event_log::EventLog::record`]).
+    /// Appends to the event log (see [`crate::state::event_log::EventLog::record`]).
     pub fn log_event(&mut self, what: Happened) {
         self.log.record(self.host.unix_ms(), what);
     }

@@ -21,8 +21,8 @@ use zellij_mcp_protocol::matching::{Found, Patterns};
 use zellij_mcp_protocol::ops::WaitOutcome;
 use zellij_mcp_protocol::{ErrorBody, PaneRef};
 
-use crate::later::Asker;
-use crate::shares;
+use crate::state::later::Asker;
+use crate::state::shares;
 
 /// What a wait does once it is over: answer a `wait_for`, or a `run`.
 #[derive(Debug)]
@@ -807,7 +807,7 @@ mod tests {
     fn waits_are_bounded_found_by_request_and_due_at_least_every_recheck() {
         let t0 = Instant::now();
         let mut waits = Waits::default();
-        for n in 0..crate::shares::WAITS.per_client {
+        for n in 0..crate::state::shares::WAITS.per_client {
             let mut w = wait(Some("x"), &[], None, Start::Screen(None), t0);
             w.asker.request_id = format!("c-{n}");
             waits.push(w);

@@ -8,7 +8,7 @@ use zellij_mcp_protocol::ops::{Geometry, PaneDetails, PaneEntry, PaneState, TabE
 use zellij_mcp_protocol::{Error, ErrorBody, PaneRef, TabRef};
 use zellij_tile::prelude::{ClientInfo, PaneInfo, PaneManifest, TabInfo};
 
-use crate::tab_marks::unmark;
+use crate::host::tab_marks::unmark;
 
 #[derive(Debug, Default)]
 pub struct SessionView {
@@ -24,7 +24,7 @@ pub struct SessionView {
     /// Clients attached, as the last snapshot of the metadata counted them.
     pub clients_attached: Option<usize>,
     pub exit_codes: ExitCodes,
-    /// The tabs whose name Zellij shows with the mark (see [`crate::tab_marks`]).
+    /// The tabs whose name Zellij shows with the mark (see [`crate::host::tab_marks`]).
     pub marked_tabs: BTreeSet<usize>,
 }
 

@@ -168,7 +168,9 @@ fn run_everything_out(p: &mut McpPlugin<FakeHost>) {
     let mut late = Instant::now();
     for _ in 0..200 {
         late += Duration::from_secs(20);
-        let steps = p.input.on_timer(late, |_| crate::writes::Shows::Unlooked);
+        let steps = p
+            .input
+            .on_timer(late, |_| crate::state::writes::Shows::Unlooked);
         p.run_steps(steps);
         for (asker, outcome) in p.requests.later.settle(&p.view, &p.host, late) {
             p.answer(&asker, outcome);

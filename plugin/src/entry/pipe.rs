@@ -3,14 +3,14 @@
 //! Protocol (see the `zellij-mcp-protocol` crate for the types):
 //! - Only messages named `zellij-mcp` from a CLI pipe are handled; the
 //!   end-of-stream message (no payload) is ignored.
-//! - Exactly one instance (see [`crate::lease`]) handles a request; the
+//! - Exactly one instance (see [`crate::state::lease`]) handles a request; the
 //!   others return at once, which lets Zellij release the pipe for them.
 //! - The payload is `{v:1, id, op, args, caller?}`. Every request gets
 //!   exactly one reply, `{v:1, id, ok, result|error}`, written as
 //!   newline-terminated frames, and then the pipe is released. Malformed
 //!   JSON, a wrong `v`, an unknown op and bad arguments all get a typed error.
 //! - A handler answers at once or says what its request waits for; see
-//!   [`crate::later`] for the rest of its life.
+//!   [`crate::state::later`] for the rest of its life.
 
 use serde_json::Value;
 use zellij_mcp_protocol::ops::{op, Op, EXIT_PIPE_NAME};
@@ -23,8 +23,8 @@ use zellij_tile::prelude::{PipeMessage, PipeSource};
 use crate::board;
 use crate::handlers::{self, HandlerResult, Naming, Zellij};
 use crate::host::Host;
-use crate::later::Asker;
-use crate::shares;
+use crate::state::later::Asker;
+use crate::state::shares;
 use crate::{McpPlugin, Requests, Task};
 
 impl<H: Host> Requests<H> {
@@ -51,6 +51,12 @@ impl<H: Host> Requests<H> {
 type Handler<H, O> = fn(&mut McpPlugin<H>, <O as Op>::Args, &Asker) -> HandlerResult;
 
 impl<H: Host> McpPlugin<H> {
+    /// A pipe message, and the render events its waits need.
+    pub fn take_pipe(&mut self, message: PipeMessage) {
+        self.on_pipe(message);
+        self.follow_renders_while_waiting();
+    }
+
     pub fn on_pipe(&mut self, message: PipeMessage) {
         if message.name == EXIT_PIPE_NAME {
             return self.on_exit_pipe(message);

@@ -8,6 +8,10 @@
 //! message keeps at most [`MAX_PIPE_BYTES`]; a larger one is answered with
 //! `bad_request` from what precedes its payload (the pipe id and name).
 
+mod events;
+pub(crate) mod pipe;
+mod status;
+
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
@@ -21,7 +25,8 @@ use zellij_tile::shim::plugin_api::pipe_message::ProtobufPipeMessage;
 use std::path::Path;
 
 use crate::board::{self, BoardPlugin};
-use crate::commands::read_line_bytes;
+use crate::host::commands::read_line_bytes;
+use crate::host::logging;
 use crate::host::ZellijHost;
 use crate::{permissions, McpPlugin, SHARED_DIR};
 
@@ -55,6 +60,44 @@ macro_rules! export_to_zellij {
             $crate::entry::plugin_version()
         }
     };
+}
+
+impl ZellijPlugin for McpPlugin<ZellijHost> {
+    fn load(&mut self, configuration: BTreeMap<String, String>) {
+        // Grants are pre-seeded or answered by the user; never wait for the
+        // PermissionRequestResult event (it does not come when pre-seeded).
+        request_permission(&permissions());
+        subscribe(&[
+            EventType::PaneUpdate,
+            EventType::TabUpdate,
+            EventType::Timer,
+            EventType::ListClients,
+            EventType::CommandPaneExited,
+            EventType::CommandPaneReRun,
+            EventType::CwdChanged,
+            EventType::CommandChanged,
+        ]);
+        // Not hide_self(): it does not hide a tiled pane in 0.45.1, and it
+        // stops the pane and tab events this plugin lives on.
+        set_selectable(false);
+        logging::start(configuration.get("log_level").map(String::as_str));
+        self.start(Path::new(SHARED_DIR), configuration);
+    }
+
+    fn update(&mut self, event: Event) -> bool {
+        self.handle(event);
+        self.follow_renders_while_waiting();
+        self.status_changed()
+    }
+
+    fn pipe(&mut self, message: PipeMessage) -> bool {
+        self.take_pipe(message);
+        self.status_changed()
+    }
+
+    fn render(&mut self, _rows: usize, cols: usize) {
+        print!("{}", status::line(&self.pane_status(), cols));
+    }
 }
 
 thread_local! {

@@ -11,7 +11,7 @@ use zellij_mcp_protocol::agent_programs::{
     digest, DescribeError, Programs, FILE_NAME, MAX_FILE_BYTES,
 };
 
-use crate::files::read_capped;
+use crate::host::files::read_capped;
 
 /// A file's length and change time, to see that another instance wrote it.
 type Stamp = (u64, Option<SystemTime>);

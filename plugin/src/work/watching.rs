@@ -16,10 +16,10 @@ use zellij_tile::prelude::PaneInfo;
 
 use crate::handlers::{run_result, to_json, Handled, HandlerResult};
 use crate::host::Host;
-use crate::later::TIMER_SLACK;
-use crate::shell_runs::{Answer, Ending, Typing};
-use crate::waits::{Finished, PaneState, Purpose, RunPlan, Screen, Wait};
-use crate::writes::{PendingWrite, WriteDone};
+use crate::state::later::TIMER_SLACK;
+use crate::state::shell_runs::{Answer, Ending, Typing};
+use crate::state::waits::{Finished, PaneState, Purpose, RunPlan, Screen, Wait};
+use crate::state::writes::{PendingWrite, WriteDone};
 use crate::McpPlugin;
 
 /// How old a count of the clients attached may be for `pane_changed`
@@ -263,7 +263,7 @@ impl<H: Host> McpPlugin<H> {
     }
 
     /// A bridge saw `pane`'s shell at its prompt: a run there whose report
-    /// is lost (see [`crate::shell_runs::ShellRuns::settle_unreported`]) is
+    /// is lost (see [`crate::state::shell_runs::ShellRuns::settle_unreported`]) is
     /// settled, its exit code unknown, and the pane's next run has its turn.
     pub fn settle_unreported(&mut self, pane: PaneRef) {
         let now = self.host.now();

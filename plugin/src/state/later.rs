@@ -2,7 +2,7 @@
 //! timer (outside `pipe()`), and those answered once the session shows a
 //! change (a new tab, a closed pane) or at a deadline with the state as it
 //! is then; and the one timer armed for the earliest of them. What a
-//! request's whole life looks like is in [`crate::lifecycle`].
+//! request's whole life looks like is in [`crate::work::lifecycle`].
 
 use std::time::{Duration, Instant};
 
@@ -11,7 +11,7 @@ use zellij_mcp_protocol::{ErrorBody, JsonText, PaneRef};
 use zellij_tile::prelude::{PaneInfo, TabInfo};
 
 use crate::host::Host;
-use crate::session::SessionView;
+use crate::state::session::SessionView;
 
 /// How long a reply waits for Zellij to show a change before answering anyway.
 pub const SETTLE_TIME: Duration = Duration::from_secs(2);

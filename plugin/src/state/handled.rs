@@ -1,15 +1,15 @@
 //! What a handler did with its request: answered it, or what the answer
-//! waits for (see [`crate::lifecycle`] for what happens then).
+//! waits for (see [`crate::work::lifecycle`] for what happens then).
 
 use std::time::Duration;
 
 use zellij_mcp_protocol::{ErrorBody, JsonText};
 
-use crate::later::Settle;
-use crate::messages::Message;
-use crate::shell_runs::ShellRun;
-use crate::waits::{Purpose, Wait};
-use crate::writes::PendingWrite;
+use crate::state::later::Settle;
+use crate::state::messages::Message;
+use crate::state::shell_runs::ShellRun;
+use crate::state::waits::{Purpose, Wait};
+use crate::state::writes::PendingWrite;
 
 /// What a handler did with its request.
 pub enum Handled {

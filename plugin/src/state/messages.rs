@@ -1,5 +1,5 @@
 //! Messages between agents. Each gets a session-wide, strictly increasing
-//! `seq` from the event log ([`crate::event_log`], which also keeps them
+//! `seq` from the event log ([`crate::state::event_log`], which also keeps them
 //! across reloads), and is typed into its target's pane through the write
 //! queue, one at a time per target and in `seq` order. A target that is
 //! missing or has exited is tried again, with backoff, until the message's
@@ -13,9 +13,9 @@ use zellij_mcp_protocol::ops::{
 };
 use zellij_mcp_protocol::{Error, ErrorBody, PaneRef};
 
-use crate::event_log::{EventLog, Settled};
-use crate::later::Asker;
-use crate::shares;
+use crate::state::event_log::{EventLog, Settled};
+use crate::state::later::Asker;
+use crate::state::shares;
 
 /// The first retry comes after this, then each after twice as long, up to
 /// [`LONGEST_BACKOFF`].

@@ -1,6 +1,43 @@
 //! The one line the plugin's pane shows, when a user shows it (it is
 //! hidden by default): which plugin this is and what it is doing.
 
+use std::time::Duration;
+
+use crate::host::Host;
+use crate::{build_id, McpPlugin};
+
+/// The least time between two drawings of the status line.
+const STATUS_EVERY: Duration = Duration::from_secs(1);
+
+impl<H: Host> McpPlugin<H> {
+    /// Whether to draw the status line again: its count changed, and it
+    /// was drawn more than a second ago. Each drawing costs Zellij a render
+    /// of the session, which a request each time would pay; the heartbeat's
+    /// timer brings the count up to date within a second.
+    pub fn status_changed(&mut self) -> bool {
+        let now = self.host.now();
+        let (shown, at) = self.requests.shown;
+        let due = at.is_none_or(|at| now.duration_since(at) >= STATUS_EVERY);
+        if self.requests.served == shown || !due {
+            return false;
+        }
+        self.requests.shown = (self.requests.served, Some(now));
+        true
+    }
+
+    /// What the plugin's pane shows.
+    pub fn pane_status(&self) -> Status<'static> {
+        Status {
+            version: env!("CARGO_PKG_VERSION"),
+            build_id: build_id(),
+            acting: self.acting.holding(),
+            served: self.requests.served,
+            waits: self.waits.len(),
+            queued_messages: self.outbox.len(),
+        }
+    }
+}
+
 /// What the line tells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Status<'a> {

@@ -1,6 +1,10 @@
 //! Request handling against a recording fake host: every request gets exactly
 //! one reply and one release of its pipe, whatever the input.
 
+mod layers;
+mod ops;
+mod properties;
+
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::time::Duration;
@@ -694,7 +698,7 @@ fn callers_listing_at_once_cost_zellij_one_lookup_until_something_changes() {
 
 #[test]
 fn with_no_client_attached_a_wait_looks_when_told_its_pane_changed_and_rarely_else() {
-    use crate::waits::{RECHECK, UNRENDERED_RECHECK};
+    use crate::state::waits::{RECHECK, UNRENDERED_RECHECK};
     let told = |p: &mut McpPlugin<FakeHost>, id: &str| {
         let args = json!({"pane_id": 1});
         send(p, id, Some(&request(id, "pane_changed", args)));
@@ -725,7 +729,7 @@ fn with_no_client_attached_a_wait_looks_when_told_its_pane_changed_and_rarely_el
 
 #[test]
 fn a_requests_id_is_read_from_the_start_of_a_payload_as_a_bridge_writes_it() {
-    use crate::pipe::leading_request_id;
+    use crate::entry::pipe::leading_request_id;
     let payload = request("zmcp-1.2-3", "read", json!({}));
     assert_eq!(leading_request_id(&payload), Some("zmcp-1.2-3"));
     for other in [

@@ -2,15 +2,15 @@
 //!
 //! A handler only says what its request waits for ([`Handled`]). [`McpPlugin::hold`]
 //! then blocks the pipe and files the request where it waits:
-//! - in [`crate::later`], for work that must run outside `pipe()` (from the
+//! - in [`crate::state::later`], for work that must run outside `pipe()` (from the
 //!   next timer), or
 //!   for a change the session has not shown yet (a new tab, a closed pane),
 //!   which is answered once the view shows it or at a deadline with the
 //!   state as it is then;
-//! - with the waits ([`crate::waits`]), answered when the wait ends, times
+//! - with the waits ([`crate::state::waits`]), answered when the wait ends, times
 //!   out or is cancelled;
-//! - in its pane's write queue ([`crate::writes`]), answered after its submit;
-//! - in the outbox ([`crate::messages`]), answered once its message is
+//! - in its pane's write queue ([`crate::state::writes`]), answered after its submit;
+//! - in the outbox ([`crate::state::messages`]), answered once its message is
 //!   delivered, its wait is over (queued) or its TTL passed (failed);
 //! - behind an earlier request (a `replay`), answered with that one.
 //!
@@ -22,8 +22,8 @@ use std::time::{Duration, Instant};
 
 use crate::handlers::{write_result, Handled, HandlerResult};
 use crate::host::Host;
-use crate::later::{Asker, SETTLE_TIME};
-use crate::writes::{Step, WriteDone};
+use crate::state::later::{Asker, SETTLE_TIME};
+use crate::state::writes::{Step, WriteDone};
 use crate::{McpPlugin, Task};
 
 impl<H: Host> McpPlugin<H> {

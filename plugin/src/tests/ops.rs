@@ -15,11 +15,11 @@ use zellij_mcp_protocol::shell_line::ShellLine;
 use zellij_mcp_protocol::PaneRef;
 use zellij_tile::prelude::*;
 
-use crate::later::SETTLE_TIME;
+use crate::state::later::SETTLE_TIME;
+use crate::state::waits::EXIT_SETTLE;
 use crate::tests::{
     did, error_code, only_reply, plugin, replies_on, request, result_of, send, typed, FakeHost,
 };
-use crate::waits::EXIT_SETTLE;
 use crate::McpPlugin;
 
 type Plugin = McpPlugin<FakeHost>;
@@ -1209,7 +1209,7 @@ fn a_run_whose_exit_report_never_comes_is_settled_when_its_shell_is_seen_at_its_
     assert!(replies_on(&p, "a", "a").is_empty(), "a still runs");
     assert_eq!(typed(&p).len(), 1, "b waits for a");
 
-    p.host.advance(crate::shell_runs::REPORT_LOST_AFTER);
+    p.host.advance(crate::state::shell_runs::REPORT_LOST_AFTER);
     send(
         &mut p,
         "c",

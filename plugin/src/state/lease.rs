@@ -32,8 +32,8 @@
 //! The zellij pid keys the files per session: `/cache` is shared by every
 //! session that loads the same plugin URL.
 
-use crate::files::{read_capped, RECORD_BYTES};
-use crate::writes::PaneClaims;
+use crate::host::files::{read_capped, RECORD_BYTES};
+use crate::state::writes::PaneClaims;
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fs::{self, OpenOptions};
@@ -152,7 +152,7 @@ pub struct Acting {
     /// The marks this instance made, oldest first, with when.
     taken: VecDeque<(PathBuf, u64)>,
     /// The requests this instance took and has not answered, by id, with
-    /// their marks (see [`Acting::took_request`]).
+    /// their marks (see [`Acting::takes`]).
     requests: BTreeMap<String, PathBuf>,
 }
 

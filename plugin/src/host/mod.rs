@@ -1,6 +1,11 @@
 //! The Zellij calls the plugin makes, behind a trait so that request
 //! handling is unit-tested natively with a recording fake.
 
+pub mod commands;
+pub mod files;
+pub mod logging;
+pub mod tab_marks;
+
 use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -8,8 +13,6 @@ use zellij_mcp_protocol::agent_screen::{Shown, Telling};
 use zellij_mcp_protocol::ops::{Direction as Edge, Signal};
 use zellij_mcp_protocol::{PaneKind, PaneRef};
 use zellij_tile::prelude::*;
-
-use crate::commands;
 
 /// Who this instance is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -229,7 +232,7 @@ impl Host for ZellijHost {
 
     fn tab_info(&self, tab_id: usize) -> Option<TabInfo> {
         let mut tab = get_tab_info(tab_id)?;
-        crate::tab_marks::unmark(&mut tab);
+        crate::host::tab_marks::unmark(&mut tab);
         Some(tab)
     }
 

@@ -4,7 +4,7 @@
 //! instance, and the plugin after a reload, sees the same ones. Plain state:
 //! what a pane is, is asked of the caller (`exists`).
 
-use crate::files::{read_capped, AGENTS_BYTES};
+use crate::host::files::{read_capped, AGENTS_BYTES};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::PathBuf;

@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 use zellij_mcp_protocol::ops::RUN_TURN_WAIT_MS;
 use zellij_mcp_protocol::{ErrorBody, PaneRef};
 
-use crate::later::Asker;
-use crate::shares;
+use crate::state::later::Asker;
+use crate::state::shares;
 
 /// Longest a reported exit's pipe is held for the bridge's `release`: long
 /// enough for a loaded machine's read of the output, short enough that a

@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use zellij_mcp_protocol::{Error, ErrorBody, PaneRef};
 
-use crate::later::{Asker, TIMER_SLACK};
+use crate::state::later::{Asker, TIMER_SLACK};
 
 /// Writes queued for one pane at most; more are `busy`.
 const MOST_QUEUED_WRITES: usize = 64;

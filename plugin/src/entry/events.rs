@@ -6,11 +6,11 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use zellij_tile::prelude::{ClientInfo, PaneContents, PaneId, PaneManifest, TabInfo};
+use zellij_tile::prelude::{ClientInfo, Event, PaneContents, PaneId, PaneManifest, TabInfo};
 
 use crate::handlers::ScreenText;
 use crate::host::{ref_of_id, Host};
-use crate::waits::Screen;
+use crate::state::waits::Screen;
 use crate::{McpPlugin, HEARTBEAT};
 
 /// Without pane or tab events for this long, the view is refreshed from
@@ -23,6 +23,35 @@ const VIEW_STARVED_AFTER: Duration = Duration::from_secs(2);
 const SNAPSHOT_REUSED_FOR: Duration = Duration::from_millis(50);
 
 impl<H: Host> McpPlugin<H> {
+    /// One event, to its function.
+    pub fn handle(&mut self, event: Event) {
+        match event {
+            Event::PaneUpdate(manifest) => self.on_pane_update(manifest),
+            Event::TabUpdate(tabs) => self.on_tab_update(tabs),
+            Event::ListClients(clients) => self.on_clients(clients),
+            Event::PaneRenderReport(rendered) => self.on_render(rendered),
+            Event::CommandPaneExited(pane, code, _) => self.on_command_exited(pane, code),
+            Event::CommandPaneReRun(pane, _) => self.view.exit_codes.rerun(pane),
+            Event::CwdChanged(pane, cwd, _) => self.on_cwd_changed(pane, cwd),
+            Event::CommandChanged(pane, argv, _, _) => self.on_command_changed(pane, argv),
+            Event::Timer(_) => self.on_timer(),
+            _ => {}
+        }
+    }
+
+    /// Render events come only while waits are under way: they are the
+    /// waits' news, and each costs a copy of every changed pane's screen
+    /// (a session with a client attached renders on every change). A new
+    /// wait looks at its pane at once and then on its timer until the
+    /// first render event comes, so none is missed in between.
+    pub fn follow_renders_while_waiting(&mut self) {
+        let waiting = !self.waits.is_empty();
+        if waiting != self.renders_followed {
+            self.host.render_events(waiting);
+            self.renders_followed = waiting;
+        }
+    }
+
     pub fn on_pane_update(&mut self, manifest: PaneManifest) {
         self.take_panes(manifest);
         self.fed();
@@ -37,7 +66,7 @@ impl<H: Host> McpPlugin<H> {
     }
 
     /// This instance gets session events: it may take the lease over from
-    /// one that does not (see [`crate::lease`]).
+    /// one that does not (see [`crate::state::lease`]).
     fn fed(&mut self) {
         self.view.fed_ms = self.host.unix_ms();
         self.is_acting();
