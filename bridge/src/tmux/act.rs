@@ -41,15 +41,10 @@ impl Shim<'_> {
             Verb::KillPane(a) => self.kill_pane(a).await,
             Verb::SendKeys(a) => self.send_keys(a).await,
             Verb::CapturePane(a) => self.capture_pane(a).await,
-            Verb::NewWindow(a) => {
-                let print = a.print.then_some(a.format);
-                self.new_window(a.name, a.cwd, &a.env, a.command, print)
-                    .await
-            }
+            Verb::NewWindow(a) => self.new_window(a.name, a.launch, a.printing).await,
             Verb::NewSession(a) => {
-                let print = a.print.then_some(a.format);
                 let name = a.name.or(a.window_name);
-                self.new_window(name, a.cwd, &a.env, a.command, print).await
+                self.new_window(name, a.launch, a.printing).await
             }
             Verb::BreakPane(a) => self.break_pane(a).await,
             Verb::JoinPane(a) => self.join_pane(a).await,
@@ -68,9 +63,9 @@ impl Shim<'_> {
             Ok(name) if !name.is_empty() => self.team_tab(&name).await?,
             _ => (beside, Vec::new()),
         };
-        let pane = self.open(tab, a.cwd, &a.env, a.command).await?;
+        let pane = self.open(tab, a.launch).await?;
         self.close_all_but(&spare, pane).await;
-        self.printed(pane, a.print.then_some(a.format)).await
+        self.printed(pane, a.printing).await
     }
 
     /// The tab named `name`, made when missing; a new tab's own panes, to
@@ -89,18 +84,8 @@ impl Shim<'_> {
     }
 
     /// Opens a placeholder pane (see [`placeholder`]) in `tab`.
-    async fn open(
-        &self,
-        tab: Option<TabRef>,
-        cwd: Option<String>,
-        env: &[String],
-        command: Vec<String>,
-    ) -> Result<PaneRef, Failure> {
-        let spec = Spec {
-            cwd: cwd.unwrap_or_else(current_dir),
-            env: with_assignments(std::env::vars().collect(), env),
-            command: (!command.is_empty()).then(|| command.join(" ")),
-        };
+    async fn open(&self, tab: Option<TabRef>, launch: Launch) -> Result<PaneRef, Failure> {
+        let spec = spec_of(launch, std::env::vars().collect(), current_dir);
         let folder = placeholder::folder(&self.session).map_err(io_failure)?;
         let spec_path = placeholder::write_spec(&folder, &spec).map_err(io_failure)?;
         let exe = std::env::current_exe().map_err(io_failure)?;
@@ -122,11 +107,11 @@ impl Shim<'_> {
     }
 
     /// What `-P` prints for `pane`: `-F`'s format, else tmux's default.
-    async fn printed(&self, pane: PaneRef, print: Option<Option<String>>) -> Output {
-        let Some(format) = print else {
+    async fn printed(&self, pane: PaneRef, printing: Printing) -> Output {
+        if !printing.print {
             return Ok(String::new());
-        };
-        let format = format.unwrap_or_else(|| PANE_FORMAT.into());
+        }
+        let format = printing.format.unwrap_or_else(|| PANE_FORMAT.into());
         let vars = match self.entry(pane).await? {
             Some((entry, index)) => pane_variables(&entry, &self.session, index),
             None => BTreeMap::from([("pane_id", tmux_pane_id(pane.id))]),
@@ -196,11 +181,7 @@ impl Shim<'_> {
     async fn respawn_pane(&self, a: RespawnPane) -> Output {
         let pane = self.pane(a.target.as_deref())?;
         self.locate(pane).await?;
-        let spec = Spec {
-            cwd: a.cwd.unwrap_or_default(),
-            env: with_assignments(BTreeMap::new(), &a.env),
-            command: (!a.command.is_empty()).then(|| a.command.join(" ")),
-        };
+        let spec = spec_of(a.launch, BTreeMap::new(), String::new);
         let folder = placeholder::folder(&self.session).map_err(io_failure)?;
         match placeholder::respawn(&folder, pane.id, &spec).map_err(io_failure)? {
             true => Ok(String::new()),
@@ -344,25 +325,16 @@ impl Shim<'_> {
 
     /// A new tab (tmux window) with one pane: the command's, or a shell,
     /// with the caller's environment and directory.
-    async fn new_window(
-        &self,
-        name: Option<String>,
-        cwd: Option<String>,
-        env: &[String],
-        command: Vec<String>,
-        print: Option<Option<String>>,
-    ) -> Output {
+    async fn new_window(&self, name: Option<String>, launch: Launch, printing: Printing) -> Output {
         let tab = NewTabArgs {
             name,
-            cwd: cwd.clone(),
+            cwd: launch.cwd.clone(),
             ..Default::default()
         };
         let made = self.call::<op::NewTab>(&tab).await?;
-        let pane = self
-            .open(Some(TabRef::Id(made.tab_id)), cwd, env, command)
-            .await?;
+        let pane = self.open(Some(TabRef::Id(made.tab_id)), launch).await?;
         self.close_all_but(&made.pane_ids, pane).await;
-        self.printed(pane, print).await
+        self.printed(pane, printing).await
     }
 
     /// Closes a new tab's own panes once the shim's pane is in it.
@@ -389,7 +361,7 @@ impl Shim<'_> {
         let made = self.call::<op::NewTab>(&tab).await?;
         self.move_to(pane, made.tab_id).await?;
         self.close_all_but(&made.pane_ids, pane).await;
-        self.printed(pane, a.print.then_some(a.format)).await
+        self.printed(pane, a.printing).await
     }
 
     /// Moves the source pane into the target pane's tab.
@@ -465,17 +437,19 @@ fn pane_target(pane: PaneRef) -> Target {
     }
 }
 
-/// `env` with tmux's `-e NAME=VALUE` assignments over it.
-fn with_assignments(
-    mut env: BTreeMap<String, String>,
-    assignments: &[String],
-) -> BTreeMap<String, String> {
-    for assignment in assignments {
+/// What a placeholder pane runs: the command line joined, in `-c` (else
+/// `cwd()`), with `-e NAME=VALUE` assignments over `env`.
+fn spec_of(launch: Launch, mut env: BTreeMap<String, String>, cwd: fn() -> String) -> Spec {
+    for assignment in &launch.env {
         if let Some((name, value)) = assignment.split_once('=') {
             env.insert(name.to_owned(), value.to_owned());
         }
     }
-    env
+    Spec {
+        cwd: launch.cwd.unwrap_or_else(cwd),
+        env,
+        command: (!launch.command.is_empty()).then(|| launch.command.join(" ")),
+    }
 }
 
 fn current_dir() -> String {

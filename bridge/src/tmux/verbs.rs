@@ -79,8 +79,30 @@ pub struct TargetOnly {
     pub target: Option<String>,
 }
 
+/// What a new pane runs: in `-c`, with `-e`'s assignments, the command
+/// line after the flags.
 #[derive(Debug, Args)]
-pub struct SplitWindow {
+pub struct Launch {
+    #[arg(short = 'c')]
+    pub cwd: Option<String>,
+    #[arg(short = 'e')]
+    pub env: Vec<String>,
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    pub command: Vec<String>,
+}
+
+/// `-P` prints the pane made or moved, in `-F`'s format.
+#[derive(Debug, Args)]
+pub struct Printing {
+    #[arg(short = 'P')]
+    pub print: bool,
+    #[arg(short = 'F')]
+    pub format: Option<String>,
+}
+
+/// Where tmux would put a pane (Zellij lays panes out itself).
+#[derive(Debug, Args)]
+pub struct Position {
     #[arg(short = 'b')]
     pub before: bool,
     #[arg(short = 'd')]
@@ -91,26 +113,26 @@ pub struct SplitWindow {
     pub horizontal: bool,
     #[arg(short = 'v')]
     pub vertical: bool,
+    #[arg(short = 'l')]
+    pub size: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct SplitWindow {
+    #[command(flatten)]
+    pub position: Position,
     #[arg(short = 'I')]
     pub stdin: bool,
     #[arg(short = 'Z')]
     pub zoom: bool,
-    #[arg(short = 'P')]
-    pub print: bool,
-    #[arg(short = 'c')]
-    pub cwd: Option<String>,
-    #[arg(short = 'e')]
-    pub env: Vec<String>,
-    #[arg(short = 'l')]
-    pub size: Option<String>,
     #[arg(short = 'p')]
     pub percent: Option<String>,
     #[arg(short = 't')]
     pub target: Option<String>,
-    #[arg(short = 'F')]
-    pub format: Option<String>,
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    pub command: Vec<String>,
+    #[command(flatten)]
+    pub printing: Printing,
+    #[command(flatten)]
+    pub launch: Launch,
 }
 
 #[derive(Debug, Args)]
@@ -147,14 +169,10 @@ pub struct SelectPane {
 pub struct RespawnPane {
     #[arg(short = 'k')]
     pub kill: bool,
-    #[arg(short = 'c')]
-    pub cwd: Option<String>,
-    #[arg(short = 'e')]
-    pub env: Vec<String>,
     #[arg(short = 't')]
     pub target: Option<String>,
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    pub command: Vec<String>,
+    #[command(flatten)]
+    pub launch: Launch,
 }
 
 #[derive(Debug, Args)]
@@ -277,22 +295,16 @@ pub struct NewWindow {
     pub detached: bool,
     #[arg(short = 'k')]
     pub kill: bool,
-    #[arg(short = 'P')]
-    pub print: bool,
     #[arg(short = 'S')]
     pub select: bool,
-    #[arg(short = 'c')]
-    pub cwd: Option<String>,
-    #[arg(short = 'e')]
-    pub env: Vec<String>,
-    #[arg(short = 'F')]
-    pub format: Option<String>,
     #[arg(short = 'n')]
     pub name: Option<String>,
     #[arg(short = 't')]
     pub target: Option<String>,
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    pub command: Vec<String>,
+    #[command(flatten)]
+    pub printing: Printing,
+    #[command(flatten)]
+    pub launch: Launch,
 }
 
 #[derive(Debug, Args)]
@@ -305,16 +317,8 @@ pub struct NewSession {
     pub detach_others: bool,
     #[arg(short = 'E')]
     pub no_update_env: bool,
-    #[arg(short = 'P')]
-    pub print: bool,
     #[arg(short = 'X')]
     pub exit_others: bool,
-    #[arg(short = 'c')]
-    pub cwd: Option<String>,
-    #[arg(short = 'e')]
-    pub env: Vec<String>,
-    #[arg(short = 'F')]
-    pub format: Option<String>,
     #[arg(short = 'f')]
     pub flags: Option<String>,
     #[arg(short = 'n')]
@@ -327,8 +331,10 @@ pub struct NewSession {
     pub width: Option<String>,
     #[arg(short = 'y')]
     pub height: Option<String>,
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    pub command: Vec<String>,
+    #[command(flatten)]
+    pub printing: Printing,
+    #[command(flatten)]
+    pub launch: Launch,
 }
 
 #[derive(Debug, Args)]
@@ -339,32 +345,20 @@ pub struct BreakPane {
     pub before: bool,
     #[arg(short = 'd')]
     pub detached: bool,
-    #[arg(short = 'P')]
-    pub print: bool,
-    #[arg(short = 'F')]
-    pub format: Option<String>,
     #[arg(short = 'n')]
     pub name: Option<String>,
     #[arg(short = 's')]
     pub source: Option<String>,
     #[arg(short = 't')]
     pub target: Option<String>,
+    #[command(flatten)]
+    pub printing: Printing,
 }
 
 #[derive(Debug, Args)]
 pub struct JoinPane {
-    #[arg(short = 'b')]
-    pub before: bool,
-    #[arg(short = 'd')]
-    pub detached: bool,
-    #[arg(short = 'f')]
-    pub full: bool,
-    #[arg(short = 'h')]
-    pub horizontal: bool,
-    #[arg(short = 'v')]
-    pub vertical: bool,
-    #[arg(short = 'l')]
-    pub size: Option<String>,
+    #[command(flatten)]
+    pub position: Position,
     #[arg(short = 's')]
     pub source: Option<String>,
     #[arg(short = 't')]
@@ -392,4 +386,63 @@ pub struct ShowOptions {
     #[arg(short = 't')]
     pub target: Option<String>,
     pub option: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn verb(line: &[&str]) -> Verb {
+        let line = std::iter::once("tmux").chain(line.iter().copied());
+        TmuxLine::try_parse_from(line).unwrap().verb.unwrap()
+    }
+
+    #[test]
+    fn shared_flags_and_the_command_after_them_are_read_in_each_verb() {
+        let Verb::SplitWindow(a) = verb(&[
+            "split-window",
+            "-t",
+            "%0",
+            "-h",
+            "-l",
+            "70%",
+            "-P",
+            "-F",
+            "#{pane_id}",
+            "-c",
+            "/w",
+            "-e",
+            "A=1",
+            "claude",
+            "--model",
+            "x",
+        ]) else {
+            panic!("split-window")
+        };
+        assert!(a.position.horizontal && a.printing.print);
+        assert_eq!(a.position.size.as_deref(), Some("70%"));
+        assert_eq!(a.printing.format.as_deref(), Some("#{pane_id}"));
+        assert_eq!(
+            (a.launch.cwd.as_deref(), &a.launch.env[..]),
+            (Some("/w"), &["A=1".to_owned()][..])
+        );
+        assert_eq!(a.launch.command, ["claude", "--model", "x"]);
+        let Verb::NewSession(a) = verb(&["new", "-d", "-s", "team", "-P", "cat"]) else {
+            panic!("new-session")
+        };
+        assert_eq!((a.name.as_deref(), a.printing.print), (Some("team"), true));
+        assert_eq!(a.launch.command, ["cat"]);
+        let Verb::RespawnPane(a) = verb(&["respawnp", "-k", "-t", "%3", "env", "-u", "X"]) else {
+            panic!("respawn-pane")
+        };
+        assert_eq!(a.launch.command, ["env", "-u", "X"]);
+        let Verb::JoinPane(a) = verb(&["joinp", "-h", "-s", "%2", "-t", "%1"]) else {
+            panic!("join-pane")
+        };
+        assert!(a.position.horizontal);
+        assert_eq!(
+            (a.source.as_deref(), a.target.as_deref()),
+            (Some("%2"), Some("%1"))
+        );
+    }
 }

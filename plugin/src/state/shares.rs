@@ -32,12 +32,16 @@ pub const REQUESTS: Cap = Cap {
     hint: "retry once some of them have answered, or cancel waits",
 };
 
+/// How to make room for messages.
+const MESSAGES_HINT: &str =
+    "wait for their targets to appear, or cancel some with zellij_cancel_messages";
+
 /// Messages waiting for delivery.
 pub const MESSAGES: Cap = Cap {
     total: 1024,
     per_client: 256,
     what: "queued messages",
-    hint: "wait for their targets to appear, or cancel some with zellij_cancel_messages",
+    hint: MESSAGES_HINT,
 };
 
 /// The text of messages waiting for delivery, in bytes.
@@ -45,7 +49,7 @@ pub const MESSAGE_BYTES: Cap = Cap {
     total: 512 * 1024,
     per_client: 128 * 1024,
     what: "bytes of queued messages",
-    hint: "wait for their targets to appear, or cancel some with zellij_cancel_messages",
+    hint: MESSAGES_HINT,
 };
 
 impl Cap {
