@@ -145,6 +145,32 @@ fn every_command_and_tool_named_exists() {
     assert!(missing.is_empty(), "named but not there: {missing:#?}");
 }
 
+#[test]
+fn the_readme_tools_table_is_what_zellij_mcp_tools_prints() {
+    let listed = Command::new(common::bridge())
+        .arg("tools")
+        .output()
+        .expect("zellij-mcp tools");
+    let printed: BTreeSet<(String, String)> = String::from_utf8_lossy(&listed.stdout)
+        .lines()
+        .filter_map(|line| line.split_once(' '))
+        .map(|(tool, summary)| (tool.to_owned(), summary.trim().to_owned()))
+        .collect();
+    let readme = std::fs::read_to_string(workspace_root().join("README.md")).unwrap();
+    let table: BTreeSet<(String, String)> = readme
+        .lines()
+        .filter_map(|row| row.strip_prefix("| `zellij_"))
+        .filter_map(|row| row.strip_suffix(" |")?.split_once("` | "))
+        .map(|(tool, summary)| (format!("zellij_{tool}"), summary.to_owned()))
+        .collect();
+    assert!(printed.len() > 20, "zellij-mcp tools printed {printed:?}");
+    let stale: Vec<_> = table.symmetric_difference(&printed).collect();
+    assert!(
+        stale.is_empty(),
+        "README rows that differ from `zellij-mcp tools` (copy its lines): {stale:#?}"
+    );
+}
+
 /// The `zellij-mcp` subcommands `text` names in code: `zellij-mcp setup`
 /// in backticks, or a line of a shell block that starts with it.
 fn commands_named(text: &str) -> BTreeSet<String> {

@@ -177,7 +177,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_read_events",
-        description = "Event log after since_seq: messages queued, delivered, retry, expired; agents registered, exited, closed. On: the session. Focus: never moves. After: unchanged; pass last_seq next (more: another page). Don't: poll; subscribe to zellij://<session>/events. Needs: the plugin.",
+        description = "Event log after since_seq: messages queued, held, retry, delivered, expired, cancelled; agents registered, asking, answered, exited, closed; run_exited for a shell run past its timeout. On: the session. Focus: never moves. After: unchanged; pass last_seq next (more: another page). Don't: poll; subscribe to zellij://<session>/events. Needs: the plugin.",
         input_schema = input::<ReadEventsArgs>(),
         output_schema = output::<ReadEventsResult>(),
         annotations(read_only_hint = true, open_world_hint = false)
