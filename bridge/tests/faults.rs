@@ -58,8 +58,20 @@ fn a_plugin_reloaded_mid_call_gives_a_clean_error_then_works_again() {
     let s = session("reload");
     let mcp = mcp(&s, "socket");
     let pane = shell_pane(&mcp);
-    // Zellij 0.45.1 reloads a plugin only for a connected client.
-    let _client = s.attach_and_wait();
+    // Zellij 0.45.1 reloads a plugin only for a connected client: the
+    // instance the session started with, before any client, stays. The
+    // wait goes to the attached client's instance once it holds the lease.
+    let (_client, focus) = s.attach_and_wait();
+    let client: u64 = focus
+        .lines()
+        .nth(1)
+        .and_then(|l| l.split_whitespace().next()?.parse().ok())
+        .unwrap();
+    wait_for(
+        "the attached client's instance to act",
+        Duration::from_secs(30),
+        || (s.acting_client() == Some(client)).then_some(()),
+    );
     let (result, after_reload) = std::thread::scope(|scope| {
         let waiter = scope.spawn(|| {
             mcp.call(

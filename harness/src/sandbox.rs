@@ -45,15 +45,18 @@ fn sweep_in(root: &Path) {
             continue;
         };
         if !Path::new("/proc").join(owner.to_string()).exists() {
-            kill_processes_naming(&dir);
+            kill_processes_of(&dir);
             let _ = std::fs::remove_dir_all(&dir);
         }
     }
 }
 
-/// Kills the processes whose command line names `dir` (a session's server
-/// names its socket there; its panes' programs die with their terminals).
-fn kill_processes_naming(dir: &Path) {
+/// Kills the processes that run in the sandbox `dir`: those whose command
+/// line or environment names it. A session's server names its socket there,
+/// and every program in its panes inherits the sandbox's environment, with
+/// what it starts: an agent program that starts itself again as a child
+/// outlives its terminal, and would load the machine for every later test.
+fn kill_processes_of(dir: &Path) {
     // With its slash: another sandbox's name may start with this one's.
     let mut needle = dir.as_os_str().as_bytes().to_vec();
     needle.push(b'/');
@@ -68,15 +71,21 @@ fn kill_processes_naming(dir: &Path) {
         else {
             continue;
         };
-        let Ok(cmdline) = std::fs::read(process.path().join("cmdline")) else {
-            continue;
-        };
-        if cmdline
-            .windows(needle.len())
-            .any(|part| part == needle.as_slice())
-        {
+        let names_it = ["cmdline", "environ"].iter().any(|file| {
+            std::fs::read(process.path().join(file)).is_ok_and(|text| {
+                text.windows(needle.len())
+                    .any(|part| part == needle.as_slice())
+            })
+        });
+        if names_it && pid != std::process::id() {
             let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
         }
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        kill_processes_of(self.dir.path());
     }
 }
 
@@ -514,6 +523,15 @@ impl Session {
     pub fn attach_and_wait(&self) -> (AttachedClient, String) {
         let (mut clients, focus) = self.attach_clients_and_wait(1);
         (clients.remove(0), focus)
+    }
+
+    /// The client whose plugin instance acts now (the one `hello` reaches).
+    pub fn acting_client(&self) -> Option<u64> {
+        let hello = r#"{"v":1,"id":"acting","op":"hello","args":{}}"#;
+        let reply = self.pipe(None, hello)?;
+        let reply = String::from_utf8_lossy(&reply.stdout).into_owned();
+        let hello: serde_json::Value = serde_json::from_str(reply.lines().next()?).ok()?;
+        hello["result"]["client_id"].as_u64()
     }
 
     /// Waits until Zellij lists `count` clients and the plugin instance of
