@@ -292,8 +292,9 @@ impl<H: Host> McpPlugin<H> {
                 let pane = a.pane_id;
                 let look = zellij.look_for(&mut p.pane_facts, pane, false, named);
                 let telling = look.and_then(|look| look.telling());
+                let changes = handlers::may_change_what_runs(&a);
                 let written = zellij.write(&p.input, telling, &mut p.log, delay_ms, a, asker);
-                if written.is_ok() {
+                if written.is_ok() && changes {
                     p.pane_facts.forget(pane);
                 }
                 written

@@ -336,6 +336,16 @@ impl ScreenText {
 }
 
 /// The text (maybe as a bracketed paste), then the keys, as bytes.
+/// Whether a write may start or end what a pane runs: Enter (a shell
+/// runs the line), a control key (Ctrl-C, Ctrl-D, Esc) or any named key, or
+/// a submit. Plain text is typed into what runs already, so what the plugin
+/// knows of the pane (its running command) still holds after it.
+pub fn may_change_what_runs(args: &WriteArgs) -> bool {
+    let control = |b: u8| b < 0x20 || b == 0x7f;
+    let text = args.text.as_deref().unwrap_or_default();
+    args.submit || !args.keys.is_empty() || text.bytes().any(control)
+}
+
 fn write_bytes(args: &WriteArgs) -> Result<Vec<u8>, ErrorBody> {
     let text = args.text.as_deref().unwrap_or_default();
     if text.len() > MAX_WRITE_BYTES {

@@ -62,6 +62,12 @@ const MOST_TAKEN_KEPT: usize = 4_096;
 /// without reading it again (while it cannot have gone stale or yielded):
 /// with several clients, every instance checks the lease on every message.
 const RESEE_AFTER_MS: u64 = LEASE_STARVED_AFTER_MS;
+/// How long the holder takes its own record, once read or written, as
+/// standing without reading it again (it checks the lease on every
+/// message). Another instance claims only a record gone stale or starved,
+/// seconds old; two instances that both act for a moment still carry out
+/// each message once (the marks).
+const OWN_RESEE_AFTER_MS: u64 = 100;
 /// A claim lock older than this was left by an instance that died mid-claim.
 const LOCK_STALE_AFTER_MS: u64 = 5_000;
 /// Files of a session whose lease has not been renewed for this long are
@@ -114,6 +120,12 @@ impl Record {
             heartbeat_ms,
             fed_ms,
         })
+    }
+
+    /// Whether its holder must write it again: its heartbeat is old, or
+    /// the holder got a session event since.
+    fn renewal_due(&self, now_ms: u64, fed_ms: u64) -> bool {
+        now_ms.saturating_sub(self.heartbeat_ms) >= RENEW_AFTER_MS || fed_ms > self.fed_ms
     }
 
     fn render(&self) -> String {
@@ -319,6 +331,8 @@ pub struct Lease {
     tmp_path: PathBuf,
     /// The last record read that named another holder, and when.
     seen: Cell<Option<(Record, u64)>>,
+    /// This instance's own record as last read or written, and when.
+    own: Cell<Option<(Record, u64)>>,
 }
 
 impl Lease {
@@ -331,6 +345,7 @@ impl Lease {
             lock_path: dir.join(format!("{name}.lock")),
             tmp_path: dir.join(format!("{name}.{}-{}.tmp", me.plugin_id, me.client_id)),
             seen: Cell::new(None),
+            own: Cell::new(None),
         }
     }
 
@@ -435,13 +450,21 @@ impl Lease {
                 return false;
             }
         }
+        if let Some((rec, read_ms)) = self.own.get() {
+            let recent = now_ms.saturating_sub(read_ms) < OWN_RESEE_AFTER_MS;
+            if recent && !rec.renewal_due(now_ms, fed_ms) {
+                return true;
+            }
+        }
         self.seen.set(None);
+        self.own.set(None);
         match self.read() {
             Some(rec) if rec.holder == self.me && !rec.is_stale(now_ms) => {
-                let due = now_ms.saturating_sub(rec.heartbeat_ms) >= RENEW_AFTER_MS;
-                if due || fed_ms > rec.fed_ms {
-                    self.write(now_ms, fed_ms);
-                }
+                let kept = match rec.renewal_due(now_ms, fed_ms) {
+                    true => self.write(now_ms, fed_ms),
+                    false => Some(rec),
+                };
+                self.own.set(kept.map(|rec| (rec, now_ms)));
                 true
             }
             Some(rec) if rec.stands(now_ms, fed_ms) => {
@@ -462,7 +485,11 @@ impl Lease {
                 let _ = file.write_all(format!("{now_ms}\n").as_bytes());
                 let won = match self.read() {
                     Some(rec) if rec.stands(now_ms, fed_ms) => rec.holder == self.me,
-                    _ => self.write(now_ms, fed_ms),
+                    _ => {
+                        let written = self.write(now_ms, fed_ms);
+                        self.own.set(written.map(|rec| (rec, now_ms)));
+                        written.is_some()
+                    }
                 };
                 let _ = fs::remove_file(&self.lock_path);
                 won
@@ -526,14 +553,16 @@ impl Lease {
         Record::parse(&read_capped(&self.path, RECORD_BYTES)?)
     }
 
-    fn write(&self, now_ms: u64, fed_ms: u64) -> bool {
+    /// This instance's record, written; `None` when it could not be.
+    fn write(&self, now_ms: u64, fed_ms: u64) -> Option<Record> {
         let record = Record {
             holder: self.me,
             heartbeat_ms: now_ms,
             fed_ms,
         };
-        fs::write(&self.tmp_path, record.render()).is_ok()
-            && fs::rename(&self.tmp_path, &self.path).is_ok()
+        let written = fs::write(&self.tmp_path, record.render()).is_ok()
+            && fs::rename(&self.tmp_path, &self.path).is_ok();
+        written.then_some(record)
     }
 }
 
@@ -666,6 +695,31 @@ mod tests {
             assert_eq!(acting.len(), 1, "at {now}");
             assert_eq!(acting[0].me, instance(1));
         }
+    }
+
+    #[test]
+    fn the_holder_reads_its_record_again_after_a_moment_or_at_once_when_it_must_renew_it() {
+        let dir = shared_dir("own");
+        let (a, b) = (
+            Lease::new(&dir, 9, instance(1)),
+            Lease::new(&dir, 9, instance(2)),
+        );
+        assert!(a.check(1_000, 0));
+        // Another holder's record, as a takeover writes it.
+        b.write(1_010, 0);
+        assert!(a.check(1_050, 0), "its own record, read moments ago");
+        assert!(
+            !a.check(1_000 + OWN_RESEE_AFTER_MS, 0),
+            "read again: b holds it"
+        );
+        let dir = shared_dir("own-fed");
+        let (a, b) = (
+            Lease::new(&dir, 9, instance(1)),
+            Lease::new(&dir, 9, instance(2)),
+        );
+        assert!(a.check(1_000, 0));
+        b.write(1_010, 1_010);
+        assert!(!a.check(1_020, 1_015), "an event to write down: read first");
     }
 
     #[test]

@@ -682,8 +682,13 @@ fn callers_listing_at_once_cost_zellij_one_lookup_until_something_changes() {
     assert_eq!(asked(&p, "cwd terminal_1"), 1);
     assert_eq!(asked(&p, "running_command terminal_1"), 1);
 
-    // Typing may start another program: that pane is asked again.
-    let write = json!({"pane_id": "terminal_1", "text": "vim\r"});
+    // Plain text is typed into what runs already: nothing to ask again.
+    let text = json!({"pane_id": "terminal_1", "text": "vim"});
+    send(&mut p, "t", Some(&request("t", "write", text)));
+    list(&mut p, "after-text");
+    assert_eq!(asked(&p, "running_command terminal_1"), 1);
+    // Enter may start another program: that pane is asked again.
+    let write = json!({"pane_id": "terminal_1", "keys": ["Enter"]});
     send(&mut p, "w", Some(&request("w", "write", write)));
     list(&mut p, "after-write");
     assert_eq!(asked(&p, "running_command terminal_1"), 2);

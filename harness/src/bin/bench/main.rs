@@ -39,7 +39,8 @@ fn main() {
         std::env::set_var(key, value);
     }
     // One part alone: `waits`, `scale` (panes and clients), `clients` (1, 4
-    // and 2 clients alone), `runs` (zellij_run),
+    // and 2 clients alone), `io` (reads and writes of one pane), `runs`
+    // (zellij_run),
     // `exact` (2,000 shell runs under load), `messages` (delivery into a
     // composer), `board` (5 and 50 agents), `programs` (the board's 50
     // agents, then 50 of four programs, and messages into Codex CLI,
@@ -69,6 +70,12 @@ fn main() {
                 runs::shell_runs(&mut table, &session, &bridge, rounds);
             }
             "exact" => runs::exact_runs(&mut table, &session, &bridge, EXACT_RUNS),
+            "io" => {
+                let (_client, _) = session.attach_and_wait();
+                let paths = Paths::open(&session, &bridge);
+                paths.reads(&mut table, &session, rounds);
+                paths.writes(&mut table, &session, rounds);
+            }
             "messages" => {
                 let (_client, _) = session.attach_and_wait();
                 deliveries(&mut table, &Paths::open(&session, &bridge), rounds);
