@@ -13,6 +13,9 @@ CLAUDE_CODE_FIRST := bridge/tests/fixtures/claude-code-2.1.197
 CODEX          := bridge/tests/fixtures/codex
 GEMINI_CLI     := bridge/tests/fixtures/gemini-cli
 OPENCODE       := bridge/tests/fixtures/opencode
+QWEN_CODE      := bridge/tests/fixtures/qwen-code
+AIDER          := target/agent-programs/aider
+AIDER_REQS     := bridge/tests/fixtures/aider/requirements.txt
 PY_CLIENT      := target/mcp-clients/venv
 PY_CLIENT_REQS := bridge/tests/clients/requirements.txt
 
@@ -49,8 +52,8 @@ zellij: wasm-target
 
 # The real Ink app the end-to-end tests submit into, MCP clients nobody
 # here wrote (the MCP Inspector's CLI, the Python SDK), Claude Code (its
-# agent teams open panes through the tmux shim), Codex CLI, Gemini CLI and
-# opencode, pinned, and the
+# agent teams open panes through the tmux shim), Codex CLI, Gemini CLI,
+# opencode, Qwen Code and aider (a venv of its own), pinned, and the
 # shells runs are typed into (zsh, fish: Debian's packages); npm and pip
 # keep their downloads in their caches between runs.
 test-deps:
@@ -65,10 +68,18 @@ test-deps:
 	# npm ci refuses opencode's lock (it leaves out the other platforms'
 	# binaries); install takes it as it is, and links this platform's binary.
 	npm install --prefix $(OPENCODE) --no-audit --no-fund
+	# npm ci refuses Qwen Code's lock too (the registry has no macOS or
+	# Windows build of its clipboard package, so the lock leaves them out).
+	npm install --prefix $(QWEN_CODE) --no-audit --no-fund --ignore-scripts
 	@if ! cmp -s $(PY_CLIENT_REQS) $(PY_CLIENT)/installed.txt; then \
 		python3 -m venv $(PY_CLIENT) && \
 		$(PY_CLIENT)/bin/pip install --quiet --disable-pip-version-check -r $(PY_CLIENT_REQS) && \
 		cp $(PY_CLIENT_REQS) $(PY_CLIENT)/installed.txt; \
+	fi
+	@if ! cmp -s $(AIDER_REQS) $(AIDER)/installed.txt; then \
+		python3 -m venv $(AIDER) && \
+		$(AIDER)/bin/pip install --quiet --disable-pip-version-check -r $(AIDER_REQS) && \
+		cp $(AIDER_REQS) $(AIDER)/installed.txt; \
 	fi
 
 # Unit tests (protocol, plugin natively, bridge) and the end-to-end suite

@@ -1,11 +1,12 @@
 //! `zellij-mcp agents`: the agents of a session as the board shows them
-//! (a table, `--json`, `--watch`); `zellij-mcp board`: opens the board in
-//! the session, as the key `setup` binds does.
+//! (a table, `--json`, `--watch`), or how the descriptions read one pane
+//! (`--explain PANE`); `zellij-mcp board`: opens the board in the session,
+//! as the key `setup` binds does.
 
 use std::time::Duration;
 
-use zellij_mcp_protocol::ops::{op, AgentsResult, NoArgs};
-use zellij_mcp_protocol::ErrorBody;
+use zellij_mcp_protocol::ops::{op, AgentsResult, ExplainArgs, ExplainResult, NoArgs};
+use zellij_mcp_protocol::{ErrorBody, PaneRef};
 
 use crate::client::PluginClient;
 use crate::tables;
@@ -19,10 +20,18 @@ pub struct AgentsArgs {
     /// Print them again every second, until interrupted.
     #[arg(long)]
     pub watch: bool,
+    /// For one pane (terminal_N or N): which description told its state,
+    /// which rows were taken as its composer, draft, working sign and
+    /// dialog, and which pattern matched each (with --watch, every second).
+    #[arg(long, value_name = "PANE")]
+    pub explain: Option<PaneRef>,
 }
 
 /// Prints the agents, once or on every refresh; the exit code.
 pub async fn run(client: &PluginClient, args: AgentsArgs) -> i32 {
+    if let Some(pane_id) = args.explain {
+        return explain(client, pane_id, args.json, args.watch).await;
+    }
     loop {
         let agents = match rows(client).await {
             Ok(agents) => agents,
@@ -49,6 +58,62 @@ async fn rows(client: &PluginClient) -> Result<AgentsResult, ErrorBody> {
         .call::<op::Agents>(None, &NoArgs {}, client.sending())
         .await?;
     Ok(agents)
+}
+
+/// Prints how the descriptions read `pane_id`, once or every second.
+async fn explain(client: &PluginClient, pane_id: PaneRef, json: bool, watch: bool) -> i32 {
+    loop {
+        let args = ExplainArgs { pane_id };
+        let explained = match client
+            .call::<op::Explain>(None, &args, client.sending())
+            .await
+        {
+            Ok((_, explained)) => explained,
+            Err(error) => {
+                eprintln!("zellij-mcp agents --explain: {error}");
+                return 2;
+            }
+        };
+        match (json, watch) {
+            (true, _) => println!("{}", serde_json::to_string(&explained).unwrap_or_default()),
+            (false, true) => print!("\x1b[H\x1b[2J{}", explanation(&explained)),
+            (false, false) => print!("{}", explanation(&explained)),
+        }
+        if !watch {
+            return 0;
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
+/// The screen with its rows numbered, then what each description made of it.
+pub fn explanation(e: &ExplainResult) -> String {
+    let mut out = format!("pane {}", e.pane_id);
+    if let Some(name) = &e.name {
+        out += &format!(" ({name})");
+    }
+    let program = e.program.as_deref().unwrap_or("unknown");
+    out += &format!(", program {program}, title {:?}\n", e.title);
+    let state = e.state.map(|s| serde_json::to_value(s).unwrap_or_default());
+    let state = state.as_ref().and_then(|s| s.as_str());
+    out += &match (state, &e.described_by) {
+        (Some(state), Some(by)) => format!("state: {state} (told by {by})\n"),
+        (Some(state), None) => format!("state: {state} (no description told a state)\n"),
+        (None, _) => "state: not told (no agent's pane)\n".to_owned(),
+    };
+    out += &format!("tried: {}\n\nscreen:\n", e.tried);
+    let width = e.rows.len().to_string().len();
+    for (i, row) in e.rows.iter().enumerate() {
+        out += &format!("{:>width$} │{row}\n", i + 1);
+    }
+    for reading in &e.readings {
+        out += "\n";
+        for line in reading {
+            out += line;
+            out += "\n";
+        }
+    }
+    out
 }
 
 /// `zellij-mcp board`: the plugin again, as a board in a floating pane of

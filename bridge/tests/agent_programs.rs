@@ -1,13 +1,14 @@
-//! Codex CLI, Gemini CLI and opencode, each from npm at the version the
-//! docs name, and askbot, a home-made agent described only in the
-//! person's `agents.kdl`, each in a Zellij pane opened without an agent
-//! name, against the project's stand-in for its model API, in the mode
-//! where it asks before a shell command. Each is told by its own
-//! description: its states, a message to its idle composer (several lines,
-//! as one message), a message held by a person's draft and by a permission
-//! dialog (which it never answers), and one sent while it works. What is
-//! checked is what the program did: the model API's requests, the file a
-//! command makes.
+//! Codex CLI, Gemini CLI, opencode and Qwen Code, each from npm, and aider
+//! from PyPI, at the versions the docs name, and askbot, a home-made agent
+//! described only in the person's `agents.kdl`, each in a Zellij pane
+//! opened without an agent name, against the project's stand-in for its
+//! model API, in the mode where it asks before a shell command. Each is
+//! told by its own description: its states, a message to its idle composer
+//! (several lines, as one message), a message held by a person's draft and
+//! by a permission dialog (which it never answers), one sent while it
+//! works, and a message whose turn ends in a dialog: no keystroke of its
+//! submit is left to answer that. What is checked is what the program did:
+//! the model API's requests, the file a command makes.
 
 mod common;
 
@@ -32,6 +33,16 @@ fn gemini_cli_is_a_peer() {
 #[test]
 fn opencode_is_a_peer() {
     a_peer(Program::Opencode);
+}
+
+#[test]
+fn qwen_code_is_a_peer() {
+    a_peer(Program::QwenCode);
+}
+
+#[test]
+fn aider_is_a_peer() {
+    a_peer(Program::Aider);
 }
 
 #[test]
@@ -108,6 +119,8 @@ fn a_peer(program: Program) {
         Program::Codex => "codex",
         Program::GeminiCli => "gemini-cli",
         Program::Opencode => "opencode",
+        Program::QwenCode => "qwen-code",
+        Program::Aider => "aider",
     };
     assert_eq!(described_by(&s, &pane), description);
 
@@ -157,13 +170,14 @@ fn a_peer(program: Program) {
     until_state(&mcp, &pane, "idle");
     assert_eq!(times_sent(&api, "while working"), 1);
 
-    // A permission dialog: no message or write answers it.
+    // A message whose turn ends in a permission dialog: nothing of its
+    // submit is left in the program's input to answer it (a CR that
+    // waited there would approve: Enter is Yes in every one of them), and
+    // no message or write answers it.
     let made = work.join("made.txt");
     let bash = format!("BASH touch {}", made.display());
-    mcp.ok(
-        "zellij_write",
-        json!({"pane_id": pane, "text": bash, "submit": true}),
-    );
+    let sent = send(&mcp, &pane, &bash, 20000);
+    assert_eq!(sent["status"], "delivered", "{sent}");
     until_state(&mcp, &pane, "asking");
     held(&send(&mcp, &pane, "after the dialog", 1000), "asking");
     for keys in [
@@ -183,12 +197,15 @@ fn a_peer(program: Program) {
     std::thread::sleep(Duration::from_secs(3));
     assert!(!made.exists(), "the command ran: the dialog was answered");
     assert_eq!(times_sent(&api, "after the dialog"), 0);
-    // Declined on purpose (Esc): the message then arrives once.
+    // Declined on purpose (Esc; aider: n): the message then arrives once.
     let answered = Instant::now();
-    mcp.ok(
-        "zellij_write",
-        json!({"pane_id": pane, "keys": ["Esc"], "answer": true}),
-    );
+    let mut decline = match program {
+        Program::Aider => json!({"text": "n", "submit": true}),
+        _ => json!({"keys": ["Esc"]}),
+    };
+    decline["pane_id"] = json!(pane);
+    decline["answer"] = json!(true);
+    mcp.ok("zellij_write", decline);
     until_sent(&api, "after the dialog");
     eprintln!(
         "{program:?}: a message held by a dialog reached the model API {:?} after it was declined",

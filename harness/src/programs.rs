@@ -1,8 +1,8 @@
-//! Codex CLI, Gemini CLI and opencode for real in Zellij panes, each against
-//! the project's stand-in for its model API ([`ModelApi`]), under a home of
-//! its own that skips every first-run screen, in the mode where it asks
-//! before running a shell command; and askbot, a home-made agent that only
-//! the person's description file tells.
+//! Codex CLI, Gemini CLI, opencode, Qwen Code and aider for real in Zellij
+//! panes, each against the project's stand-in for its model API
+//! ([`ModelApi`]), under a home of its own that skips every first-run
+//! screen, in the mode where it asks before running a shell command; and
+//! askbot, a home-made agent that only the person's description file tells.
 
 use std::path::{Path, PathBuf};
 
@@ -65,6 +65,9 @@ pub enum Program {
     Codex,
     GeminiCli,
     Opencode,
+    QwenCode,
+    /// From PyPI, in a venv of its own under `target/` (`make test-deps`).
+    Aider,
     /// `fixtures/askbot`, described by [`ASKBOT`] in the person's file.
     Askbot,
 }
@@ -89,8 +92,15 @@ impl Program {
             Program::Codex => ("codex", "codex"),
             Program::GeminiCli => ("gemini-cli", "gemini"),
             Program::Opencode => ("opencode", "opencode"),
+            Program::QwenCode => ("qwen-code", "qwen"),
+            Program::Aider => ("aider", "aider"),
             Program::Askbot => ("askbot", "askbot.mjs"),
         }
+    }
+
+    /// aider in its venv (`fixtures/aider` holds only its requirements).
+    fn aider() -> PathBuf {
+        workspace_root().join("target/agent-programs/aider/bin/aider")
     }
 
     /// Whether its fixture is installed (`make test-deps`).
@@ -99,6 +109,7 @@ impl Program {
         let folder = workspace_root().join("bridge/tests/fixtures").join(fixture);
         match self {
             Program::Askbot => folder.join(bin).exists(),
+            Program::Aider => Program::aider().exists(),
             _ => folder.join("node_modules/.bin").join(bin).exists(),
         }
     }
@@ -110,15 +121,20 @@ impl Program {
         if self == Program::Askbot {
             return vec!["node".into(), folder.join(bin).display().to_string()];
         }
-        let path = folder.join("node_modules/.bin").join(bin);
+        let path = match self {
+            Program::Aider => Program::aider(),
+            _ => folder.join("node_modules/.bin").join(bin),
+        };
         assert!(path.exists(), "run `make test-deps` ({fixture})");
         vec![path.display().to_string()]
     }
 
     /// Whether a message typed while it works waits for the turn's end
-    /// (Codex steers the running turn with Enter).
+    /// (Codex steers the running turn with Enter; aider shows no prompt
+    /// until the reply is done, and a CR typed meanwhile would answer its
+    /// next question).
     pub fn holds_while_working(self) -> bool {
-        self == Program::Codex
+        matches!(self, Program::Codex | Program::Aider)
     }
 
     /// The command line that starts it in `cwd`, with a home of its own in
@@ -162,6 +178,73 @@ impl Program {
                     "GEMINI_API_KEY=dummy".into(),
                     format!("GOOGLE_GEMINI_BASE_URL={base}"),
                 ]);
+            }
+            Program::QwenCode => {
+                // A fresh home starts in "Auto mode" (a model approves tool
+                // calls): "default" asks. Its follow-up suggestions stay on
+                // (they stand in the empty composer like a draft); its
+                // memory agents, which talk to the model after each turn, are
+                // off; its bundled ripgrep comes without the executable bit.
+                let settings = json!({
+                    "security": {"auth": {"selectedType": "openai"}, "folderTrust": {"enabled": false}},
+                    "general": {"enableAutoUpdate": false},
+                    "tools": {"approvalMode": "default", "useRipgrep": false},
+                    "ui": {"hideBanner": true, "hideTips": true, "enableUserFeedback": false, "enableFollowupSuggestions": true},
+                    "memory": {"enableManagedAutoMemory": false, "enableManagedAutoDream": false, "enableAutoSkill": false},
+                    "privacy": {"usageStatisticsEnabled": false},
+                });
+                write(&home.join(".qwen/settings.json"), &settings.to_string());
+                env.extend([
+                    "OPENAI_API_KEY=dummy".into(),
+                    format!("OPENAI_BASE_URL={base}/v1"),
+                    "OPENAI_MODEL=standin-model".into(),
+                ]);
+            }
+            Program::Aider => {
+                // The model's metadata spares a download of litellm's price
+                // list at the start (and the warning about an unknown model);
+                // the diff edit format is the one that offers to run a
+                // reply's bash block (its prompt is then `diff>`).
+                let metadata = json!({"openai/standin-model": {
+                    "max_input_tokens": 128000, "max_output_tokens": 8192,
+                    "input_cost_per_token": 0, "output_cost_per_token": 0,
+                    "litellm_provider": "openai", "mode": "chat"
+                }});
+                let metadata_file = home.join("model-metadata.json");
+                write(&metadata_file, &metadata.to_string());
+                env.extend(
+                    ["OPENAI_API_KEY=dummy", "LITELLM_LOCAL_MODEL_COST_MAP=True"].map(String::from),
+                );
+                let in_home = |name: &str| home.join(name).display().to_string();
+                args.extend([
+                    "--model".into(),
+                    "openai/standin-model".into(),
+                    "--openai-api-base".into(),
+                    format!("{base}/v1"),
+                    "--edit-format".into(),
+                    "diff".into(),
+                    "--model-metadata-file".into(),
+                    metadata_file.display().to_string(),
+                    // Its histories go to the home, not the work folder.
+                    "--input-history-file".into(),
+                    in_home(".aider.input.history"),
+                    "--chat-history-file".into(),
+                    in_home(".aider.chat.history.md"),
+                ]);
+                args.extend(
+                    [
+                        "--no-git",
+                        "--no-analytics",
+                        "--no-check-update",
+                        "--no-show-release-notes",
+                        "--no-show-model-warnings",
+                        "--no-detect-urls",
+                        "--disable-playwright",
+                        "--map-tokens",
+                        "0",
+                    ]
+                    .map(String::from),
+                );
             }
             Program::Askbot => env.push(format!("ASKBOT_API={base}")),
             Program::Opencode => {

@@ -162,6 +162,7 @@ impl Host for FakeHost {
         let typed_into = Shown {
             agent: Some(AgentScreen::Idle),
             described_by: None,
+            composer: None,
             line: ShellLine::Empty,
         };
         let mut shown = self.shown.borrow().clone().unwrap_or(typed_into);

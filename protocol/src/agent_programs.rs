@@ -7,24 +7,35 @@
 //!
 //! A screen is told from its last non-blank rows (`rows`, 16 unless said):
 //! - the **composer** is found by its prompt sign (the lowest row that
-//!   starts with one), or between a `start` and an `end` row, or as the run
-//!   of prompt rows over an `end` row; its text, less the prompt sign and
-//!   the `empty` texts (placeholders, hints), is a draft;
+//!   starts with one, or only the last row with `at="last-row"`), or
+//!   between a `start` and an `end` row, or as the run of prompt rows over
+//!   an `end` row; its text, less the prompt sign and the `empty` texts
+//!   (placeholders, hints), is a draft;
 //! - **asking**: a row at or under the composer's first row (anywhere,
 //!   without a composer) matches an `asking` pattern, or the title does;
-//! - **working**: an empty composer, and a row matches a `working`
-//!   pattern, or the title does; else **idle**.
+//! - **working**: a row matches a `working` pattern, or the title does,
+//!   with the composer empty, or with no composer at all (a program that
+//!   hides it during a turn: what is typed then would wait in its input);
+//!   else, with an empty composer, **idle**.
+//!
+//! [`Description::read`] also says where each of these was seen and by
+//! which pattern, which [`Reading::explain`] puts in words for a person
+//! writing a description.
 //!
 //! A screen that is none of these is no state (`unknown`), never one that
 //! is safe to type into.
 
 use std::fmt;
+use std::ops::Range;
 
 use kdl::{KdlDocument, KdlEntry, KdlNode, KdlValue};
 use regex_automata::dfa::regex::Regex;
 
 use crate::agent_screen::{names_an_agent, AgentScreen, Telling};
 use crate::matching::compile;
+
+mod explain;
+pub use explain::state_name;
 
 /// The built-in descriptions.
 pub const BUILT_IN: &str = include_str!("agent_programs.kdl");
@@ -87,6 +98,12 @@ pub enum WhileWorking {
 pub struct Delivery {
     pub multiline: Multiline,
     pub while_working: WhileWorking,
+    /// The program may take a CR read soon after a paste as a new line of
+    /// the draft (Gemini CLI): the CR goes again, while this very message
+    /// still shows in its composer and nothing else on the screen changed.
+    /// Off unless a description asks by name (`cr="again"`): a CR that a
+    /// program keeps in its input can answer its next question.
+    pub cr_again: bool,
 }
 
 impl Delivery {
@@ -94,6 +111,7 @@ impl Delivery {
     pub const LINES: Delivery = Delivery {
         multiline: Multiline::OneLine,
         while_working: WhileWorking::Queue,
+        cr_again: false,
     };
 }
 
@@ -110,28 +128,61 @@ pub struct Description {
     pub delivery: Delivery,
     rows: usize,
     prompt: Vec<String>,
-    start: Option<Regex>,
-    end: Option<Regex>,
+    start: Option<Pattern>,
+    end: Option<Pattern>,
+    /// The composer is the last row or none (`at="last-row"`): rows above
+    /// it that start with the prompt are what was sent before.
+    last_row: bool,
+    /// Text in the composer with the cursor at its start is the program's
+    /// own suggestion, drawn dim (`suggestions cursor="at-start"`): a
+    /// person's text has the cursor after it.
+    suggests: bool,
     status_rows: usize,
-    empty: Vec<Regex>,
+    empty: Vec<Pattern>,
     working: Signs,
     asking: Signs,
+}
+
+/// A pattern with its text, so that a person can be told which matched.
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    pub text: String,
+    regex: Regex,
+}
+
+impl Pattern {
+    fn matches(&self, text: &str) -> bool {
+        self.regex.is_match(text.as_bytes())
+    }
 }
 
 /// The patterns of one state: on rows, and on the title.
 #[derive(Debug, Clone, Default)]
 struct Signs {
-    rows: Vec<Regex>,
-    title: Vec<Regex>,
+    rows: Vec<Pattern>,
+    title: Vec<Pattern>,
+}
+
+/// Where a state's pattern matched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Hit {
+    /// The row (an index of the screen's rows), and the pattern's text.
+    Row(usize, String),
+    Title(String),
 }
 
 impl Signs {
-    fn in_title(&self, title: &str) -> bool {
-        any_matches(&self.title, title)
+    fn in_title(&self, title: &str) -> Option<Hit> {
+        let found = self.title.iter().find(|p| p.matches(title))?;
+        Some(Hit::Title(found.text.clone()))
     }
 
-    fn in_rows(&self, rows: &[&str]) -> bool {
-        rows.iter().any(|r| any_matches(&self.rows, r.trim()))
+    /// The lowest row from `from` on that a pattern matches.
+    fn in_rows(&self, rows: &[&str], from: usize) -> Option<Hit> {
+        (from..rows.len()).rev().find_map(|i| {
+            let found = self.rows.iter().find(|p| p.matches(rows[i].trim()))?;
+            Some(Hit::Row(i, found.text.clone()))
+        })
     }
 
     fn count(&self) -> usize {
@@ -139,16 +190,86 @@ impl Signs {
     }
 }
 
-fn any_matches(patterns: &[Regex], text: &str) -> bool {
-    patterns.iter().any(|p| p.is_match(text.as_bytes()))
+fn first_match<'p>(patterns: &'p [Pattern], text: &str) -> Option<&'p Pattern> {
+    patterns.iter().find(|p| p.matches(text))
 }
 
-/// The composer found on a screen.
-struct Composer {
-    /// Its first row.
-    top: usize,
-    /// Whether it holds text nobody sent.
-    draft: bool,
+/// The composer found on a screen: its rows, and what each of its text
+/// rows holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ComposerSeen {
+    pub rows: Range<usize>,
+    /// Each text row: its text (less the prompt sign), and why it is not
+    /// a draft, if it is not (an `empty` pattern matched: a placeholder; or
+    /// the program's suggestion).
+    pub text: Vec<(usize, String, Option<String>)>,
+}
+
+impl ComposerSeen {
+    /// The rows of text nobody sent, joined by line feeds; empty for none.
+    pub fn draft(&self) -> String {
+        let rows = self
+            .text
+            .iter()
+            .filter(|(_, t, e)| !t.is_empty() && e.is_none());
+        let rows: Vec<&str> = rows.map(|(_, text, _)| text.as_str()).collect();
+        rows.join("\n")
+    }
+}
+
+/// Why no composer was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoComposer {
+    /// No row matches the composer's `end`.
+    NoEnd,
+    /// No row above the `end` row matches `start` (within the rows a
+    /// composer spans), or the row under it has no prompt sign.
+    NoStart,
+    /// No row starts with a prompt sign.
+    NoPrompt,
+    /// The last row does not start with a prompt sign (`at="last-row"`).
+    LastRowNoPrompt,
+}
+
+/// What a description makes of a screen, and where it saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reading {
+    /// `None` when the screen is none of the states.
+    pub state: Option<AgentScreen>,
+    /// The first row looked at (the last `rows` non-blank rows).
+    pub region: usize,
+    pub composer: Result<ComposerSeen, NoComposer>,
+    pub asking: Option<Hit>,
+    pub working: Option<Hit>,
+}
+
+/// Rows above the composer that count as the rest of the screen (a
+/// program's own rows there change when it takes a message).
+const ROWS_ABOVE: usize = 6;
+
+impl Reading {
+    /// A fingerprint of the screen less its composer: the rows under the
+    /// composer and the few right above it (which stay next to it when a
+    /// taller composer pushes the screen up). Of the whole screen where no
+    /// composer was found.
+    pub fn around<S: AsRef<str>>(&self, rows: &[S]) -> u64 {
+        let fold = |hash: u64, row: &S| {
+            let bytes = row.as_ref().trim_end().bytes().chain([b'\n']);
+            bytes.fold(hash, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+            })
+        };
+        let (above, below) = match &self.composer {
+            Ok(c) => (
+                c.rows.start.saturating_sub(ROWS_ABOVE)..c.rows.start,
+                c.rows.end,
+            ),
+            Err(_) => (0..0, 0),
+        };
+        let seed = 0xcbf2_9ce4_8422_2325_u64;
+        let hash = rows[above].iter().fold(seed, fold);
+        rows[below.min(rows.len())..].iter().fold(hash, fold)
+    }
 }
 
 impl Description {
@@ -164,6 +285,22 @@ impl Description {
     /// What the screen `rows`, under the pane title `title`, shows; `None`
     /// when it is none of the states (starting, a view of its own).
     pub fn screen<S: AsRef<str>>(&self, rows: &[S], title: &str) -> Option<AgentScreen> {
+        self.read(rows, title).state
+    }
+
+    /// What the screen shows, and where each sign of it was seen.
+    pub fn read<S: AsRef<str>>(&self, rows: &[S], title: &str) -> Reading {
+        self.read_at(rows, None, title)
+    }
+
+    /// [`Self::read`], with the cursor where the pane shows it (column,
+    /// row), which tells a program's suggestion from a person's text.
+    pub fn read_at<S: AsRef<str>>(
+        &self,
+        rows: &[S],
+        cursor: Option<(usize, usize)>,
+        title: &str,
+    ) -> Reading {
         let rows: Vec<&str> = rows.iter().map(AsRef::as_ref).collect();
         let shown: Vec<usize> = (0..rows.len())
             .filter(|&i| !rows[i].trim().is_empty())
@@ -173,45 +310,73 @@ impl Description {
             .checked_sub(self.rows)
             .map_or(shown.first().copied(), |skip| shown.get(skip).copied());
         let region = first.unwrap_or(rows.len());
-        let composer = self.composer(&rows, region);
-        let asking_from = composer.as_ref().map_or(region, |c| c.top);
-        if self.asking.in_title(title) || self.asking.in_rows(&rows[asking_from..]) {
-            return Some(AgentScreen::Asking);
+        let composer = self.composer(&rows, region, cursor);
+        let asking_from = composer.as_ref().map_or(region, |c| c.rows.start);
+        let asking = self
+            .asking
+            .in_title(title)
+            .or_else(|| self.asking.in_rows(&rows, asking_from));
+        let working = self
+            .working
+            .in_title(title)
+            .or_else(|| self.working.in_rows(&rows, region));
+        let state = match (&asking, &composer, &working) {
+            (Some(_), _, _) => Some(AgentScreen::Asking),
+            (None, Ok(c), _) if !c.draft().is_empty() => Some(AgentScreen::Draft),
+            (None, Ok(_), Some(_)) => Some(AgentScreen::Working),
+            (None, Ok(_), None) => Some(AgentScreen::Idle),
+            (None, Err(_), Some(_)) => Some(AgentScreen::Busy),
+            (None, Err(_), None) => None,
+        };
+        Reading {
+            state,
+            region,
+            composer,
+            asking,
+            working,
         }
-        let composer = composer?;
-        if composer.draft {
-            return Some(AgentScreen::Draft);
-        }
-        let working = self.working.in_title(title) || self.working.in_rows(&rows[region..]);
-        Some(match working {
-            true => AgentScreen::Working,
-            false => AgentScreen::Idle,
-        })
     }
 
     /// The composer in the rows from `region` on, if there is one.
-    fn composer(&self, rows: &[&str], region: usize) -> Option<Composer> {
-        let is = |pattern: &Regex, i: usize| pattern.is_match(rows[i].trim().as_bytes());
+    fn composer(
+        &self,
+        rows: &[&str],
+        region: usize,
+        cursor: Option<(usize, usize)>,
+    ) -> Result<ComposerSeen, NoComposer> {
+        let is = |pattern: &Pattern, i: usize| pattern.matches(rows[i].trim());
         let lowest = |test: &dyn Fn(usize) -> bool| (region..rows.len()).rev().find(|&i| test(i));
+        let prompted = |i: usize| self.after_prompt(rows[i]).is_some();
         let span = match (&self.start, &self.end) {
             (Some(start), Some(end)) => {
-                let bottom = lowest(&|i| is(end, i))?;
+                let bottom = lowest(&|i| is(end, i)).ok_or(NoComposer::NoEnd)?;
                 let top = (bottom.saturating_sub(COMPOSER_ROWS)..bottom)
                     .rev()
-                    .find(|&i| is(start, i))?
+                    .find(|&i| is(start, i))
+                    .ok_or(NoComposer::NoStart)?
                     + 1;
-                (top < bottom && self.after_prompt(rows[top]).is_some()).then_some(top..bottom)?
+                match top < bottom && prompted(top) {
+                    true => top..bottom,
+                    false => return Err(NoComposer::NoStart),
+                }
             }
             (None, Some(end)) => {
-                let bottom = lowest(&|i| is(end, i))?;
+                let bottom = lowest(&|i| is(end, i)).ok_or(NoComposer::NoEnd)?;
                 let top = (bottom.saturating_sub(COMPOSER_ROWS)..bottom)
                     .rev()
-                    .take_while(|&i| self.after_prompt(rows[i]).is_some())
-                    .last()?;
+                    .take_while(|&i| prompted(i))
+                    .last()
+                    .ok_or(NoComposer::NoPrompt)?;
                 top..bottom
             }
+            (_, None) if self.last_row => {
+                let last = lowest(&|i| !rows[i].trim().is_empty());
+                let last = last.filter(|&i| prompted(i));
+                let top = last.ok_or(NoComposer::LastRowNoPrompt)?;
+                top..top + 1
+            }
             (_, None) => {
-                let top = lowest(&|i| self.after_prompt(rows[i]).is_some())?;
+                let top = lowest(&prompted).ok_or(NoComposer::NoPrompt)?;
                 let bottom = (top + 1..rows.len().min(top + COMPOSER_ROWS))
                     .find(|&i| rows[i].trim().is_empty())
                     .unwrap_or(rows.len().min(top + COMPOSER_ROWS));
@@ -219,14 +384,30 @@ impl Description {
             }
         };
         let text_rows = span.start..span.end.saturating_sub(self.status_rows);
-        let draft = rows[text_rows].iter().any(|row| {
-            let text = self.after_prompt(row).unwrap_or(row.trim());
-            !text.is_empty() && !any_matches(&self.empty, text)
-        });
-        Some(Composer {
-            top: span.start,
-            draft,
-        })
+        let texts: Vec<(usize, &str)> = text_rows
+            .map(|i| (i, self.after_prompt(rows[i]).unwrap_or(trimmed(rows[i]))))
+            .collect();
+        let suggested = self.suggests
+            && texts
+                .iter()
+                .find(|(_, t)| !t.is_empty())
+                .is_some_and(|(i, text)| {
+                    let column = rows[*i][..text.as_ptr() as usize - rows[*i].as_ptr() as usize]
+                        .chars()
+                        .count();
+                    cursor == Some((column, *i))
+                });
+        let text = texts
+            .into_iter()
+            .map(|(i, text)| {
+                let not_draft = match first_match(&self.empty, text) {
+                    Some(p) => Some(format!("matched empty {:?}", p.text)),
+                    None => suggested.then(|| "a suggestion: the cursor is at its start".into()),
+                };
+                (i, text.to_owned(), not_draft)
+            })
+            .collect();
+        Ok(ComposerSeen { rows: span, text })
     }
 
     /// What follows a prompt sign and its blank (a no-break space too), if
@@ -235,9 +416,15 @@ impl Description {
         let row = row.trim_start();
         self.prompt.iter().find_map(|sign| {
             let rest = row.strip_prefix(sign.as_str())?;
-            (rest.is_empty() || rest.starts_with(char::is_whitespace)).then(|| rest.trim())
+            (rest.is_empty() || rest.starts_with(char::is_whitespace)).then(|| trimmed(rest))
         })
     }
+}
+
+/// A row's text less the blanks around it, and the zero-width spaces an
+/// Ink composer draws after its cursor.
+fn trimmed(text: &str) -> &str {
+    text.trim_matches(|c: char| c.is_whitespace() || c == '\u{200b}')
 }
 
 /// The descriptions in force: the person's first, then the built-in ones
@@ -429,6 +616,8 @@ fn agent(node: &KdlNode, origin: String) -> NodeResult<'_, Description> {
         prompt: Vec::new(),
         start: None,
         end: None,
+        last_row: false,
+        suggests: false,
         status_rows: 0,
         empty: Vec::new(),
         working: Signs::default(),
@@ -459,7 +648,8 @@ fn agent(node: &KdlNode, origin: String) -> NodeResult<'_, Description> {
     Ok(d)
 }
 
-const SETTINGS: &str = "programs, rows, prompt, composer, empty, working, asking, message";
+const SETTINGS: &str =
+    "programs, rows, prompt, composer, empty, suggestions, working, asking, message";
 
 fn setting<'n>(d: &mut Description, node: &'n KdlNode) -> NodeResult<'n, ()> {
     match node.name().value() {
@@ -487,12 +677,15 @@ fn setting<'n>(d: &mut Description, node: &'n KdlNode) -> NodeResult<'n, ()> {
             }
         }
         "composer" => {
-            for (key, value) in properties(node, &["start", "end", "status-rows"])? {
+            let known = ["start", "end", "status-rows", "at"];
+            for (key, value) in properties(node, &known)? {
                 match (key, value) {
                     ("status-rows", KdlValue::Base10(n)) if (0..=4).contains(n) => {
                         d.status_rows = *n as usize
                     }
                     ("status-rows", _) => return Err((node, "status-rows is 0 to 4".into())),
+                    ("at", value) if value.as_string() == Some("last-row") => d.last_row = true,
+                    ("at", _) => return Err((node, "at is \"last-row\" (the composer is the last row, or none)".into())),
                     ("start", value) => d.start = Some(pattern(node, value)?),
                     (_, value) => d.end = Some(pattern(node, value)?),
                 }
@@ -500,7 +693,19 @@ fn setting<'n>(d: &mut Description, node: &'n KdlNode) -> NodeResult<'n, ()> {
             if d.start.is_some() && d.end.is_none() {
                 return Err((node, "a composer with start= needs end= too".into()));
             }
+            if d.last_row && d.end.is_some() {
+                return Err((node, "a composer at the last row has no start= or end=".into()));
+            }
         }
+        "suggestions" => match properties(node, &["cursor"])?.as_slice() {
+            [("cursor", value)] if value.as_string() == Some("at-start") => d.suggests = true,
+            _ => {
+                return Err((
+                    node,
+                    "suggestions takes cursor=\"at-start\" (the program's own text has the cursor at its start)".into(),
+                ))
+            }
+        },
         "empty" => {
             for text in non_empty(node)? {
                 d.empty.push(pattern(node, &KdlValue::String(text))?);
@@ -529,8 +734,16 @@ fn setting<'n>(d: &mut Description, node: &'n KdlNode) -> NodeResult<'n, ()> {
             }
         }
         "message" => {
-            for (key, value) in properties(node, &["multiline", "while-working"])? {
+            for (key, value) in properties(node, &["multiline", "while-working", "cr"])? {
                 match (key, value.as_string()) {
+                    ("cr", Some("once")) => d.delivery.cr_again = false,
+                    ("cr", Some("again")) => d.delivery.cr_again = true,
+                    ("cr", _) => {
+                        return Err((
+                            node,
+                            "cr is \"once\" or \"again\" (again only for a program that takes an early CR as a new line)".into(),
+                        ))
+                    }
                     ("multiline", Some("typed")) => d.delivery.multiline = Multiline::Typed,
                     ("multiline", Some("paste")) => d.delivery.multiline = Multiline::Paste,
                     ("multiline", Some("one-line")) => d.delivery.multiline = Multiline::OneLine,
@@ -602,11 +815,15 @@ fn properties<'n>(
         .collect()
 }
 
-fn pattern<'n>(node: &'n KdlNode, value: &KdlValue) -> NodeResult<'n, Regex> {
+fn pattern<'n>(node: &'n KdlNode, value: &KdlValue) -> NodeResult<'n, Pattern> {
     let Some(text) = value.as_string() else {
         return Err((node, "a pattern is a string in quotes".into()));
     };
-    compile(text, false).map_err(|e| (node, e))
+    let regex = compile(text, false).map_err(|e| (node, e))?;
+    Ok(Pattern {
+        text: text.to_owned(),
+        regex,
+    })
 }
 
 fn valid_name(name: &str) -> bool {

@@ -4,7 +4,7 @@
 //! program's description ([`crate::agent_programs`]); and a shell's line.
 //! Which program a pane runs is told by its executable or script.
 
-use crate::agent_programs::Description;
+use crate::agent_programs::{Description, Reading};
 use crate::shell_line::{prompt_line, shell_line, ShellLine};
 
 /// What `described_by` says of an agent told by its prompt line.
@@ -17,8 +17,20 @@ pub struct Shown {
     pub agent: Option<AgentScreen>,
     /// The description that told it ([`Description::label`]).
     pub described_by: Option<String>,
+    /// What the agent's composer holds, where one was found.
+    pub composer: Option<Composing>,
     /// The line, if the screen is a shell's.
     pub line: ShellLine,
+}
+
+/// An agent's composer as seen: what a submit's further CR must see
+/// unchanged (see [`crate::agent_programs::Delivery::cr_again`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Composing {
+    /// Its text nobody sent, rows joined by line feeds ("" when empty).
+    pub draft: String,
+    /// A fingerprint of the rest of the screen ([`Reading::around`]).
+    pub around: u64,
 }
 
 /// How to tell an agent's state: the description of the program the pane
@@ -42,20 +54,39 @@ impl Shown {
         telling: Option<Telling>,
     ) -> Shown {
         let told = telling.and_then(|t| {
-            let mut told = t.descriptions.iter().map(|d| (d.screen(rows, t.title), d));
-            let by_description = told.find_map(|(screen, d)| Some((screen?, d.label())));
+            let mut told = t
+                .descriptions
+                .iter()
+                .map(|d| (d.read_at(rows, cursor, t.title), d));
+            let by_description = told.find_map(|(reading, d)| {
+                let composing = composing(&reading, rows);
+                Some((reading.state?, d.label(), composing))
+            });
             // Anything but an empty prompt line may be the agent's own
             // output: no state, rather than a guess.
             let at_prompt = t.reads_lines && prompt_line(rows) == ShellLine::Empty;
-            by_description.or_else(|| at_prompt.then(|| (AgentScreen::Idle, LINES.to_owned())))
+            by_description
+                .or_else(|| at_prompt.then(|| (AgentScreen::Idle, LINES.to_owned(), None)))
         });
-        let (agent, described_by) = told.unzip();
+        let (agent, described_by, composer) = match told {
+            Some((agent, by, composer)) => (Some(agent), Some(by), composer),
+            None => (None, None, None),
+        };
         Shown {
             agent,
             described_by,
+            composer,
             line: shell_line(rows, cursor),
         }
     }
+}
+
+fn composing<S: AsRef<str>>(reading: &Reading, rows: &[S]) -> Option<Composing> {
+    let composer = reading.composer.as_ref().ok()?;
+    Some(Composing {
+        draft: composer.draft(),
+        around: reading.around(rows),
+    })
 }
 
 /// Agent programs, by the name their executable or script has.
@@ -111,6 +142,9 @@ pub fn names_an_agent(program: &str) -> bool {
 pub enum AgentScreen {
     /// An empty composer, with a turn under way (what is typed is queued).
     Working,
+    /// A turn under way and no composer: what is typed would wait in the
+    /// program's input and could answer its next question, so nothing is.
+    Busy,
     /// An empty composer, waiting.
     Idle,
     /// The composer holds text nobody sent.

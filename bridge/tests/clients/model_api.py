@@ -1,18 +1,24 @@
 """A scripted stand-in for the model APIs agent programs talk to: the
 Anthropic Messages API (Claude Code, opencode), the OpenAI Responses API
-(Codex CLI) and the Gemini API (Gemini CLI), each streamed as SSE the way
-the real one does. What a user turn holds decides the answer:
+(Codex CLI), the Gemini API (Gemini CLI) and the OpenAI Chat Completions
+API (Qwen Code, aider), each streamed as SSE the way the real one does.
+What a user turn holds decides the answer:
 - SPAWN: one call of the Agent tool that starts a teammate named researcher;
 - BASH <command>: one call of the request's shell tool running <command>
-  (so the program asks permission first);
-- HOLD <path>: the answer waits until <path> exists (a turn under way);
+  (so the program asks permission first); to a program that offers no
+  tools (aider), a text with the command in a fenced bash block, which it
+  offers to run;
+- HOLD <path>: the answer waits until <path> exists (a turn under way;
+  to aider, HOLD and BASH together give the bash block after the wait);
 - anything else: a short text answer.
-A tool's result gets a short text answer.
+A tool's result gets a short text answer; Qwen Code's request for a
+follow-up suggestion gets a short suggestion.
 
 Usage: model_api.py [requests.jsonl]: with a path, each request's last
 user text is appended to it as a JSON line, with whether it is a turn of
-the agent's loop (it offers tools) rather than a side request (a title). Prints the port it listens on
-(127.0.0.1), then serves until killed."""
+the agent's loop rather than a side request (a title, a suggestion, a
+summary). Prints the port it listens on (127.0.0.1), then serves until
+killed."""
 
 import http.server
 import json
@@ -220,6 +226,105 @@ def gemini_answer(request, text, answered_tool):
     return gemini_response([{"text": "STANDIN-REPLY: ok"}])
 
 
+# The OpenAI Chat Completions API (Qwen Code, aider).
+
+# The system prompts of the programs' own loops. Qwen Code's memory
+# subagent offers tools too, and aider, which offers none, also asks for
+# summaries and commit messages: their requests are side requests.
+LOOP_PROMPTS = ("You are Qwen Code, an interactive CLI agent", "Act as an expert software developer")
+# Qwen Code asks for the next prompt to suggest with its loop's own system
+# prompt and tools, and this as the last user text.
+SUGGESTION_PROMPT = "[SUGGESTION MODE:"
+SUGGESTION = "STANDIN-SUGGESTION run the tests"
+SHELL_TOOLS = ("run_shell_command", "shell", "bash", "Bash")
+
+
+def chat_user_text(messages):
+    """The text of the user messages since the model last spoke, without
+    what the program adds to it (Qwen Code's <system-reminder> parts,
+    aider's rules of its edit format after the text), and whether the last
+    message is a tool's result."""
+    if messages and messages[-1].get("role") == "tool":
+        return "", True
+    texts = []
+    for message in reversed(messages):
+        if message.get("role") != "user":
+            break
+        texts.append(user_text(message.get("content")))
+    text = "\n".join(reversed(texts))
+    text = re.sub(r"<system-reminder>.*?</system-reminder>\s*", "", text, flags=re.S)
+    return text.split("\n\n# *SEARCH/REPLACE block* Rules:")[0].strip(), False
+
+
+def chat_is_turn(messages, text):
+    """Whether a request is a turn of the program's loop (see LOOP_PROMPTS)."""
+    system = messages[0] if messages and messages[0].get("role") == "system" else {}
+    own = user_text(system.get("content") or "").startswith(LOOP_PROMPTS)
+    return own and not text.startswith(SUGGESTION_PROMPT)
+
+
+def shell_arguments(tool, command):
+    """The arguments of a call of `tool` running `command`: its schema's
+    required ones, the command and a description."""
+    schema = tool.get("parameters") or {}
+    properties = schema.get("properties") or {}
+    arguments = {name: from_schema(properties.get(name)) for name in schema.get("required") or []}
+    arguments[next((n for n in ("command", "cmd") if n in properties), "command")] = command
+    if "description" in properties:
+        arguments["description"] = "Run the command"
+    return arguments
+
+
+def chat_answer(request, text, answered_tool, turn):
+    """The answer's text and tool calls."""
+    if not turn:
+        return (SUGGESTION if text.startswith(SUGGESTION_PROMPT) else "STANDIN-REPLY: ok"), []
+    command = None if answered_tool else shell_command(text)
+    tools = [t.get("function") or {} for t in request.get("tools") or []]
+    shell = next((t for t in tools if t.get("name") in SHELL_TOOLS), None)
+    if command and shell:
+        call = {"id": f"call_{time.monotonic_ns()}", "type": "function",
+                "function": {"name": shell["name"], "arguments": json.dumps(shell_arguments(shell, command))}}
+        return "", [call]
+    hold_if_asked(text)
+    if command:
+        return f"STANDIN-REPLY: run this:\n\n```bash\n{command}\n```\n", []
+    return "STANDIN-REPLY: ok", []
+
+
+def chat_chunks(request, text, answered_tool, turn):
+    """The SSE chunks of one answer: the role first, so that the program is
+    in its working state while a HOLD waits."""
+    stamp = time.monotonic_ns()
+    head = {"id": f"chatcmpl-{stamp}", "object": "chat.completion.chunk", "created": int(time.time()),
+            "model": request.get("model", "stand-in")}
+
+    def chunk(delta, finish=None):
+        return dict(head, choices=[{"index": 0, "delta": delta, "finish_reason": finish}])
+
+    yield chunk({"role": "assistant", "content": ""})
+    content, calls = chat_answer(request, text, answered_tool, turn)
+    if content:
+        yield chunk({"content": content})
+    if calls:
+        yield chunk({"tool_calls": [dict(call, index=i) for i, call in enumerate(calls)]})
+    yield chunk({}, "tool_calls" if calls else "stop")
+    if (request.get("stream_options") or {}).get("include_usage"):
+        yield dict(head, choices=[], usage={"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2})
+
+
+def chat_completion(request, text, answered_tool, turn):
+    """The whole answer, for a request that does not stream."""
+    content, calls = chat_answer(request, text, answered_tool, turn)
+    message = {"role": "assistant", "content": content or None}
+    if calls:
+        message["tool_calls"] = calls
+    return {"id": f"chatcmpl-{time.monotonic_ns()}", "object": "chat.completion", "created": int(time.time()),
+            "model": request.get("model", "stand-in"),
+            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+
+
 class Handler(http.server.BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
@@ -239,12 +344,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         if self.path.split("?")[0].endswith("/responses"):
             text, answered_tool = responses_user_text(request.get("input") or [])
-            self.note(text, request.get("tools"))
+            self.note(text, bool(request.get("tools")))
             self.stream(responses_events(request, text, answered_tool))
             return
         if ":streamGenerateContent" in self.path or ":generateContent" in self.path:
             text, answered_tool = gemini_user_text(request.get("contents") or [])
-            self.note(text, request.get("tools"))
+            self.note(text, bool(request.get("tools")))
             if ":generateContent" in self.path:
                 self.reply_json(gemini_answer(request, text, answered_tool))
                 return
@@ -252,16 +357,31 @@ class Handler(http.server.BaseHTTPRequestHandler):
             data = json.dumps(gemini_answer(request, text, answered_tool))
             self.wfile.write(f"data: {data}\r\n\r\n".encode())
             return
-        self.note(latest_user_text(request.get("messages", [])), request.get("tools"))
+        if self.path.split("?")[0].endswith("/chat/completions"):
+            messages = request.get("messages") or []
+            text, answered_tool = chat_user_text(messages)
+            turn = chat_is_turn(messages, text)
+            self.note(text, turn)
+            if not request.get("stream"):
+                self.reply_json(chat_completion(request, text, answered_tool, turn))
+                return
+            self.stream_start()
+            for data in chat_chunks(request, text, answered_tool, turn):
+                self.wfile.write(f"data: {json.dumps(data)}\n\n".encode())
+                self.wfile.flush()
+            self.wfile.write(b"data: [DONE]\n\n")
+            return
+        self.note(latest_user_text(request.get("messages", [])), bool(request.get("tools")))
         blocks, stop_reason = answer(request)
         self.stream(events(request.get("model", "stand-in"), blocks, stop_reason))
 
-    def note(self, last_user_text, tools):
+    def note(self, last_user_text, turn):
         """Logs a request: its last user text, and whether it is a turn of
-        the agent's loop (it offers tools) rather than a side request."""
+        the agent's loop (elsewhere: it offers tools) rather than a side
+        request."""
         if REQUESTS:
             with open(REQUESTS, "a") as log:
-                log.write(json.dumps({"last_user_text": last_user_text, "turn": bool(tools)}) + "\n")
+                log.write(json.dumps({"last_user_text": last_user_text, "turn": turn}) + "\n")
 
     def stream_start(self):
         self.send_response(200)

@@ -272,6 +272,12 @@ impl<H: Host> McpPlugin<H> {
             op::Agents::NAME => {
                 self.now::<op::Agents>(args, asker, |p, _, _| handlers::now(p.agent_rows()))
             }
+            op::Explain::NAME => self.now::<op::Explain>(args, asker, |p, a, _| {
+                let named = p.agents.named(a.pane_id);
+                let name = p.agents.by_pane().remove(&a.pane_id);
+                let zellij = Zellij::of(&p.host, &p.view, &p.programs);
+                zellij.explain(&mut p.pane_facts, named, name, a)
+            }),
             op::ReadEvents::NAME => self
                 .now::<op::ReadEvents>(args, asker, |p, a, _| handlers::read_events(&mut p.log, a)),
             op::Read::NAME => self.now::<op::Read>(args, asker, |p, a, _| {

@@ -6,16 +6,16 @@ use std::collections::BTreeMap;
 
 use zellij_mcp_protocol::agent_name::check_agent_name;
 use zellij_mcp_protocol::agent_programs::{Description, Programs, FILE_NAME};
-use zellij_mcp_protocol::agent_screen::{program_name, program_of_command};
+use zellij_mcp_protocol::agent_screen::{program_name, program_of_command, Shown};
 use zellij_mcp_protocol::ops::{
-    AgentRow, AgentsResult, DescribeProgramsArgs, DescribeProgramsResult, Happened, HoldReason,
-    PaneEntry, RegisterAgentArgs, TargetResult,
+    AgentRow, AgentsResult, DescribeProgramsArgs, DescribeProgramsResult, ExplainArgs,
+    ExplainResult, Happened, HoldReason, PaneEntry, PaneState, RegisterAgentArgs, TargetResult,
 };
 use zellij_mcp_protocol::{ErrorBody, PaneRef};
 
 use super::{bad_request, now, HandlerResult, Zellij};
 use crate::host::Host;
-use crate::state::agents::Agents;
+use crate::state::agents::{Agents, Named};
 use crate::state::attention::{Attention, Seen};
 use crate::state::event_log::EventLog;
 use crate::state::later::Asker;
@@ -88,6 +88,68 @@ impl<H: Host> Zellij<'_, H> {
             pane_id: Some(pane),
             tab_id: self.view.tab_id_of(pane),
             name: args.name,
+        })
+    }
+}
+
+impl<H: Host> Zellij<'_, H> {
+    /// `explain`: what each description the pane's state is told by makes
+    /// of its screen; for a pane that is no agent's, every description, so
+    /// a person can write one for it.
+    pub fn explain(
+        &self,
+        facts: &mut PaneFacts,
+        named: Named,
+        name: Option<String>,
+        args: ExplainArgs,
+    ) -> HandlerResult {
+        let pane = args.pane_id;
+        self.require_terminal(pane)?;
+        let telling = self
+            .look_for(facts, pane, false, named)
+            .and_then(|l| l.telling());
+        let running = facts.known(pane).and_then(|f| f.running.as_deref());
+        let program = self.program_of(pane, running);
+        let title = self.view.find(pane).map_or("", |(_, i)| i.title.as_str());
+        let (rows, cursor) = self
+            .host
+            .screen_cursor(pane)
+            .map_err(|e| bad_request(e, "try again"))?;
+        let (told, tried) = match telling {
+            Some(t) if t.descriptions.len() == 1 => (t, "its program's description".into()),
+            Some(t) if named.any() => (
+                t,
+                "every description: it has an agent name, and none names its program".into(),
+            ),
+            Some(t) => (
+                t,
+                "the descriptions with a composer between start and end rows: none names its program".into(),
+            ),
+            None => (
+                self.programs.telling(None, true, title),
+                "every description, for a person writing one: its state is not told (no agent name, and no description names its program)".into(),
+            ),
+        };
+        let shown = Shown::of(&rows, cursor, telling);
+        let readings = told
+            .descriptions
+            .iter()
+            .map(|d| d.explain(&rows, cursor, title))
+            .collect();
+        let mut rows: Vec<String> = rows.iter().map(|r| r.trim_end().to_owned()).collect();
+        while rows.last().is_some_and(String::is_empty) {
+            rows.pop();
+        }
+        now(ExplainResult {
+            pane_id: pane,
+            program,
+            name,
+            title: title.to_owned(),
+            state: telling.map(|_| shown.agent.map_or(PaneState::Unknown, PaneState::from)),
+            described_by: shown.described_by,
+            tried,
+            rows,
+            readings,
         })
     }
 }

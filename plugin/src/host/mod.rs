@@ -59,6 +59,9 @@ pub enum Landing {
     FloatingBesidePlugin,
 }
 
+/// A pane's rows, and its cursor (column, row) where one shows.
+pub type ScreenAndCursor = (Vec<String>, Option<(usize, usize)>);
+
 pub trait Host {
     fn ids(&self) -> Ids;
     /// The clock, for deadlines; tests move their own.
@@ -73,6 +76,10 @@ pub trait Host {
     /// The pane's screen, as rows. Never the scrollback: it can be megabytes,
     /// and the plugin lives in a 16 MiB interpreter.
     fn screen(&self, pane: PaneRef) -> Result<Vec<String>, String>;
+    /// The pane's screen, and its cursor (column, row) where one shows.
+    fn screen_cursor(&self, pane: PaneRef) -> Result<ScreenAndCursor, String> {
+        Ok((self.screen(pane)?, None))
+    }
     /// What the pane's screen shows (an agent's composer or dialog, a
     /// shell's line), told from its screen and cursor; `None` when the
     /// screen cannot be read.
@@ -209,6 +216,10 @@ impl Host for ZellijHost {
 
     fn screen(&self, pane: PaneRef) -> Result<Vec<String>, String> {
         commands::pane_screen(pane_id(pane)).map(|contents| contents.viewport)
+    }
+
+    fn screen_cursor(&self, pane: PaneRef) -> Result<ScreenAndCursor, String> {
+        commands::pane_screen(pane_id(pane)).map(|contents| (contents.viewport, contents.cursor))
     }
 
     fn shown(&self, pane: PaneRef, telling: Option<Telling>) -> Option<Shown> {

@@ -5,13 +5,15 @@
 //! arrives as its own read, some time after the text. Its request is answered
 //! after the CR. While a pane has a write in progress, later writes to it wait
 //! their turn. Where the caller looks at what the pane shows ([`Shows`]), a
-//! CR also waits, at most [`MOST_CR_WAIT`], until the text shows as a draft,
-//! and goes again while the draft is still there a delay after it (up to
-//! [`MOST_CRS`]): a program that takes a CR soon after a paste as a new line
-//! of the draft (Gemini CLI, within 40 ms of handling the paste, which a
-//! loaded machine stretches) then gets one it takes as Return. Such a write
-//! is answered as soon as the pane no longer shows the text. No CR goes
-//! while the pane shows a dialog.
+//! CR also waits, at most [`MOST_CR_WAIT`], until the text shows as a draft.
+//! Only where the look says a CR may go again ([`Shows::Draft`]'s `again`:
+//! the composer holds this very text, and its program is described as one
+//! that takes a CR soon after a paste as a new line, as Gemini CLI does
+//! within 40 ms of handling it) does the CR go again, up to [`MOST_CRS`],
+//! while the text is still there a delay after the last one and the rest of
+//! the screen is as it was at the first: a CR the program kept in its input
+//! could answer its next question. Such a write is answered as soon as the
+//! pane no longer shows the text. No CR goes while the pane shows a dialog.
 //!
 //! The order holds across the plugin's instances too: a write starts only
 //! once this instance holds the pane's claim ([`PaneClaims`]), which another
@@ -24,6 +26,8 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
 
+use zellij_mcp_protocol::agent_programs::Delivery;
+use zellij_mcp_protocol::agent_screen::{AgentScreen, Shown};
 use zellij_mcp_protocol::{Error, ErrorBody, PaneRef};
 
 use crate::state::later::{Asker, TIMER_SLACK};
@@ -66,8 +70,12 @@ impl PaneClaims for Alone {
 pub enum Shows {
     /// Not looked at: the CR goes once, after its delay.
     Unlooked,
-    /// The composer holds a draft.
-    Draft,
+    /// The composer holds a draft: `again` when it is this write's own text
+    /// and its program takes a further CR ([`Delivery::cr_again`]);
+    /// `around`, a fingerprint of the rest of the screen.
+    ///
+    /// [`Delivery::cr_again`]: zellij_mcp_protocol::agent_programs::Delivery::cr_again
+    Draft { again: bool, around: u64 },
     /// A dialog: a CR would answer it.
     Dialog,
     /// A screen told, without the text: an empty composer, or the program
@@ -75,6 +83,26 @@ pub enum Shows {
     Clear,
     /// A screen not told (a program redrawing): no sign either way.
     Other,
+}
+
+impl Shows {
+    /// What `shown` (`None`: the screen could not be read) means to the CR
+    /// of a write whose text starts with `own`, into a program that takes
+    /// messages as `delivery` says.
+    pub fn of(shown: Option<&Shown>, delivery: Delivery, own: &str) -> Shows {
+        match shown.and_then(|s| Some((s.agent?, s.composer.as_ref()))) {
+            Some((AgentScreen::Draft, composer)) => {
+                let ours = composer.is_some_and(|c| !own.is_empty() && c.draft.contains(own));
+                Shows::Draft {
+                    again: ours && delivery.cr_again,
+                    around: composer.map_or(0, |c| c.around),
+                }
+            }
+            Some((AgentScreen::Asking, _)) => Shows::Dialog,
+            Some((AgentScreen::Idle | AgentScreen::Working | AgentScreen::Busy, _)) => Shows::Clear,
+            None => Shows::Other,
+        }
+    }
 }
 
 /// One write request waiting for, or in, its turn.
@@ -130,6 +158,8 @@ struct PaneQueue {
     /// The CRs the head has sent, and when the last one went.
     crs_sent: u8,
     last_cr: Option<Instant>,
+    /// The rest of the screen when the first CR went, where the text showed.
+    around_at_cr: Option<u64>,
     /// After a submit CR the pane gets no input until then: an Ink app that
     /// gets text right after Return may merge it into the old value.
     quiet_until: Option<Instant>,
@@ -206,6 +236,7 @@ impl WriteQueue {
                 // The text still shows, the last CR a submit delay ago.
                 let stays = queue.last_cr.is_some_and(|at| now >= at + settle);
                 let since_cr = |wait| queue.last_cr.is_some_and(|at| now < at + wait);
+                let unchanged = |around| queue.around_at_cr == Some(around);
                 let next = match (queue.crs_sent, shows) {
                     (0, Shows::Other | Shows::Clear) if now < first_due + MOST_CR_WAIT => {
                         Some(again(CR_LOOK_EVERY))
@@ -213,17 +244,29 @@ impl WriteQueue {
                     // A screen not told after the CR says nothing of the
                     // text: looked at again, for as long as before the CR.
                     (1.., Shows::Other) if since_cr(MOST_CR_WAIT) => Some(again(CR_LOOK_EVERY)),
-                    (0, Shows::Draft | Shows::Other | Shows::Clear)
-                    | (1..MOST_CRS, Shows::Draft)
-                        if stays || queue.crs_sent == 0 =>
-                    {
+                    (0, Shows::Draft { .. } | Shows::Other | Shows::Clear) => {
+                        steps.push(Step::WriteCr(*pane));
+                        queue.crs_sent = 1;
+                        queue.last_cr = Some(now);
+                        if let Shows::Draft { around, .. } = shows {
+                            queue.around_at_cr = Some(around);
+                        }
+                        Some(again(CR_LOOK_EVERY))
+                    }
+                    (
+                        1..MOST_CRS,
+                        Shows::Draft {
+                            again: true,
+                            around,
+                        },
+                    ) if stays && unchanged(around) => {
                         steps.push(Step::WriteCr(*pane));
                         queue.crs_sent += 1;
                         queue.last_cr = Some(now);
                         Some(again(CR_LOOK_EVERY))
                     }
                     // Sent: answered as soon as the pane no longer shows the text.
-                    (1.., Shows::Draft) if !stays => Some(again(CR_LOOK_EVERY)),
+                    (1.., Shows::Draft { .. }) if !stays => Some(again(CR_LOOK_EVERY)),
                     (0, Shows::Unlooked) => {
                         steps.push(Step::WriteCr(*pane));
                         None
@@ -236,7 +279,7 @@ impl WriteQueue {
                     continue;
                 }
                 (queue.cr_due, queue.cr_first_due, queue.crs_sent) = (None, None, 0);
-                queue.last_cr = None;
+                (queue.last_cr, queue.around_at_cr) = (None, None);
                 if let Some(done) = queue.items.pop_front() {
                     steps.push(Step::Reply(done));
                     queue.quiet_until = Some(now + settle);
@@ -464,19 +507,23 @@ mod tests {
     }
 
     #[test]
-    fn a_looked_at_cr_waits_for_its_draft_goes_again_while_it_stays_and_never_into_a_dialog() {
+    fn a_looked_at_cr_waits_for_its_draft_goes_again_only_where_told_and_never_into_a_dialog() {
         let mut q = WriteQueue::default();
         let t0 = Instant::now();
         let ms = Duration::from_millis;
         let cr = |pane| Step::WriteCr(PaneRef::terminal(pane));
+        let ours = Shows::Draft {
+            again: true,
+            around: 1,
+        };
         q.push(write("a", 1, "hi", Some(150)), t0);
         let steps = q.on_timer(t0 + ms(150), |_| Shows::Other);
         assert_eq!(steps, [Step::ArmTimer(CR_LOOK_EVERY)], "not shown yet");
-        let steps = q.on_timer(t0 + ms(200), |_| Shows::Draft);
+        let steps = q.on_timer(t0 + ms(200), |_| ours);
         assert_eq!(steps, [cr(1), Step::ArmTimer(CR_LOOK_EVERY)], "shown");
-        let steps = q.on_timer(t0 + ms(250), |_| Shows::Draft);
+        let steps = q.on_timer(t0 + ms(250), |_| ours);
         assert_eq!(steps, [Step::ArmTimer(CR_LOOK_EVERY)], "not taken yet");
-        let steps = q.on_timer(t0 + ms(350), |_| Shows::Draft);
+        let steps = q.on_timer(t0 + ms(350), |_| ours);
         assert_eq!(
             steps,
             [cr(1), Step::ArmTimer(CR_LOOK_EVERY)],
@@ -507,19 +554,49 @@ mod tests {
             at += CR_LOOK_EVERY;
         }
         assert_eq!(replied(&q.on_timer(at, |_| Shows::Other)), ["b"]);
-        // A draft that stays gets MOST_CRS in all.
+        // Its own text that stays gets MOST_CRS in all; text that is not
+        // its own, a program not described so, or a screen that changed
+        // around it, gets the one CR.
         let t2 = t1 + ms(5000);
-        q.push(write("c", 3, "hi", Some(150)), t2);
-        let sent: usize = (3..40)
-            .map(|i| q.on_timer(t2 + ms(50 * i), |_| Shows::Draft))
-            .map(|steps| steps.iter().filter(|s| **s == cr(3)).count())
-            .sum();
-        assert_eq!(sent, usize::from(MOST_CRS));
+        let changed = std::cell::Cell::new(0);
+        for (pane, shows, crs) in [
+            (3, ours, MOST_CRS),
+            (
+                4,
+                Shows::Draft {
+                    again: false,
+                    around: 1,
+                },
+                1,
+            ),
+            (
+                5,
+                Shows::Draft {
+                    again: true,
+                    around: 0,
+                },
+                1,
+            ),
+        ] {
+            changed.set(0);
+            q.push(write("c", pane, "hi", Some(150)), t2);
+            let sent: usize = (3..40)
+                .map(|i| {
+                    let look = |_: &PendingWrite| match (pane, changed.replace(1)) {
+                        (5, 1) => ours,
+                        _ => shows,
+                    };
+                    q.on_timer(t2 + ms(50 * i), look)
+                })
+                .map(|steps| steps.iter().filter(|s| **s == cr(pane)).count())
+                .sum();
+            assert_eq!(sent, usize::from(crs), "pane {pane}");
+        }
         // A dialog: the write ends without a CR.
         let t3 = t2 + ms(5000);
-        q.push(write("d", 4, "hi", Some(150)), t3);
+        q.push(write("d", 6, "hi", Some(150)), t3);
         let steps = q.on_timer(t3 + ms(150), |_| Shows::Dialog);
-        assert!(!steps.contains(&cr(4)));
+        assert!(!steps.contains(&cr(6)));
         assert_eq!(replied(&steps), ["d"]);
     }
 

@@ -1243,6 +1243,7 @@ fn a_run_never_types_after_a_persons_half_typed_line() {
         Some(Shown {
             agent: None,
             described_by: None,
+            composer: None,
             line,
         })
     };
@@ -1266,6 +1267,7 @@ fn screen_shows(p: &mut Plugin, agent: Option<AgentScreen>, line: ShellLine) {
     *p.host.shown.borrow_mut() = Some(Shown {
         agent,
         described_by: None,
+        composer: None,
         line,
     });
 }

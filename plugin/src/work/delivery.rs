@@ -46,6 +46,7 @@ fn held_because(agent: Option<AgentScreen>, delivery: Delivery) -> Option<HoldRe
         Some(AgentScreen::Working) if delivery.while_working == WhileWorking::Hold => {
             Some(HoldReason::Working)
         }
+        Some(AgentScreen::Busy) => Some(HoldReason::Working),
         Some(AgentScreen::Idle | AgentScreen::Working) => None,
         Some(AgentScreen::Draft) => Some(HoldReason::Draft),
         Some(AgentScreen::Asking) => Some(HoldReason::Asking),
@@ -280,9 +281,9 @@ impl<H: Host> McpPlugin<H> {
     }
 
     /// The write queue's due CRs: a message to a program that takes it as a
-    /// paste gets its CR once the composer shows the text, and again while
-    /// the text stays there (a CR read soon after a paste is a new line to
-    /// Gemini CLI and Codex); never while the pane shows a dialog.
+    /// paste gets its CR once the composer shows the text, and again only
+    /// where its description asks (see [`Shows`]); never while the pane
+    /// shows a dialog.
     pub fn take_cr_when_shown(&mut self, now: Instant) -> Vec<Step> {
         let (host, agents, programs, facts) =
             (&self.host, &self.agents, &self.programs, &self.pane_facts);
@@ -294,16 +295,13 @@ impl<H: Host> McpPlugin<H> {
             let pane = write.pane;
             let running = facts.known(pane).and_then(|f| f.running.as_deref());
             let program = zellij.program_of(pane, running);
-            if programs.delivery(program.as_deref()).multiline != Multiline::Paste {
+            let delivery = programs.delivery(program.as_deref());
+            if delivery.multiline != Multiline::Paste {
                 return Shows::Unlooked;
             }
             let telling = zellij.telling(pane, program.as_deref(), agents.named(pane));
-            match host.shown(pane, telling).and_then(|shown| shown.agent) {
-                Some(AgentScreen::Draft) => Shows::Draft,
-                Some(AgentScreen::Asking) => Shows::Dialog,
-                Some(AgentScreen::Idle | AgentScreen::Working) => Shows::Clear,
-                None => Shows::Other,
-            }
+            let shown = host.shown(pane, telling);
+            Shows::of(shown.as_ref(), delivery, &own_mark(&write.bytes))
         };
         self.input.on_timer(now, look)
     }
@@ -488,6 +486,15 @@ impl<H: Host> McpPlugin<H> {
             self.pump_messages();
         }
     }
+}
+
+/// How a message's own text is known in its composer: its first line up to
+/// the end of its header (`[#7 from lead]`).
+pub fn own_mark(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes.strip_prefix(PASTE_START).unwrap_or(bytes));
+    let line = text.lines().next().unwrap_or_default();
+    let header = line.find(']').map_or(line, |end| &line[..=end]);
+    header.chars().take(40).collect()
 }
 
 /// A message's bytes, as its program takes them: several lines in one

@@ -19,8 +19,18 @@ fn told(program: &str, screen: &str, title: &str) -> Option<AgentScreen> {
 fn the_built_in_descriptions_parse() {
     let programs = parse(BUILT_IN, "built-in").unwrap();
     let names: Vec<&str> = programs.iter().map(|d| d.name.as_str()).collect();
-    assert_eq!(names, ["claude-code", "codex", "gemini-cli", "opencode"]);
-    assert_eq!(Programs::built_in().all().len(), 4);
+    assert_eq!(
+        names,
+        [
+            "claude-code",
+            "codex",
+            "gemini-cli",
+            "opencode",
+            "qwen-code",
+            "aider"
+        ]
+    );
+    assert_eq!(Programs::built_in().all().len(), 6);
 }
 
 const CLAUDE_BANNER: &str = "\n ▐▛███▛█   Claude Code v2.1.332\n▝▜██████▀  Opus\n\n";
@@ -248,7 +258,7 @@ agent "codex" {
     assert_eq!(codex.origin, "agents.kdl:10");
     assert_eq!(codex.screen(&["» "], ""), Some(Idle));
     assert!(programs.for_program("gemini").is_some(), "the others stay");
-    assert_eq!(programs.all().len(), 5);
+    assert_eq!(programs.all().len(), 7);
 }
 
 #[test]
@@ -276,4 +286,129 @@ fn a_bad_file_names_its_line() {
     let twice = "agent \"x\" { programs \"x\"; prompt \">\"; }\nagent \"x\" { programs \"y\"; prompt \">\"; }";
     assert_eq!(bad(twice).line, 2);
     assert!(e.to_string().starts_with("line 1: "));
+}
+
+const QWEN_RULE: &str = "────────────────────────────────────────────────────────────────────────";
+
+/// Qwen Code's screen with `composer` between its rules, the cursor at
+/// `cursor` (column, and row counted from the composer's first).
+fn qwen(above: &str, composer: &str, cursor: Option<(usize, usize)>) -> Option<AgentScreen> {
+    let screen = format!("{above}\n{QWEN_RULE}\n{composer}\n{QWEN_RULE}\n  ➜ work · standin-model\n  ⏸ Ask permissions (shift + tab to cycle)\n\n\n");
+    let rows: Vec<&str> = screen.lines().collect();
+    let top = rows.iter().position(|r| *r == QWEN_RULE).unwrap() + 1;
+    let cursor = cursor.map(|(column, row)| (column, top + row));
+    let programs = Programs::built_in();
+    let description = programs.for_program("qwen").expect("described");
+    description.read_at(&rows, cursor, "Qwen - work").state
+}
+
+#[test]
+fn qwen_code_0_24_4_as_seen() {
+    let history =
+        "  ●︎ Extensions changed on disk.\n\n  > first turn text\n\n  ◆︎ STANDIN-REPLY: ok\n";
+    let composer_row = 0;
+    let empty = ">   Type your message or @path/to/file";
+    assert_eq!(qwen(history, empty, Some((2, composer_row))), Some(Idle));
+    // A suggestion is drawn with the cursor on its first letter; a
+    // person's text has it after the text, then a zero-width space.
+    let suggestion = "> STANDIN-SUGGESTION run the tests";
+    assert_eq!(
+        qwen(history, suggestion, Some((2, composer_row))),
+        Some(Idle)
+    );
+    assert_eq!(
+        qwen(history, suggestion, None),
+        Some(Draft),
+        "no cursor: a draft"
+    );
+    let draft = "> my own draft \u{200b}";
+    assert_eq!(qwen(history, draft, Some((14, composer_row))), Some(Draft));
+    assert_eq!(
+        qwen(history, "> \u{200b}", Some((2, composer_row))),
+        Some(Idle)
+    );
+    let pasted = "> paste line one\n  paste line two \u{200b}";
+    assert_eq!(
+        qwen(history, pasted, Some((16, composer_row + 1))),
+        Some(Draft)
+    );
+    let working = "  > HOLD /tmp/release\n\n  .  Compiling brilliance... (3s · esc to cancel)";
+    assert_eq!(qwen(working, empty, Some((2, 0))), Some(Working));
+    let asking = "  > BASH touch /tmp/made.txt\n  ? Shell touch /tmp/made.txt (Run the command) ←\n\n     touch /tmp/made.txt\n\n   Allow execution of: 'touch'?\n\n   › 1. Yes, allow once\n     2. Always allow run 'touch *' commands in this project\n     4. No, suggest changes (esc)\n\n\n  ⠏ Waiting for user confirmation...";
+    let programs = Programs::built_in();
+    let description = programs.for_program("qwen").unwrap();
+    let rows: Vec<&str> = asking.lines().collect();
+    assert_eq!(description.screen(&rows, "✳︎ Qwen - work"), Some(Asking));
+}
+
+const AIDER_RULE: &str = "────────────────────────────────────────────────────────────────────────";
+
+fn aider(rows: &str) -> Option<AgentScreen> {
+    let banner = format!("{AIDER_RULE}\nAider v0.86.2\nModel: openai/standin-model with diff edit format\nGit repo: none\nRepo-map: disabled\n{AIDER_RULE}\n");
+    told("aider", &format!("{banner}{rows}\n\n\n"), "vm")
+}
+
+#[test]
+fn aider_0_86_2_as_seen() {
+    assert_eq!(aider("diff>"), Some(Idle));
+    let after = format!("diff> first turn text\n\nSTANDIN-REPLY: ok\n\n\nTokens: 2.3k sent, 8 received.\n{AIDER_RULE}\ndiff>");
+    assert_eq!(aider(&after), Some(Idle));
+    assert_eq!(aider("diff> my own draft"), Some(Draft));
+    assert_eq!(
+        aider("diff> paste line one\ndiff> paste line two"),
+        Some(Draft)
+    );
+    // While the model works there is no prompt: what is typed would wait
+    // in its input, so the state holds messages.
+    let working = "diff> HOLD /tmp/release\n\n     █░    Waiting for openai/standin-model";
+    assert_eq!(aider(working), Some(Busy));
+    let asking = "diff> BASH touch /tmp/made.txt\n\nSTANDIN-REPLY: run this:\n\n\ntouch /tmp/made.txt\n\n\n\nTokens: 2.4k sent, 26 received.\n\ntouch /tmp/made.txt\nRun shell command? (Y)es/(N)o/(D)on't ask again [Yes]:";
+    assert_eq!(aider(asking), Some(Asking));
+    let declined = format!("{asking} n\n{AIDER_RULE}\ndiff>");
+    assert_eq!(
+        aider(&declined),
+        Some(Idle),
+        "an answered question is old output"
+    );
+}
+
+#[test]
+fn a_reading_says_where_each_sign_was_seen() {
+    let programs = Programs::built_in();
+    let claude = programs.named("claude-code").unwrap();
+    let rule = "─".repeat(40);
+    let rows = ["✻ Swooping…", &rule, "❯ hello", &rule, "  esc to interrupt"];
+    let lines = claude.explain(&rows, None, "");
+    assert_eq!(lines[0], "claude-code: draft");
+    let text = lines.join("\n");
+    assert!(text.contains("composer: rows 3-3"), "{text}");
+    assert!(text.contains("row 3 \"❯ hello\": a draft"), "{text}");
+    assert!(
+        text.contains("working: row 5 \"esc to interrupt\" matched \"esc to interrupt\""),
+        "{text}"
+    );
+    let none = claude.explain(&["$ ls", "a b"], None, "");
+    assert_eq!(none[0], "claude-code: unknown");
+    assert!(
+        none.join("\n")
+            .contains("composer: none: no row matched its end"),
+        "{none:?}"
+    );
+}
+
+#[test]
+fn a_further_cr_is_asked_for_by_name() {
+    let programs = Programs::built_in();
+    let again: Vec<&str> = programs
+        .all()
+        .iter()
+        .filter(|d| d.delivery.cr_again)
+        .map(|d| d.name.as_str())
+        .collect();
+    assert_eq!(again, ["gemini-cli"]);
+    let file = "agent \"x\" {\n  programs \"x\"\n  prompt \">\"\n  message multiline=\"paste\"\n}";
+    let x = Programs::with_file(file, "f").unwrap();
+    assert!(!x.named("x").unwrap().delivery.cr_again, "off unless asked");
+    let bad = file.replace("multiline=\"paste\"", "cr=\"twice\"");
+    assert!(Programs::with_file(&bad, "f").is_err());
 }

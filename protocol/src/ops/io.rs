@@ -131,7 +131,7 @@ impl From<crate::agent_screen::AgentScreen> for PaneState {
     fn from(screen: crate::agent_screen::AgentScreen) -> Self {
         use crate::agent_screen::AgentScreen;
         match screen {
-            AgentScreen::Working => PaneState::Working,
+            AgentScreen::Working | AgentScreen::Busy => PaneState::Working,
             AgentScreen::Idle => PaneState::Idle,
             AgentScreen::Draft => PaneState::Draft,
             AgentScreen::Asking => PaneState::Asking,

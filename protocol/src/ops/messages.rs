@@ -202,6 +202,39 @@ pub struct AgentsResult {
     pub at_ms: u64,
 }
 
+/// `explain`: how the agent descriptions read one pane's screen, for a
+/// person writing or fixing one (`zellij-mcp agents --explain`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct ExplainArgs {
+    pub pane_id: PaneRef,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct ExplainResult {
+    pub pane_id: PaneRef,
+    /// The program it runs, as descriptions name it (`programs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
+    /// Its agent name, if it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub title: String,
+    /// The state the pane reads as (none for a pane that is no agent's),
+    /// and the description that told it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<crate::ops::PaneState>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub described_by: Option<String>,
+    /// Which descriptions were tried, and why those.
+    pub tried: String,
+    /// The screen, its trailing blanks cut; rows are numbered from 1.
+    pub rows: Vec<String>,
+    /// Each description tried, in order: what it made of the screen.
+    pub readings: Vec<Vec<String>>,
+}
+
 /// One agent: its pane, what its screen shows and since when, and its
 /// messages.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

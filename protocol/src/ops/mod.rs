@@ -67,6 +67,8 @@ ops! {
     CancelMessages = "cancel_messages", CancelMessagesArgs => CancelMessagesResult;
     /// Every agent, who needs someone first (the board's rows).
     Agents = "agents", NoArgs => AgentsResult;
+    /// How the agent descriptions read one pane's screen.
+    Explain = "explain", ExplainArgs => ExplainResult;
     /// The session's event log, after a seq.
     ReadEvents = "read_events", ReadEventsArgs => ReadEventsResult;
     /// A pane's screen; the bridge reads scrollbacks itself.
