@@ -95,6 +95,15 @@ fn described_by(s: &Session, pane: &str) -> Value {
     })
 }
 
+/// What `zellij-mcp agents --explain` prints for `pane`.
+fn explain(s: &Session, pane: &str) -> String {
+    let mut explain = std::process::Command::new(bridge());
+    explain.args(["agents", "--explain", pane]).envs(s.sandbox().env());
+    let out = explain.output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
 fn a_peer(program: Program) {
     let s: Session = session(&format!("peer-{program:?}").to_lowercase());
     if program == Program::Askbot {
@@ -123,6 +132,13 @@ fn a_peer(program: Program) {
         Program::Aider => "aider",
     };
     assert_eq!(described_by(&s, &pane), description);
+    // How its description reads the screen, for a person writing one.
+    let explained = explain(&s, &pane);
+    assert!(
+        explained.contains(&format!("state: idle (told by {description})")),
+        "{explained}"
+    );
+    assert!(explained.contains("  composer: rows "), "{explained}");
 
     // An idle composer: a message of several lines arrives once, whole.
     let sent = send(&mcp, &pane, "note one\nline two", 20000);

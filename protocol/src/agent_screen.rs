@@ -94,6 +94,10 @@ const AGENT_PROGRAMS: [&str; 8] = [
     "claude", "codex", "gemini", "opencode", "aider", "goose", "amp", "qwen",
 ];
 
+/// Agent programs whose script is named otherwise (`cli.js`,
+/// `cli-entry.js`), by the package folder it is in.
+const PACKAGES: [(&str, &str); 2] = [("/claude-code/", "claude"), ("/qwen-code/", "qwen")];
+
 /// Programs that run an agent's script.
 const INTERPRETERS: [&str; 4] = ["node", "bun", "deno", "python3"];
 
@@ -104,9 +108,9 @@ pub fn program_name(argv: &[String]) -> Option<String> {
         let name = arg.rsplit('/').next().unwrap_or(arg);
         name.split('.').next().unwrap_or(name).to_owned()
     };
-    let named = |arg: &String| match arg.contains("/claude-code/") {
-        true => "claude".to_owned(),
-        false => stem(arg),
+    let named = |arg: &String| match PACKAGES.iter().find(|(folder, _)| arg.contains(folder)) {
+        Some((_, program)) => (*program).to_owned(),
+        None => stem(arg),
     };
     // An interpreter's options come before its script (Gemini CLI runs
     // itself again as `node --max-old-space-size=… gemini.js`).
@@ -214,6 +218,10 @@ mod tests {
             Some("gemini")
         );
         assert_eq!(name(&["node", "--version"]).as_deref(), Some("node"));
+        assert_eq!(
+            name(&["node", "--expose-gc", "/x/@qwen-code/qwen-code/cli.js"]).as_deref(),
+            Some("qwen")
+        );
         assert_eq!(name(&[]), None);
     }
 }
