@@ -98,7 +98,9 @@ fn described_by(s: &Session, pane: &str) -> Value {
 /// What `zellij-mcp agents --explain` prints for `pane`.
 fn explain(s: &Session, pane: &str) -> String {
     let mut explain = std::process::Command::new(bridge());
-    explain.args(["agents", "--explain", pane]).envs(s.sandbox().env());
+    explain
+        .args(["agents", "--explain", pane])
+        .envs(s.sandbox().env());
     let out = explain.output().unwrap();
     assert!(out.status.success(), "{out:?}");
     String::from_utf8(out.stdout).unwrap()
