@@ -205,13 +205,23 @@ pub struct ComposerSeen {
     pub text: Vec<(usize, String, Option<String>)>,
 }
 
+/// Why a composer's row is the program's suggestion, not a draft.
+const SUGGESTED: &str = "a suggestion: the cursor is at its start";
+
 impl ComposerSeen {
     /// The rows of text nobody sent, joined by line feeds; empty for none.
     pub fn draft(&self) -> String {
-        let rows = self
-            .text
-            .iter()
-            .filter(|(_, t, e)| !t.is_empty() && e.is_none());
+        self.joined(|not_draft| not_draft.is_none())
+    }
+
+    /// The rows taken as the program's suggestion, joined by line feeds.
+    pub fn suggestion(&self) -> String {
+        self.joined(|not_draft| not_draft == Some(SUGGESTED))
+    }
+
+    fn joined(&self, taken: impl Fn(Option<&str>) -> bool) -> String {
+        let rows = self.text.iter();
+        let rows = rows.filter(|(_, text, why)| !text.is_empty() && taken(why.as_deref()));
         let rows: Vec<&str> = rows.map(|(_, text, _)| text.as_str()).collect();
         rows.join("\n")
     }
@@ -402,7 +412,7 @@ impl Description {
             .map(|(i, text)| {
                 let not_draft = match first_match(&self.empty, text) {
                     Some(p) => Some(format!("matched empty {:?}", p.text)),
-                    None => suggested.then(|| "a suggestion: the cursor is at its start".into()),
+                    None => suggested.then(|| SUGGESTED.to_owned()),
                 };
                 (i, text.to_owned(), not_draft)
             })

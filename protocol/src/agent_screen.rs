@@ -29,6 +29,8 @@ pub struct Shown {
 pub struct Composing {
     /// Its text nobody sent, rows joined by line feeds ("" when empty).
     pub draft: String,
+    /// Text taken as the program's own suggestion ("" when none).
+    pub suggestion: String,
     /// A fingerprint of the rest of the screen ([`Reading::around`]).
     pub around: u64,
 }
@@ -85,6 +87,7 @@ fn composing<S: AsRef<str>>(reading: &Reading, rows: &[S]) -> Option<Composing> 
     let composer = reading.composer.as_ref().ok()?;
     Some(Composing {
         draft: composer.draft(),
+        suggestion: composer.suggestion(),
         around: reading.around(rows),
     })
 }

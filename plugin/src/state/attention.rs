@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 
+use zellij_mcp_protocol::agent_screen::{AgentScreen, Shown};
 use zellij_mcp_protocol::ops::{LastMessage, PaneState};
 use zellij_mcp_protocol::PaneRef;
 
@@ -22,6 +23,9 @@ pub struct Attention {
     last_in: BTreeMap<PaneRef, LastMessage>,
     /// The last delivered message of each sender (its name or pane id).
     last_out: BTreeMap<String, LastMessage>,
+    /// The last text each agent's composer was seen to hold as a person's
+    /// draft (the cursor after its start).
+    typed: BTreeMap<PaneRef, String>,
     /// When the last look was (Unix ms).
     pub looked_ms: u64,
 }
@@ -56,6 +60,24 @@ impl Attention {
         self.described_by.get(&pane)
     }
 
+    /// Notes what `pane`'s composer holds; text the description took for
+    /// the program's suggestion (by the cursor at its start) is a draft
+    /// when it is what a person was seen to type there: they only moved
+    /// the cursor back to its start.
+    pub fn composer(&mut self, pane: PaneRef, shown: &mut Shown) {
+        let Some(composer) = &shown.composer else {
+            return;
+        };
+        if !composer.draft.is_empty() {
+            self.typed.insert(pane, composer.draft.clone());
+        } else if shown.agent == Some(AgentScreen::Idle)
+            && !composer.suggestion.is_empty()
+            && self.typed.get(&pane) == Some(&composer.suggestion)
+        {
+            shown.agent = Some(AgentScreen::Draft);
+        }
+    }
+
     /// What `pane` showed at the last look.
     pub fn of(&self, pane: PaneRef) -> Option<Seen> {
         self.last.get(&pane).copied()
@@ -66,6 +88,7 @@ impl Attention {
         self.last.retain(|pane, _| panes.contains(pane));
         self.described_by.retain(|pane, _| panes.contains(pane));
         self.last_in.retain(|pane, _| panes.contains(pane));
+        self.typed.retain(|pane, _| panes.contains(pane));
     }
 
     /// Message `seq` from `from` was delivered to `pane` (whose name or id
@@ -101,6 +124,43 @@ impl Attention {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use zellij_mcp_protocol::agent_screen::Composing;
+    use zellij_mcp_protocol::shell_line::ShellLine;
+
+    fn shown(agent: AgentScreen, draft: &str, suggestion: &str) -> Shown {
+        Shown {
+            agent: Some(agent),
+            described_by: None,
+            composer: Some(Composing {
+                draft: draft.into(),
+                suggestion: suggestion.into(),
+                around: 0,
+            }),
+            line: ShellLine::Unknown,
+        }
+    }
+
+    #[test]
+    fn a_persons_draft_with_the_cursor_moved_to_its_start_stays_a_draft() {
+        let mut attention = Attention::default();
+        let pane = PaneRef::terminal(1);
+        let mut told = |s: Shown| {
+            let mut s = s;
+            attention.composer(pane, &mut s);
+            s.agent
+        };
+        // The program's own suggestion, never typed here: no draft.
+        let suggested = shown(AgentScreen::Idle, "", "run the tests");
+        assert_eq!(told(suggested.clone()), Some(AgentScreen::Idle));
+        // A person typed, then pressed Home: the same text, cursor at its start.
+        assert_eq!(
+            told(shown(AgentScreen::Draft, "my own draft", "")),
+            Some(AgentScreen::Draft)
+        );
+        let home = shown(AgentScreen::Idle, "", "my own draft");
+        assert_eq!(told(home), Some(AgentScreen::Draft));
+        assert_eq!(told(suggested), Some(AgentScreen::Idle));
+    }
 
     #[test]
     fn starting_to_ask_is_noted_once_per_dialog() {

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use zellij_mcp_protocol::agent_name::{parent_of, SERVER_NAME};
 use zellij_mcp_protocol::agent_programs::{Delivery, Multiline, WhileWorking};
-use zellij_mcp_protocol::agent_screen::AgentScreen;
+use zellij_mcp_protocol::agent_screen::{AgentScreen, Shown};
 use zellij_mcp_protocol::ops::{
     AgentsResult, Happened, HoldReason, PaneEntry, PaneState, DEFAULT_MESSAGE_TTL_S,
 };
@@ -232,9 +232,10 @@ impl<H: Host> McpPlugin<H> {
         }
         let program = zellij.program_of(pane, running.as_deref());
         let telling = zellij.telling(pane, program.as_deref(), named);
-        let Some(shown) = self.host.shown(pane, telling) else {
+        let Some(mut shown) = self.host.shown(pane, telling) else {
             return Taking::Later;
         };
+        self.attention.composer(pane, &mut shown);
         let delivery = self.programs.delivery(program.as_deref());
         match held_because(shown.agent, delivery) {
             Some(why) => Taking::Held(pane, why),
@@ -337,7 +338,8 @@ impl<H: Host> McpPlugin<H> {
             running: host.running_command(pane),
         });
         let zellij = Zellij::of(&self.host, &self.view, &self.programs);
-        let states: Vec<(PaneRef, PaneState, Option<String>)> = terminals
+        // Each agent's screen, or `None` for one that exited.
+        let screens: Vec<(PaneRef, Option<Option<Shown>>)> = terminals
             .iter()
             .filter_map(|entry| {
                 let pane_id = entry.pane_id;
@@ -358,16 +360,22 @@ impl<H: Host> McpPlugin<H> {
                     return None;
                 }
                 if entry.exited {
-                    return Some((pane_id, PaneState::Exited, None));
+                    return Some((pane_id, None));
                 }
                 let telling = zellij.telling(pane_id, program.as_deref(), named);
-                let shown = self.host.shown(pane_id, telling);
-                let (agent, by) = shown.map_or((None, None), |s| (s.agent, s.described_by));
-                Some((
-                    pane_id,
-                    agent.map_or(PaneState::Unknown, PaneState::from),
-                    by,
-                ))
+                Some((pane_id, Some(self.host.shown(pane_id, telling))))
+            })
+            .collect();
+        let states: Vec<(PaneRef, PaneState, Option<String>)> = screens
+            .into_iter()
+            .map(|(pane_id, screen)| match screen {
+                None => (pane_id, PaneState::Exited, None),
+                Some(None) => (pane_id, PaneState::Unknown, None),
+                Some(Some(mut shown)) => {
+                    self.attention.composer(pane_id, &mut shown);
+                    let state = shown.agent.map_or(PaneState::Unknown, PaneState::from);
+                    (pane_id, state, shown.described_by)
+                }
             })
             .collect();
         let mut looked = Vec::new();
