@@ -81,18 +81,68 @@ fn held(sent: &Value, why: &str) {
     );
 }
 
+/// `pane`'s row in `zellij-mcp agents --json`, from the plugin's own look
+/// at it (up to half a second old).
+fn agent_row(s: &Session, pane: &str) -> Option<Value> {
+    let mut agents = std::process::Command::new(bridge());
+    agents.args(["agents", "--json"]).envs(s.sandbox().env());
+    let rows: Value = serde_json::from_slice(&agents.output().ok()?.stdout).ok()?;
+    let mut rows = rows["agents"].as_array()?.iter();
+    rows.find(|r| r["pane_id"] == pane).cloned()
+}
+
 /// The description `zellij-mcp agents` says told `pane`'s state (its rows
 /// come from a look up to half a second old, which may predate the state).
 fn described_by(s: &Session, pane: &str) -> Value {
     wait_for("the pane in `agents`", Duration::from_secs(10), || {
-        let mut agents = std::process::Command::new(bridge());
-        agents.args(["agents", "--json"]).envs(s.sandbox().env());
-        let out = agents.output().unwrap();
-        let rows: Value = serde_json::from_slice(&out.stdout).expect("agents --json");
-        let mut row = rows["agents"].as_array()?.iter();
-        let described_by = &row.find(|r| r["pane_id"] == pane)?["described_by"];
-        described_by.is_string().then(|| described_by.clone())
+        let described_by = agent_row(s, pane)?["described_by"].clone();
+        described_by.is_string().then_some(described_by)
     })
+}
+
+/// Qwen Code, after a few turns, stands its suggested next prompt dim in
+/// the empty composer, the cursor at its start: that is no draft, and a
+/// message goes (typed over it). A person's draft is still held, also once
+/// they moved its cursor back to its start.
+fn suggestions_are_no_draft(s: &Session, mcp: &Mcp, pane: &str, api: &ModelApi) {
+    wait_for("a suggestion", Duration::from_secs(60), || {
+        screen(mcp, pane)
+            .contains("STANDIN-SUGGESTION")
+            .then_some(())
+    });
+    assert_eq!(listed_state(mcp, pane), "idle");
+    let sent = send(mcp, pane, "over the suggestion", 20000);
+    assert_eq!(sent["status"], "delivered", "{sent}");
+    let texts = until_sent(api, "over the suggestion");
+    let turn = texts
+        .iter()
+        .find(|t| t.contains("over the suggestion"))
+        .unwrap();
+    assert!(!turn.contains("STANDIN-SUGGESTION"), "{turn}");
+    until_state(mcp, pane, "idle");
+    wait_for("a suggestion", Duration::from_secs(60), || {
+        screen(mcp, pane)
+            .contains("STANDIN-SUGGESTION")
+            .then_some(())
+    });
+    let draft = json!({"pane_id": pane, "text": "my own words"});
+    mcp.ok("zellij_write", draft);
+    // Once the plugin has looked at the draft, the person moves to its start.
+    wait_for("the draft seen", Duration::from_secs(10), || {
+        (agent_row(s, pane)?["state"] == "draft").then_some(())
+    });
+    mcp.ok("zellij_write", json!({"pane_id": pane, "keys": ["Home"]}));
+    held(&send(mcp, pane, "not into words", 1500), "draft");
+    assert!(screen(mcp, pane).contains("my own words"));
+    assert_eq!(times_sent(api, "not into words"), 0);
+    mcp.ok(
+        "zellij_write",
+        json!({"pane_id": pane, "keys": ["End", "Ctrl u"]}),
+    );
+    let texts = until_sent(api, "not into words");
+    let turn = texts.iter().find(|t| t.contains("not into words")).unwrap();
+    assert!(!turn.contains("my own words"), "{turn}");
+    until_state(mcp, pane, "idle");
 }
 
 /// What `zellij-mcp agents --explain` prints for `pane`.
@@ -187,6 +237,10 @@ fn a_peer(program: Program) {
     until_sent(&api, "while working");
     until_state(&mcp, &pane, "idle");
     assert_eq!(times_sent(&api, "while working"), 1);
+
+    if program == Program::QwenCode {
+        suggestions_are_no_draft(&s, &mcp, &pane, &api);
+    }
 
     // A message whose turn ends in a permission dialog: nothing of its
     // submit is left in the program's input to answer it (a CR that
