@@ -558,7 +558,6 @@ mod tests {
         // its own, a program not described so, or a screen that changed
         // around it, gets the one CR.
         let t2 = t1 + ms(5000);
-        let changed = std::cell::Cell::new(0);
         for (pane, shows, crs) in [
             (3, ours, MOST_CRS),
             (
@@ -578,15 +577,12 @@ mod tests {
                 1,
             ),
         ] {
-            changed.set(0);
             q.push(write("c", pane, "hi", Some(150)), t2);
             let sent: usize = (3..40)
                 .map(|i| {
-                    let look = |_: &PendingWrite| match (pane, changed.replace(1)) {
-                        (5, 1) => ours,
-                        _ => shows,
-                    };
-                    q.on_timer(t2 + ms(50 * i), look)
+                    // Pane 5's screen changes after its first CR.
+                    let now_shows = if pane == 5 && i > 3 { ours } else { shows };
+                    q.on_timer(t2 + ms(50 * i), |_| now_shows)
                 })
                 .map(|steps| steps.iter().filter(|s| **s == cr(pane)).count())
                 .sum();

@@ -46,27 +46,28 @@ impl Description {
         ));
         lines.extend(self.composer_lines(&reading, &row));
         let asking_where = match &reading.composer {
-            Ok(c) => format!("at or under row {}", c.rows.start + 1),
-            Err(_) => "anywhere (no composer)".to_owned(),
+            Ok(c) => format!("row at or under row {}", c.rows.start + 1),
+            Err(_) => "row anywhere (no composer)".to_owned(),
         };
-        lines.push(match &reading.asking {
-            Some(hit) => format!("  asking: {}", hit_words(hit, &row)),
-            None => format!(
-                "  asking: no row {asking_where} matched {}; title {:?} matched none of {}",
-                quoted(&self.asking.rows),
-                title,
-                quoted(&self.asking.title)
+        let signs = [
+            (
+                "asking",
+                &reading.asking,
+                &self.asking,
+                asking_where.as_str(),
             ),
-        });
-        lines.push(match &reading.working {
-            Some(hit) => format!("  working: {}", hit_words(hit, &row)),
-            None => format!(
-                "  working: no row matched {}; title {:?} matched none of {}",
-                quoted(&self.working.rows),
-                title,
-                quoted(&self.working.title)
-            ),
-        });
+            ("working", &reading.working, &self.working, "row"),
+        ];
+        for (state, hit, signs, rows_looked) in signs {
+            lines.push(match hit {
+                Some(hit) => format!("  {state}: {}", hit_words(hit, &row)),
+                None => format!(
+                    "  {state}: no {rows_looked} matched {}; title {title:?} matched none of {}",
+                    quoted(&signs.rows),
+                    quoted(&signs.title)
+                ),
+            });
+        }
         if reading.state == Some(AgentScreen::Busy) {
             lines.push("  no composer while working: messages wait for it".to_owned());
         }
