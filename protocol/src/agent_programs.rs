@@ -19,7 +19,7 @@
 //!   else, with an empty composer, **idle**.
 //!
 //! [`Description::read`] also says where each of these was seen and by
-//! which pattern, which [`Reading::explain`] puts in words for a person
+//! which pattern, which [`Description::explain`] puts in words for a person
 //! writing a description.
 //!
 //! A screen that is none of these is no state (`unknown`), never one that
