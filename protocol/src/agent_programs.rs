@@ -253,32 +253,37 @@ pub struct Reading {
     pub working: Option<Hit>,
 }
 
-/// Rows above the composer that count as the rest of the screen (a
-/// program's own rows there change when it takes a message).
+/// Rows with text above the composer that count as the rest of the screen
+/// (a program's own rows there change when it takes a message).
 const ROWS_ABOVE: usize = 6;
 
 impl Reading {
-    /// A fingerprint of the screen less its composer: the rows under the
-    /// composer and the few right above it (which stay next to it when a
-    /// taller composer pushes the screen up). Of the whole screen where no
-    /// composer was found.
+    /// A fingerprint of the screen less its composer: the rows with text
+    /// under the composer and the few right above it (which stay next to
+    /// it when a taller composer pushes the screen up). Blank rows do not
+    /// count: a CR taken as a new line adds one to the composer, or under
+    /// it. Of the whole screen where no composer was found.
     pub fn around<S: AsRef<str>>(&self, rows: &[S]) -> u64 {
+        let shown = |row: &&S| !row.as_ref().trim().is_empty();
         let fold = |hash: u64, row: &S| {
-            let bytes = row.as_ref().trim_end().bytes().chain([b'\n']);
+            let bytes = row.as_ref().trim().bytes().chain([b'\n']);
             bytes.fold(hash, |h, b| {
                 (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
             })
         };
-        let (above, below) = match &self.composer {
-            Ok(c) => (
-                c.rows.start.saturating_sub(ROWS_ABOVE)..c.rows.start,
-                c.rows.end,
-            ),
-            Err(_) => (0..0, 0),
+        let (top, bottom) = match &self.composer {
+            Ok(c) => (c.rows.start, c.rows.end.min(rows.len())),
+            Err(_) => (0, 0),
         };
+        let above: Vec<&S> = rows[..top]
+            .iter()
+            .rev()
+            .filter(shown)
+            .take(ROWS_ABOVE)
+            .collect();
         let seed = 0xcbf2_9ce4_8422_2325_u64;
-        let hash = rows[above].iter().fold(seed, fold);
-        rows[below.min(rows.len())..].iter().fold(hash, fold)
+        let hash = above.into_iter().rev().fold(seed, fold);
+        rows[bottom..].iter().filter(shown).fold(hash, fold)
     }
 }
 

@@ -412,3 +412,26 @@ fn a_further_cr_is_asked_for_by_name() {
     let bad = file.replace("multiline=\"paste\"", "cr=\"twice\"");
     assert!(Programs::with_file(&bad, "f").is_err());
 }
+
+#[test]
+fn the_rest_of_the_screen_is_the_same_when_a_cr_only_made_a_new_line() {
+    let programs = Programs::built_in();
+    let gemini = programs.for_program("gemini").unwrap();
+    let around = |screen: &str| {
+        let rows: Vec<&str> = screen.lines().collect();
+        let reading = gemini.read(&rows, "◇  Ready (work)");
+        assert_eq!(reading.state, Some(Draft), "{screen}");
+        reading.around(&rows)
+    };
+    let rule = "─".repeat(60);
+    let footer =
+        " workspace (/directory)      sandbox      /model\n ~/work      no sandbox      Auto\n\n\n";
+    let typed = format!("\n{rule}\n Shift+Tab to accept edits\n\n > [#1 from lead] note one\n   line two\n\n{footer}");
+    // The CR was taken as a new line: the composer has an empty row more,
+    // and what is above it moved up.
+    let new_line = format!("{rule}\n Shift+Tab to accept edits\n\n > [#1 from lead] note one\n   line two\n   \n\n{footer}");
+    assert_eq!(around(&typed), around(&new_line));
+    let taken =
+        format!("\n{rule}\n ✦ on it\n\n > [#1 from lead] note one\n   line two\n\n{footer}");
+    assert_ne!(around(&typed), around(&taken), "the program answered");
+}
