@@ -287,4 +287,12 @@ fn a_peer(program: Program) {
     assert_eq!(times_sent(&api, "after the dialog"), 1);
     assert!(!made.exists(), "declined, the command never ran");
     assert_eq!(logged(&mcp, "answered").len(), 1);
+    if program == Program::Aider {
+        // Each CR it read took a line: an empty one would leave a bare
+        // prompt row behind (and one waiting would answer its question).
+        let full = mcp.ok("zellij_read", json!({"pane_id": pane, "full": true}));
+        let text = full["text"].as_str().unwrap();
+        let bare = text.lines().filter(|row| row.trim() == "diff>").count();
+        assert_eq!(bare, 1, "empty submissions:\n{text}");
+    }
 }
