@@ -10,6 +10,7 @@ use zellij_tile::prelude::{ClientInfo, Event, PaneContents, PaneId, PaneManifest
 
 use crate::handlers::ScreenText;
 use crate::host::{ref_of_id, Host};
+use crate::state::later::SHOWN_LOOK_EVERY;
 use crate::state::waits::Screen;
 use crate::{McpPlugin, HEARTBEAT};
 
@@ -121,6 +122,11 @@ impl<H: Host> McpPlugin<H> {
         self.run_steps(steps);
         self.shell_runs_due(now);
         self.requests.later.timer_fired(now);
+        if self.requests.later.next_deadline().is_some() {
+            // Held replies wait for the view: one Zellij stopped feeding
+            // (no client views the plugin's tab) is refreshed here.
+            self.refresh_if_starved_for(SHOWN_LOOK_EVERY);
+        }
         self.after_view_change();
         // Other timers (submit CRs, waits) also land here; only a due heartbeat re-arms.
         if self.acting.heartbeat_due(now) {

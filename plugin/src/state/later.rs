@@ -15,6 +15,8 @@ use crate::state::session::SessionView;
 
 /// How long a reply waits for Zellij to show a change before answering anyway.
 pub const SETTLE_TIME: Duration = Duration::from_secs(2);
+/// How often requests waiting to be shown look at the session again.
+pub const SHOWN_LOOK_EVERY: Duration = Duration::from_millis(250);
 /// Timers fire a little early or late; a moment this close counts as now.
 pub const TIMER_SLACK: Duration = Duration::from_millis(10);
 /// A timer this late never comes: Zellij drops the events of an instance
@@ -144,6 +146,13 @@ impl<T> Later<T> {
                 Awaiting::NextTick(_) => None,
             })
             .min()
+    }
+
+    /// When to look at the view again for the requests waiting to be shown:
+    /// a view Zellij stopped feeding changes only when looked at.
+    pub fn next_look(&self, now: Instant) -> Option<Instant> {
+        let deadline = self.next_deadline()?;
+        Some(deadline.min(now + SHOWN_LOOK_EVERY))
     }
 
     /// How long a new timer should run to fire at `due`; `None` when one

@@ -15,7 +15,8 @@ use zellij_mcp_protocol::shell_line::ShellLine;
 use zellij_mcp_protocol::PaneRef;
 use zellij_tile::prelude::*;
 
-use crate::state::later::SETTLE_TIME;
+use crate::host::SessionSnapshot;
+use crate::state::later::{SETTLE_TIME, SHOWN_LOOK_EVERY};
 use crate::state::waits::EXIT_SETTLE;
 use crate::tests::{
     did, error_code, only_reply, plugin, replies_on, request, result_of, send, typed, FakeHost,
@@ -53,7 +54,11 @@ fn refused(p: &mut Plugin, id: &str, op: &str, args: Value) -> String {
 /// terminal_7 and a hidden terminal_8.
 fn with_logs_tab(p: &mut Plugin) {
     p.view.tabs.push(logs_tab());
-    let panes = vec![
+    p.view.panes.as_mut().unwrap().panes.insert(1, logs_panes());
+}
+
+fn logs_panes() -> Vec<PaneInfo> {
+    vec![
         PaneInfo {
             id: 7,
             title: "tail".into(),
@@ -65,8 +70,7 @@ fn with_logs_tab(p: &mut Plugin) {
             is_suppressed: true,
             ..Default::default()
         },
-    ];
-    p.view.panes.as_mut().unwrap().panes.insert(1, panes);
+    ]
 }
 
 fn logs_tab() -> TabInfo {
@@ -201,6 +205,30 @@ fn a_new_tab_answers_once_zellij_shows_it_named_and_with_panes() {
         focused: false,
     };
     assert_eq!(tab, expected);
+}
+
+#[test]
+fn a_new_tab_in_a_view_zellij_stopped_feeding_is_answered_when_the_session_shows_its_panes() {
+    let mut p = plugin("op-newtab-starved");
+    // No pane events come: the view is refreshed from the session metadata.
+    p.view.fed_ms = 0;
+    p.host.show_tab(9, Some(logs_tab()));
+    ask(&mut p, "1", "new_tab", json!({"name": "logs"}));
+    p.on_timer();
+    assert!(replies_on(&p, "1", "1").is_empty(), "no panes listed yet");
+    let mut panes = p.view.panes.clone().unwrap();
+    panes.panes.insert(1, logs_panes());
+    let mut tabs = p.view.tabs.clone();
+    tabs.push(logs_tab());
+    *p.host.snapshot.borrow_mut() = Some(SessionSnapshot {
+        tabs,
+        panes,
+        clients: 1,
+    });
+    p.host.advance(SHOWN_LOOK_EVERY);
+    p.on_timer();
+    let tab = result_of::<op::NewTab>(only_reply(&p, "1", "1"));
+    assert_eq!(tab.pane_ids.len(), 2, "{tab:?}");
 }
 
 #[test]

@@ -121,7 +121,7 @@ impl<H: Host> McpPlugin<H> {
     /// Arms one timer for the earliest moment a wait or a held request is due.
     pub fn arm_wake(&mut self, now: Instant) {
         let due = self.waits.next_due(now).into_iter();
-        let due = due.chain(self.requests.later.next_deadline());
+        let due = due.chain(self.requests.later.next_look(now));
         let due = due.chain(self.outbox.next_due());
         let due = due.chain(self.outbox.next_watch(now));
         let due = due.chain(self.shell_runs.next_due()).min();
