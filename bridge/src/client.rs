@@ -18,11 +18,12 @@ use zellij_mcp_protocol::ops::{op, DescribeProgramsArgs, HelloResult, NoArgs, Op
 use zellij_mcp_protocol::text::trim_rows;
 use zellij_mcp_protocol::{Error, ErrorBody, PaneRef, Reply, Request};
 
-use crate::agent_file::AgentFile;
+use crate::agent_file::{AgentFile, Checked};
 use crate::sessions::{self, SessionDefaults};
 use crate::transport::cli::CliTransport;
 use crate::transport::socket::SocketTransport;
 use crate::transport::{CallError, Destination, Transport};
+use zellij_mcp_protocol::agent_programs::{Programs, FILE_NAME};
 
 /// How long to wait for the plugin to say hello before calling it not loaded.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(3);
@@ -333,6 +334,18 @@ impl PluginClient {
                 }),
             )),
             Err(_) => Err(CallError::NoReply),
+        }
+    }
+
+    /// The agent descriptions in force: the person's file over the
+    /// built-in ones (the built-in ones alone while the file is wrong).
+    pub fn programs(&self) -> Programs {
+        let checked = self.agent_file.as_ref().map(AgentFile::now);
+        match checked.as_deref() {
+            Some(Checked::Good { text, .. }) => {
+                Programs::with_file(text, FILE_NAME).unwrap_or_else(|_| Programs::built_in())
+            }
+            _ => Programs::built_in(),
         }
     }
 

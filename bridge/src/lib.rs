@@ -15,6 +15,7 @@
 //! - [`doctor`]: the `doctor` command, what is wrong and how to fix it.
 //! - [`http`]: `serve --http`, the server over streamable HTTP with a token.
 //! - [`tmux`]: `tmux` and `claude`, Claude Code's agent teams in Zellij panes.
+//! - [`replies`]: an agent's replies, from its program's own record.
 //! - [`private`]: what the server writes stays the user's own.
 //! - [`embedded`]: the plugin this binary carries.
 //!
@@ -34,6 +35,7 @@ pub mod own_pane;
 pub mod pane_state;
 pub mod private;
 pub mod processes;
+pub mod replies;
 pub mod sessions;
 pub mod setup;
 pub mod tables;

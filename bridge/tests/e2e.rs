@@ -293,6 +293,7 @@ fn server_identifies_itself_and_publishes_schemas() {
         names,
         [
             "zellij_arrange_pane",
+            "zellij_ask",
             "zellij_cancel_messages",
             "zellij_close",
             "zellij_dump_layout",

@@ -115,6 +115,42 @@ impl Delivery {
     };
 }
 
+/// Where a program writes down its conversation, as one of the formats
+/// the bridge reads (`record "codex"`): a reply is read from there rather
+/// than from the screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Record {
+    ClaudeCode,
+    Codex,
+    GeminiCli,
+    Opencode,
+    QwenCode,
+}
+
+impl Record {
+    pub const ALL: [Record; 5] = [
+        Record::ClaudeCode,
+        Record::Codex,
+        Record::GeminiCli,
+        Record::Opencode,
+        Record::QwenCode,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Record::ClaudeCode => "claude-code",
+            Record::Codex => "codex",
+            Record::GeminiCli => "gemini-cli",
+            Record::Opencode => "opencode",
+            Record::QwenCode => "qwen-code",
+        }
+    }
+
+    pub fn named(name: &str) -> Option<Record> {
+        Record::ALL.into_iter().find(|r| r.name() == name)
+    }
+}
+
 /// One program's description.
 #[derive(Debug, Clone)]
 pub struct Description {
@@ -126,6 +162,9 @@ pub struct Description {
     /// Where it comes from: `built-in`, or the file's line.
     pub origin: String,
     pub delivery: Delivery,
+    /// Where it writes down its conversation; `None`: replies are read
+    /// from its screen.
+    pub record: Option<Record>,
     rows: usize,
     prompt: Vec<String>,
     start: Option<Pattern>,
@@ -288,6 +327,15 @@ impl Reading {
 }
 
 impl Description {
+    /// Whether `row` is one of the rows its composer starts or ends with.
+    pub fn is_composer_edge(&self, row: &str) -> bool {
+        let row = row.trim();
+        [&self.start, &self.end]
+            .into_iter()
+            .flatten()
+            .any(|p| p.matches(row))
+    }
+
     /// How people are told which description this is: its name, and where
     /// it comes from unless built in (`askbot (agents.kdl:3)`).
     pub fn label(&self) -> String {
@@ -627,6 +675,7 @@ fn agent(node: &KdlNode, origin: String) -> NodeResult<'_, Description> {
         programs: Vec::new(),
         origin,
         delivery: Delivery::default(),
+        record: None,
         rows: DEFAULT_ROWS,
         prompt: Vec::new(),
         start: None,
@@ -664,7 +713,7 @@ fn agent(node: &KdlNode, origin: String) -> NodeResult<'_, Description> {
 }
 
 const SETTINGS: &str =
-    "programs, rows, prompt, composer, empty, suggestions, working, asking, message";
+    "programs, rows, prompt, composer, empty, suggestions, working, asking, message, record";
 
 fn setting<'n>(d: &mut Description, node: &'n KdlNode) -> NodeResult<'n, ()> {
     match node.name().value() {
@@ -710,6 +759,22 @@ fn setting<'n>(d: &mut Description, node: &'n KdlNode) -> NodeResult<'n, ()> {
             }
             if d.last_row && d.end.is_some() {
                 return Err((node, "a composer at the last row has no start= or end=".into()));
+            }
+        }
+        "record" => {
+            d.record = match strings(node)?.as_slice() {
+                [name] => Record::named(name),
+                _ => None,
+            };
+            if d.record.is_none() {
+                let names: Vec<&str> = Record::ALL.iter().map(|r| r.name()).collect();
+                return Err((
+                    node,
+                    format!(
+                        "record names the format its program writes: one of {}",
+                        names.join(", ")
+                    ),
+                ));
             }
         }
         "suggestions" => match properties(node, &["cursor"])?.as_slice() {

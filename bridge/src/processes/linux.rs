@@ -81,6 +81,18 @@ impl ProcessTable for Procfs {
         Some(foreground && own.state == 'S' && self.wchan_is(pid, editing))
     }
 
+    fn environment(&self, pid: u32) -> Option<HashMap<String, String>> {
+        // Read anew: unlike stat, it never changes, and is asked rarely.
+        let path = self.root.join(pid.to_string()).join("environ");
+        let bytes = std::fs::read(path).ok()?;
+        let entries = bytes.split(|b| *b == 0).filter_map(|entry| {
+            let text = std::str::from_utf8(entry).ok()?;
+            let (name, value) = text.split_once('=')?;
+            Some((name.to_owned(), value.to_owned()))
+        });
+        Some(entries.collect())
+    }
+
     fn tells(&self, _: PaneState) -> bool {
         true
     }
@@ -262,6 +274,15 @@ mod tests {
         child.wait().unwrap();
         assert_eq!(proc.process(child.id()), Lookup::Gone, "though kept open");
         assert!(proc.open.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_process_environment_is_read_by_name() {
+        let table = Procfs::at(Path::new("/proc"));
+        let pid = std::process::id();
+        let started = table.environment(pid).expect("its own environment");
+        assert_eq!(started.get("HOME"), std::env::var("HOME").ok().as_ref());
+        assert_eq!(table.environment(u32::MAX), None);
     }
 
     #[test]

@@ -9,6 +9,7 @@
 pub mod linux;
 pub mod macos;
 
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use zellij_mcp_protocol::ops::PaneState;
@@ -70,6 +71,12 @@ pub trait ProcessTable: Send + Sync {
 
     /// Whether a pane's `state` can be this one when told from processes.
     fn tells(&self, state: PaneState) -> bool;
+
+    /// The environment `pid` started with (where its program keeps its
+    /// files); `None` when the platform cannot tell.
+    fn environment(&self, _pid: u32) -> Option<HashMap<String, String>> {
+        None
+    }
 
     /// `pid` and its ancestors, nearest first, or `None` when the table
     /// cannot tell them.

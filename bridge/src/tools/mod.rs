@@ -4,10 +4,12 @@
 //! - [`session`]: sessions, tabs, panes, layout (read-only).
 //! - [`panes`]: creating, closing, renaming, focusing, arranging.
 //! - [`io`]: reading, writing, waiting, running, signalling.
+//! - [`ask`]: a message to an agent, and its reply.
 //! - [`in_shell`]: a command line run in a pane's own shell.
 //! - [`scrollback`]: the work on whole scrollbacks that stays out of the plugin.
 //! - [`resources`]: the session's event log as a resource, with subscriptions.
 
+mod ask;
 pub mod in_shell;
 mod io;
 mod panes;
@@ -182,7 +184,8 @@ impl ZellijMcp {
         own_pane: OwnPane,
         options: &Options,
     ) -> std::io::Result<Self> {
-        let mut tool_router = Self::session_tools() + Self::pane_tools() + Self::io_tools();
+        let mut tool_router =
+            Self::session_tools() + Self::pane_tools() + Self::io_tools() + Self::ask_tools();
         let policy = Policy::new(
             &tool_router.list_all(),
             options.read_only,

@@ -5,14 +5,25 @@ API (Qwen Code, aider), each streamed as SSE the way the real one does.
 What a user turn holds decides the answer:
 - SPAWN: one call of the Agent tool that starts a teammate named researcher;
 - BASH <command>: one call of the request's shell tool running <command>
-  (so the program asks permission first); to a program that offers no
+  (so the program asks permission first, unless it deems the command
+  harmless: Claude Code, Gemini CLI and Qwen Code run `echo hi` unasked,
+  Codex and opencode ask); to a program that offers no
   tools (aider), a text with the command in a fenced bash block, which it
   offers to run;
+- TOOLTEXT <command>: like BASH, but the call follows a text
+  "STANDIN-BEFORE-TOOL: running it." in the same assistant message, and
+  the tool's result is answered "STANDIN-AFTER-TOOL: done.";
 - HOLD <path>: the answer waits until <path> exists (a turn under way;
   to aider, HOLD and BASH together give the bash block after the wait);
+- LONG: the text of fixtures/long-reply.md (read at each request), in
+  about eight pieces: markdown, a 300-character line, a code block, wide
+  characters and an emoji, for tests that compare what a program keeps of
+  a reply byte for byte;
 - anything else: a short text answer.
-A tool's result gets a short text answer; Qwen Code's request for a
-follow-up suggestion gets a short suggestion.
+LONG applies to a turn of the agent's loop only, not to a side request (a
+title, a suggestion, the model router's JSON). A tool's result gets a
+short text answer; Qwen Code's request for a follow-up suggestion gets a
+short suggestion.
 
 Usage: model_api.py [requests.jsonl]: with a path, each request's last
 user text is appended to it as a JSON line, with whether it is a turn of
@@ -31,10 +42,43 @@ REQUESTS = sys.argv[1] if len(sys.argv) > 1 else None
 
 TEAMMATE = {"description": "say hello", "prompt": "say hello", "name": "researcher"}
 
+LONG_REPLY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "long-reply.md")
+BEFORE_TOOL = "STANDIN-BEFORE-TOOL: running it."
+AFTER_TOOL = "STANDIN-AFTER-TOOL: done."
+
+
+def long_reply():
+    """fixtures/long-reply.md as it is now, so a test compares with the
+    very bytes it was sent (no newline translation)."""
+    with open(LONG_REPLY, encoding="utf-8", newline="") as f:
+        return f.read()
+
+
+def reply_text(text, turn, short):
+    """The text answer to a user turn: the long reply if it asks for it
+    (LONG, in a turn of the loop), else `short`."""
+    return long_reply() if turn and "LONG" in text else short
+
+
+def pieces(text, count=8):
+    """`text` in about `count` pieces, cut between characters (never
+    inside one's UTF-8 bytes); a short text stays whole, as it always was."""
+    if len(text) < 200:
+        return [text]
+    size = -(-len(text) // count)
+    return [text[i:i + size] for i in range(0, len(text), size)]
+
+
+def after_tool(history, short):
+    """The answer to a tool's result: AFTER_TOOL when the call came with
+    BEFORE_TOOL's text (a TOOLTEXT turn), found in the last few entries of
+    the history (the result, the call, the text if kept apart)."""
+    return AFTER_TOOL if BEFORE_TOOL in json.dumps(history[-3:]) else short
+
 
 def events(model, blocks, stop_reason):
     """The SSE events of one assistant message made of `blocks`, each a
-    (content_block_start payload, delta payload) pair."""
+    (content_block_start payload, delta payloads) pair."""
     yield "message_start", {
         "type": "message_start",
         "message": {
@@ -48,9 +92,10 @@ def events(model, blocks, stop_reason):
             "usage": {"input_tokens": 1, "output_tokens": 1},
         },
     }
-    for index, (start, delta) in enumerate(blocks):
+    for index, (start, deltas) in enumerate(blocks):
         yield "content_block_start", {"type": "content_block_start", "index": index, "content_block": start}
-        yield "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
+        for delta in deltas:
+            yield "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
         yield "content_block_stop", {"type": "content_block_stop", "index": index}
     yield "message_delta", {
         "type": "message_delta",
@@ -78,10 +123,16 @@ def latest_user_text(messages):
     return "\n".join(reversed(texts))
 
 
-def tool_call(name, arguments):
+def text_block(text):
+    start = {"type": "text", "text": ""}
+    return start, [{"type": "text_delta", "text": piece} for piece in pieces(text)]
+
+
+def tool_call(name, arguments, text=None):
+    """A call of tool `name`, after a text block if `text`."""
     start = {"type": "tool_use", "id": f"toolu_stand_in_{time.monotonic_ns()}", "name": name, "input": {}}
     delta = {"type": "input_json_delta", "partial_json": json.dumps(arguments)}
-    return [(start, delta)], "tool_use"
+    return ([text_block(text)] if text else []) + [(start, [delta])], "tool_use"
 
 
 def hold_if_asked(text):
@@ -94,8 +145,13 @@ def hold_if_asked(text):
 
 
 def shell_command(text):
-    bash = re.search(r"BASH (.+)", text)
+    bash = re.search(r"(?:BASH|TOOLTEXT) (.+)", text)
     return bash.group(1).strip() if bash else None
+
+
+def before_tool(text):
+    """The text that comes with a shell call (TOOLTEXT), or None."""
+    return BEFORE_TOOL if "TOOLTEXT" in text else None
 
 
 def answer(request):
@@ -114,11 +170,12 @@ def answer(request):
     command = shell_command(text)
     for name in ("Bash", "bash"):
         if command and name in tools:
-            return tool_call(name, {"command": command, "description": "Run the command"})
+            return tool_call(name, {"command": command, "description": "Run the command"}, before_tool(text))
     hold_if_asked(text)
-    start = {"type": "text", "text": ""}
-    delta = {"type": "text_delta", "text": "ok"}
-    return [(start, delta)], "end_turn"
+    if answered_tool and not text:
+        return [text_block(after_tool(messages, "ok"))], "end_turn"
+    # A title request offers no tools: only the loop's turns do.
+    return [text_block(reply_text(text, bool(tools), "ok"))], "end_turn"
 
 
 # The OpenAI Responses API (Codex CLI).
@@ -143,6 +200,40 @@ def responses_user_text(items):
     return "\n".join(reversed(texts)), False
 
 
+def message_item_events(stamp, index, text):
+    """The events of a message item of `text` at output `index`, streamed
+    in pieces (the done events carry the whole text); returns the item."""
+    part = {"type": "output_text", "text": text, "annotations": []}
+    item = {"type": "message", "id": f"msg_{stamp}_{index}", "status": "completed", "role": "assistant",
+            "content": [part]}
+    ids = {"item_id": item["id"], "output_index": index, "content_index": 0}
+    yield "response.output_item.added", {"type": "response.output_item.added", "output_index": index,
+                                         "item": dict(item, status="in_progress", content=[])}
+    yield "response.content_part.added", dict(ids, type="response.content_part.added",
+                                              part=dict(part, text=""))
+    for piece in pieces(text):
+        yield "response.output_text.delta", dict(ids, type="response.output_text.delta", delta=piece)
+    yield "response.output_text.done", dict(ids, type="response.output_text.done", text=text)
+    yield "response.content_part.done", dict(ids, type="response.content_part.done", part=part)
+    yield "response.output_item.done", {"type": "response.output_item.done", "output_index": index,
+                                        "item": item}
+    return item
+
+
+def function_call_events(stamp, index, command):
+    """The events of a call of exec_command running `command`; returns the
+    item."""
+    arguments = {"cmd": command, "sandbox_permissions": "require_escalated",
+                 "justification": f"stand-in test wants to run: {command}"}
+    item = {"type": "function_call", "id": f"fc_{stamp}", "call_id": f"call_{stamp}",
+            "name": "exec_command", "arguments": json.dumps(arguments), "status": "completed"}
+    yield "response.output_item.added", {"type": "response.output_item.added", "output_index": index,
+                                         "item": dict(item, arguments="", status="in_progress")}
+    yield "response.output_item.done", {"type": "response.output_item.done", "output_index": index,
+                                        "item": item}
+    return item
+
+
 def responses_events(request, text, answered_tool):
     """The SSE events of one response."""
     tools = {tool.get("name") for tool in request.get("tools", [])}
@@ -152,30 +243,21 @@ def responses_events(request, text, answered_tool):
     yield "response.created", {"type": "response.created", "response": response}
     yield "response.in_progress", {"type": "response.in_progress", "response": response}
     command = None if answered_tool else shell_command(text)
+    output = []
     if command and "exec_command" in tools:
-        arguments = {"cmd": command, "sandbox_permissions": "require_escalated",
-                     "justification": f"stand-in test wants to run: {command}"}
-        item = {"type": "function_call", "id": f"fc_{stamp}", "call_id": f"call_{stamp}",
-                "name": "exec_command", "arguments": json.dumps(arguments), "status": "completed"}
-        yield "response.output_item.added", {"type": "response.output_item.added", "output_index": 0,
-                                             "item": dict(item, arguments="", status="in_progress")}
+        if before_tool(text):
+            output.append((yield from message_item_events(stamp, 0, BEFORE_TOOL)))
+        output.append((yield from function_call_events(stamp, len(output), command)))
     else:
         hold_if_asked(text)
-        part = {"type": "output_text", "text": "STANDIN-REPLY: ok", "annotations": []}
-        item = {"type": "message", "id": f"msg_{stamp}", "status": "completed", "role": "assistant",
-                "content": [part]}
-        ids = {"item_id": item["id"], "output_index": 0, "content_index": 0}
-        yield "response.output_item.added", {"type": "response.output_item.added", "output_index": 0,
-                                             "item": dict(item, status="in_progress", content=[])}
-        yield "response.content_part.added", dict(ids, type="response.content_part.added",
-                                                  part=dict(part, text=""))
-        yield "response.output_text.delta", dict(ids, type="response.output_text.delta", delta=part["text"])
-        yield "response.output_text.done", dict(ids, type="response.output_text.done", text=part["text"])
-        yield "response.content_part.done", dict(ids, type="response.content_part.done", part=part)
-    yield "response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": item}
+        short = "STANDIN-REPLY: ok"
+        if answered_tool:
+            short = after_tool(request.get("input") or [], short)
+        # The title request offers no tools: only the loop's turns do.
+        output.append((yield from message_item_events(stamp, 0, reply_text(text, bool(tools), short))))
     usage = {"input_tokens": 1, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 1,
              "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 2}
-    done = dict(response, status="completed", output=[item], usage=usage)
+    done = dict(response, status="completed", output=output, usage=usage)
     yield "response.completed", {"type": "response.completed", "response": done}
 
 
@@ -207,23 +289,40 @@ def from_schema(schema):
     return "stand-in"
 
 
-def gemini_response(parts):
-    return {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
+def gemini_response(parts, last=True):
+    """A GenerateContentResponse of `parts`; only the last chunk of a
+    stream says why it ended."""
+    candidate = {"content": {"role": "model", "parts": parts}, "index": 0}
+    if last:
+        candidate["finishReason"] = "STOP"
+    return {"candidates": [candidate],
             "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2}}
 
 
 def gemini_answer(request, text, answered_tool):
+    """The parts of the answer."""
     config = request.get("generationConfig") or {}
     schema = config.get("responseJsonSchema") or config.get("responseSchema")
     if config.get("responseMimeType") == "application/json":
-        return gemini_response([{"text": json.dumps(from_schema(schema))}])
+        return [{"text": json.dumps(from_schema(schema))}]
     tools = {f.get("name") for t in request.get("tools") or [] for f in t.get("functionDeclarations") or []}
     command = None if answered_tool else shell_command(text)
     if command and "run_shell_command" in tools:
         call = {"name": "run_shell_command", "args": {"command": command, "description": "Run the command"}}
-        return gemini_response([{"functionCall": call}])
+        return ([{"text": BEFORE_TOOL}] if before_tool(text) else []) + [{"functionCall": call}]
     hold_if_asked(text)
-    return gemini_response([{"text": "STANDIN-REPLY: ok"}])
+    if answered_tool:
+        return [{"text": after_tool(request.get("contents") or [], "STANDIN-REPLY: ok")}]
+    return [{"text": reply_text(text, bool(tools), "STANDIN-REPLY: ok")}]
+
+
+def gemini_chunks(parts):
+    """The streamed answer: a chunk for each piece of a text part and for
+    each call."""
+    chunks = [[{"text": piece}] for part in parts if "text" in part for piece in pieces(part["text"])]
+    chunks += [[part] for part in parts if "text" not in part]
+    for index, chunk in enumerate(chunks):
+        yield gemini_response(chunk, last=index == len(chunks) - 1)
 
 
 # The OpenAI Chat Completions API (Qwen Code, aider).
@@ -285,11 +384,13 @@ def chat_answer(request, text, answered_tool, turn):
     if command and shell:
         call = {"id": f"call_{time.monotonic_ns()}", "type": "function",
                 "function": {"name": shell["name"], "arguments": json.dumps(shell_arguments(shell, command))}}
-        return "", [call]
+        return before_tool(text) or "", [call]
     hold_if_asked(text)
     if command:
         return f"STANDIN-REPLY: run this:\n\n```bash\n{command}\n```\n", []
-    return "STANDIN-REPLY: ok", []
+    if answered_tool:
+        return after_tool(request.get("messages") or [], "STANDIN-REPLY: ok"), []
+    return reply_text(text, turn, "STANDIN-REPLY: ok"), []
 
 
 def chat_chunks(request, text, answered_tool, turn):
@@ -304,8 +405,8 @@ def chat_chunks(request, text, answered_tool, turn):
 
     yield chunk({"role": "assistant", "content": ""})
     content, calls = chat_answer(request, text, answered_tool, turn)
-    if content:
-        yield chunk({"content": content})
+    for piece in pieces(content) if content else []:
+        yield chunk({"content": piece})
     if calls:
         yield chunk({"tool_calls": [dict(call, index=i) for i, call in enumerate(calls)]})
     yield chunk({}, "tool_calls" if calls else "stop")
@@ -351,11 +452,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             text, answered_tool = gemini_user_text(request.get("contents") or [])
             self.note(text, bool(request.get("tools")))
             if ":generateContent" in self.path:
-                self.reply_json(gemini_answer(request, text, answered_tool))
+                self.reply_json(gemini_response(gemini_answer(request, text, answered_tool)))
                 return
             self.stream_start()
-            data = json.dumps(gemini_answer(request, text, answered_tool))
-            self.wfile.write(f"data: {data}\r\n\r\n".encode())
+            for chunk in gemini_chunks(gemini_answer(request, text, answered_tool)):
+                self.wfile.write(f"data: {json.dumps(chunk)}\r\n\r\n".encode())
+                self.wfile.flush()
             return
         if self.path.split("?")[0].endswith("/chat/completions"):
             messages = request.get("messages") or []

@@ -14,7 +14,7 @@ use crate::host::{ref_of_id, Host};
 use crate::state::agents::{Agents, Named};
 use crate::state::later::{Asker, Live};
 use crate::state::lease::Acting;
-use crate::state::pane_facts::{Facts, PaneFacts};
+use crate::state::pane_facts::PaneFacts;
 use crate::state::session::SessionView;
 use crate::Settings;
 
@@ -121,13 +121,7 @@ impl<H: Host> Zellij<'_, H> {
                 pane.pid = self.pid_of(facts, pane.pane_id);
             }
             let details = pane.details.get_or_insert_with(Default::default);
-            let host = self.host;
-            let known = (terminal && !pane.exited).then(|| {
-                facts.get(pane.pane_id, || Facts {
-                    cwd: host.cwd(pane.pane_id),
-                    running: host.running_command(pane.pane_id),
-                })
-            });
+            let known = (terminal && !pane.exited).then(|| facts.of(self.host, pane.pane_id));
             let running = known.and_then(|facts| facts.running.as_deref());
             pane.program = match running {
                 Some(argv) => program_name(argv),

@@ -18,7 +18,7 @@ use crate::host::Host;
 use crate::state::agents::Named;
 use crate::state::event_log::EventLog;
 use crate::state::later::Asker;
-use crate::state::pane_facts::{Facts, PaneFacts};
+use crate::state::pane_facts::PaneFacts;
 use crate::state::shell_runs::{ShellRun, ShellRuns};
 use crate::state::writes::{PendingWrite, WriteDone, WriteQueue};
 
@@ -69,13 +69,31 @@ impl<'a, H: Host> Zellij<'a, H> {
             true => self.shown_state(facts, args.pane_id, true, named),
             false => (None, false),
         };
+        let (program, cwd) = match args.screen {
+            true => self.program_and_cwd(facts, args.pane_id),
+            false => (None, None),
+        };
         now(LocateResult {
             pane_id: args.pane_id,
             tab_id: self.view.tab_id_of(args.pane_id),
             pid: self.pid_of(facts, args.pane_id),
             state,
             line_draft,
+            program,
+            cwd,
         })
+    }
+
+    /// The program in the foreground and the folder it works in (facts
+    /// asked once).
+    fn program_and_cwd(
+        &self,
+        facts: &mut PaneFacts,
+        pane: PaneRef,
+    ) -> (Option<String>, Option<String>) {
+        let known = facts.of(self.host, pane);
+        let (cwd, running) = (known.cwd.clone(), known.running.clone());
+        (self.program_of(pane, running.as_deref()), cwd)
     }
 
     /// What a live terminal pane's screen shows: for a pane that is an
@@ -110,14 +128,7 @@ impl<'a, H: Host> Zellij<'a, H> {
         if pane.kind != PaneKind::Terminal || exited {
             return None;
         }
-        let host = self.host;
-        let running = facts
-            .get(pane, || Facts {
-                cwd: host.cwd(pane),
-                running: host.running_command(pane),
-            })
-            .running
-            .as_deref();
+        let running = facts.of(self.host, pane).running.as_deref();
         if running.is_some_and(is_shell) {
             return shells.then_some(Look::Shell);
         }

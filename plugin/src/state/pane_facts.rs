@@ -11,6 +11,8 @@ use std::collections::HashMap;
 
 use zellij_mcp_protocol::PaneRef;
 
+use crate::host::Host;
+
 /// What Zellij said of a terminal pane's process.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Facts {
@@ -32,6 +34,14 @@ impl PaneFacts {
     /// answers now.
     pub fn get(&mut self, pane: PaneRef, ask: impl FnOnce() -> Facts) -> &Facts {
         self.known.entry(pane).or_insert_with(ask)
+    }
+
+    /// The pane's facts, asked of Zellij the first time.
+    pub fn of(&mut self, host: &impl Host, pane: PaneRef) -> &Facts {
+        self.get(pane, || Facts {
+            cwd: host.cwd(pane),
+            running: host.running_command(pane),
+        })
     }
 
     /// The pane's facts, if known.

@@ -214,15 +214,7 @@ impl<H: Host> McpPlugin<H> {
         if named == Named::ReadsLines {
             return self.line_taking(pane);
         }
-        let host = &self.host;
-        let running = self
-            .pane_facts
-            .get(pane, || Facts {
-                cwd: host.cwd(pane),
-                running: host.running_command(pane),
-            })
-            .running
-            .clone();
+        let running = self.pane_facts.of(&self.host, pane).running.clone();
         let zellij = Zellij::of(&self.host, &self.view, &self.programs);
         let Some(info) = zellij.pane_now(pane) else {
             return Taking::Later;

@@ -435,3 +435,24 @@ fn the_rest_of_the_screen_is_the_same_when_a_cr_only_made_a_new_line() {
         format!("\n{rule}\n ✦ on it\n\n > [#1 from lead] note one\n   line two\n\n{footer}");
     assert_ne!(around(&typed), around(&taken), "the program answered");
 }
+
+#[test]
+fn a_description_names_where_its_program_keeps_its_record_or_replies_come_from_the_screen() {
+    let programs = Programs::built_in();
+    for (program, record) in [
+        ("claude", "claude-code"),
+        ("codex", "codex"),
+        ("gemini", "gemini-cli"),
+        ("opencode", "opencode"),
+        ("qwen", "qwen-code"),
+    ] {
+        let named = programs.for_program(program).unwrap().record;
+        assert_eq!(named.map(Record::name), Some(record), "{program}");
+    }
+    assert_eq!(programs.for_program("aider").unwrap().record, None);
+    let file = "agent \"x\" {\n  programs \"x\"\n  prompt \">\"\n  record \"codex\"\n}";
+    let x = Programs::with_file(file, "f").unwrap();
+    assert_eq!(x.named("x").unwrap().record, Some(Record::Codex));
+    let bad = Programs::with_file(&file.replace("\"codex\"", "\"notes\""), "f").unwrap_err();
+    assert!(bad.problem.contains("one of claude-code, codex"), "{bad:?}");
+}

@@ -162,6 +162,12 @@ pub struct LocateResult {
     /// See [`ReadResult::line_draft`].
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub line_draft: bool,
+    /// With `screen`: the program in the foreground, by name (`codex`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
+    /// With `screen`: the folder its process works in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
 }
 
 impl PaneState {

@@ -1,0 +1,220 @@
+//! An agent's replies, read from its program's own record of the
+//! conversation rather than from its screen (docs/messages.md, "Replies").
+//!
+//! - [`place`]: where a running program keeps its record, from its own
+//!   environment and folder.
+//! - [`jsonl`]: records kept as JSON Lines (Claude Code, Codex, Gemini CLI,
+//!   Qwen Code), read from the turn's first line to the end.
+//! - [`formats`]: what each program's lines mean.
+//! - [`opencode`]: opencode's record, a SQLite database.
+//! - [`screen`]: a reply read from the pane, for a program with no record.
+
+pub mod formats;
+pub mod jsonl;
+pub mod opencode;
+pub mod place;
+pub mod screen;
+
+use std::time::SystemTime;
+
+use zellij_mcp_protocol::agent_programs::Record;
+
+use place::Place;
+
+/// What one entry of a record says, in the order it was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Entry {
+    /// A prompt that starts a turn: what was typed.
+    Prompt(String),
+    /// Text the model wrote.
+    Text(String),
+    /// A tool the model called, by name.
+    Tool(String),
+    /// The turn is over.
+    End,
+}
+
+/// One turn: the prompt that started it and what the model wrote, in order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Turn {
+    pub prompt: String,
+    pub parts: Vec<Part>,
+    /// The record says the turn is over.
+    pub ended: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Part {
+    Text(String),
+    Tool(String),
+}
+
+impl Turn {
+    /// The model's text as written, its pieces and the tools it called
+    /// (`[tool: name]`) in order, a blank line apart.
+    pub fn reply(&self) -> String {
+        let parts: Vec<String> = self
+            .parts
+            .iter()
+            .map(|part| match part {
+                Part::Text(text) => text.clone(),
+                Part::Tool(name) => format!("[tool: {name}]"),
+            })
+            .collect();
+        parts.join("\n\n")
+    }
+
+    /// Whether the model has written anything yet.
+    pub fn has_reply(&self) -> bool {
+        !self.parts.is_empty()
+    }
+}
+
+/// What a prompt is looked for by.
+#[derive(Debug, Clone)]
+pub enum Started {
+    /// The prompt holding this text (a message's `[#seq from …]` header).
+    By(String),
+    /// The last turn (ended, or going on where the record cannot tell).
+    Last,
+}
+
+/// The turn `started` names, from a record's entries in order. A turn ends
+/// where the record says so, or where the next prompt starts another.
+pub fn turn_of(entries: impl IntoIterator<Item = Entry>, started: &Started) -> Option<Turn> {
+    let mut current: Option<Turn> = None;
+    let mut last_ended: Option<Turn> = None;
+    for entry in entries {
+        match entry {
+            Entry::Prompt(prompt) => {
+                if let Some(mut turn) = current.take() {
+                    turn.ended = true;
+                    if let Started::By(_) = started {
+                        return Some(turn);
+                    }
+                    last_ended = Some(turn);
+                }
+                let wanted = match started {
+                    Started::By(header) => prompt.contains(header.as_str()),
+                    Started::Last => true,
+                };
+                if wanted {
+                    current = Some(Turn {
+                        prompt,
+                        ..Turn::default()
+                    });
+                }
+            }
+            Entry::Text(text) => {
+                if let Some(turn) = current.as_mut() {
+                    turn.parts.push(Part::Text(text));
+                }
+            }
+            Entry::Tool(name) => {
+                if let Some(turn) = current.as_mut() {
+                    turn.parts.push(Part::Tool(name));
+                }
+            }
+            Entry::End => {
+                if let Some(mut turn) = current.take() {
+                    turn.ended = true;
+                    if let Started::By(_) = started {
+                        return Some(turn);
+                    }
+                    last_ended = Some(turn);
+                }
+            }
+        }
+    }
+    match started {
+        Started::By(_) => current,
+        Started::Last => current.or(last_ended),
+    }
+}
+
+/// A program's record, followed while a turn goes on.
+pub struct Following {
+    record: Record,
+    started: Started,
+    place: Place,
+    /// Records untouched since before this are not looked in.
+    since: SystemTime,
+    jsonl: jsonl::Search,
+}
+
+impl Following {
+    pub fn new(record: Record, place: Place, since: SystemTime, started: Started) -> Following {
+        Following {
+            record,
+            started,
+            place,
+            since,
+            jsonl: jsonl::Search::default(),
+        }
+    }
+
+    /// The turn as the record holds it now; `Ok(None)` while no record
+    /// holds it yet.
+    pub fn turn(&mut self) -> Result<Option<Turn>, String> {
+        match self.record {
+            Record::Opencode => opencode::turn(&self.place, &self.started),
+            record => {
+                let files = formats::files(record, &self.place, self.since);
+                let entries = |lines| formats::entries(record, lines);
+                Ok(self.jsonl.turn(&files, &self.started, entries))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod fixtures;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entries() -> Vec<Entry> {
+        vec![
+            Entry::Prompt("[#1 from a] first".into()),
+            Entry::Text("one".into()),
+            Entry::End,
+            Entry::Prompt("typed by a person".into()),
+            Entry::Text("two".into()),
+            Entry::Tool("Bash".into()),
+            Entry::Text("three".into()),
+            Entry::End,
+            Entry::Prompt("[#2 from a] second".into()),
+            Entry::Text("four".into()),
+        ]
+    }
+
+    #[test]
+    fn the_turn_a_message_started_is_its_own_and_no_other() {
+        let first = turn_of(entries(), &Started::By("[#1 from a]".into())).unwrap();
+        assert_eq!((first.reply().as_str(), first.ended), ("one", true));
+        let second = turn_of(entries(), &Started::By("[#2 from a]".into())).unwrap();
+        assert_eq!((second.reply().as_str(), second.ended), ("four", false));
+        assert_eq!(turn_of(entries(), &Started::By("[#3 from a]".into())), None);
+    }
+
+    #[test]
+    fn the_last_turn_is_one_a_person_began_with_its_tools_named_in_order() {
+        let mut entries = entries();
+        entries.truncate(8);
+        let last = turn_of(entries, &Started::Last).unwrap();
+        assert_eq!(last.prompt, "typed by a person");
+        assert_eq!(last.reply(), "two\n\n[tool: Bash]\n\nthree");
+    }
+
+    #[test]
+    fn a_next_prompt_ends_a_turn_whose_record_writes_no_end() {
+        let entries = [
+            Entry::Prompt("[#1 from a] first".into()),
+            Entry::Text("one".into()),
+            Entry::Prompt("next".into()),
+        ];
+        let turn = turn_of(entries, &Started::By("[#1 from a]".into())).unwrap();
+        assert!(turn.ended);
+    }
+}

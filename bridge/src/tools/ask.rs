@@ -1,0 +1,394 @@
+//! `zellij_ask`: a message delivered as `zellij_send_message` delivers it,
+//! then the reply to it, read from the program's own record of the
+//! conversation (see [`crate::replies`]), or from its screen where no
+//! record is known.
+
+use std::time::{Duration, Instant, SystemTime};
+
+use rmcp::model::JsonObject;
+use rmcp::service::RequestContext;
+use rmcp::Json;
+use rmcp::{tool, tool_router, RoleServer};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use zellij_mcp_protocol::agent_programs::{Description, Record};
+use zellij_mcp_protocol::ops::{
+    op, DeliveryStatus, HoldReason, LocateResult, PaneState, ReadArgs, ReadEventsArgs,
+    SendMessageArgs, SendMessageResult,
+};
+use zellij_mcp_protocol::{ErrorBody, PaneRef};
+
+use super::schema::{input, output_in_session as output};
+use super::{bad_request, parse, FromSession, InSession, OnRequest, ToolResult, ZellijMcp};
+use crate::pane_state::pane_state;
+use crate::replies::place::Place;
+use crate::replies::{screen, Following, Started, Turn};
+
+/// How long an ask waits by default, and at most.
+const DEFAULT_TIMEOUT_S: u64 = 600;
+const MAX_TIMEOUT_S: u64 = 3600;
+/// How often the record and the pane are looked at while a turn goes on.
+const LOOK_EVERY: Duration = Duration::from_millis(100);
+/// A record changed this recently may still be written to: a turn whose
+/// record marks no end is over once the pane is idle and this passed.
+const QUIET: Duration = Duration::from_millis(400);
+/// Records changed this long before the message are not looked in (clocks
+/// of files and of this process may differ a little).
+const CLOCK_SLACK: Duration = Duration::from_secs(2);
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct AskArgs {
+    /// A pane id, an agent name, or "parent".
+    pub to: String,
+    pub text: String,
+    /// Sender name, for a caller outside any pane only.
+    pub from: Option<String>,
+    /// Seconds to wait for the turn's end (default 600, max 3600).
+    pub timeout_s: Option<u64>,
+}
+
+/// Where the reply was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ReplySource {
+    /// The program's own record of the conversation.
+    Transcript,
+    /// The pane's screen, as the program drew it.
+    Screen,
+}
+
+/// The agent's state when the ask ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AskState {
+    /// The turn is over.
+    Idle,
+    /// A dialog or question waits for the person (never answered).
+    Asking,
+    Exited,
+    /// Still on the turn at the timeout.
+    Working,
+    /// The message was not delivered (see held_because).
+    Undelivered,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct AskResult {
+    pub seq: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pane_id: Option<PaneRef>,
+    pub state: AskState,
+    /// What the model wrote in the turn the message started, as recorded;
+    /// tools it called as [tool: name].
+    pub reply: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<ReplySource>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub timed_out: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_because: Option<HoldReason>,
+    pub elapsed_ms: u64,
+}
+
+#[tool_router(router = ask_tools, vis = "pub(super)")]
+impl ZellijMcp {
+    #[tool(
+        name = "zellij_ask",
+        description = "Send an agent a message as zellij_send_message does, wait for the turn it starts to end, and return the reply as the program recorded it (source transcript), else as its screen shows it (screen). state: idle, asking (a dialog waits: returned at once, never answered), exited, working (timed_out), undelivered. On: the target. Focus: never moves. After: the agent idle. Don't: answer its dialog unasked. Needs: an agent's pane.",
+        input_schema = input::<AskArgs>(),
+        output_schema = output::<AskResult>(),
+        annotations(destructive_hint = false, open_world_hint = false)
+    )]
+    async fn ask(
+        &self,
+        args: JsonObject,
+        context: RequestContext<RoleServer>,
+    ) -> ToolResult<AskResult> {
+        let p: InSession<AskArgs> = parse(args)?;
+        let timeout_s = p.args.timeout_s.unwrap_or(DEFAULT_TIMEOUT_S);
+        if timeout_s == 0 || timeout_s > MAX_TIMEOUT_S {
+            let hint = format!("pass timeout_s from 1 to {MAX_TIMEOUT_S}");
+            return Err(bad_request(
+                format!("timeout_s {timeout_s} is out of range"),
+                hint,
+            ));
+        }
+        let session = self.client.resolve_session(p.session.as_deref()).await?;
+        let asking = Asking {
+            started: Instant::now(),
+            since: SystemTime::now() - CLOCK_SLACK,
+            deadline: Instant::now() + Duration::from_secs(timeout_s),
+        };
+        let on = OnRequest::default();
+        let work = self.ask_in(&session, p.args, &asking);
+        let result = self.waiting(&session, "ask", &on, &context, work).await?;
+        Ok(Json(FromSession { session, result }))
+    }
+}
+
+/// One ask's clock.
+struct Asking {
+    started: Instant,
+    since: SystemTime,
+    deadline: Instant,
+}
+
+impl Asking {
+    fn elapsed_ms(&self) -> u64 {
+        self.started.elapsed().as_millis() as u64
+    }
+
+    fn over(&self) -> bool {
+        Instant::now() >= self.deadline
+    }
+}
+
+impl ZellijMcp {
+    /// Delivers the message, then follows the turn it started.
+    async fn ask_in(
+        &self,
+        session: &str,
+        args: AskArgs,
+        asking: &Asking,
+    ) -> Result<AskResult, ErrorBody> {
+        let sent = self.deliver(session, &args, asking).await?;
+        let mut result = AskResult {
+            seq: sent.seq,
+            pane_id: sent.pane_id,
+            state: AskState::Undelivered,
+            reply: String::new(),
+            source: None,
+            timed_out: false,
+            held_because: sent.held_because,
+            elapsed_ms: 0,
+        };
+        if let (DeliveryStatus::Delivered, Some(pane)) = (sent.status, sent.pane_id) {
+            let header = format!("[#{} from {}]", sent.seq, sent.from);
+            let turn = self
+                .follow(session, pane, &header, &args.text, asking)
+                .await?;
+            result.state = turn.state;
+            result.reply = turn.reply;
+            result.source = Some(turn.source);
+            result.timed_out = turn.state == AskState::Working;
+        } else {
+            result.timed_out = asking.over();
+        }
+        result.elapsed_ms = asking.elapsed_ms();
+        Ok(result)
+    }
+
+    /// Sends the message and waits for its delivery; a message held while
+    /// the agent asks is answered at once.
+    async fn deliver(
+        &self,
+        session: &str,
+        args: &AskArgs,
+        asking: &Asking,
+    ) -> Result<SendMessageResult, ErrorBody> {
+        let send = SendMessageArgs {
+            to: args.to.clone(),
+            text: args.text.clone(),
+            from: args.from.clone(),
+            ttl_s: Some(
+                asking
+                    .deadline
+                    .saturating_duration_since(Instant::now())
+                    .as_secs()
+                    .max(1),
+            ),
+            wait_ms: Some(2000),
+        };
+        let how = self.sending(session).await.longer(Duration::from_secs(2));
+        let (_, mut sent) = self
+            .client
+            .call::<op::SendMessage>(Some(session), &send, how)
+            .await?;
+        let mut since_seq = sent.seq.saturating_sub(1);
+        while !matches!(
+            sent.status,
+            DeliveryStatus::Delivered | DeliveryStatus::Failed | DeliveryStatus::Cancelled
+        ) && sent.held_because != Some(HoldReason::Asking)
+            && !asking.over()
+        {
+            tokio::time::sleep(LOOK_EVERY * 2).await;
+            let read = ReadEventsArgs {
+                since_seq: Some(since_seq),
+                max_bytes: None,
+            };
+            let how = self.client.sending();
+            let (_, events) = self
+                .client
+                .call::<op::ReadEvents>(Some(session), &read, how)
+                .await?;
+            since_seq = events.last_seq;
+            for event in &events.events {
+                note_event(&mut sent, event);
+            }
+        }
+        Ok(sent)
+    }
+
+    /// Follows the turn the message with `header` started until it ends,
+    /// the agent asks or exits, or the time is up.
+    async fn follow(
+        &self,
+        session: &str,
+        pane: PaneRef,
+        header: &str,
+        text: &str,
+        asking: &Asking,
+    ) -> Result<FollowedTurn, ErrorBody> {
+        let (_, located) = self.locate(session, pane, true).await?;
+        let programs = self.client.programs();
+        let described = located
+            .program
+            .as_deref()
+            .and_then(|p| programs.for_program(p))
+            .cloned();
+        let record = described.as_ref().and_then(|d| d.record);
+        let place = Place::of(located.pid, located.cwd.as_deref());
+        let started = Started::By(header.to_owned());
+        let mut following = record.map(|r| Following::new(r, place, asking.since, started));
+        let mut seen = Seen::default();
+        loop {
+            let state = match self.locate(session, pane, true).await {
+                Ok((_, now)) => state_of(&now),
+                Err(_) => PaneState::Exited,
+            };
+            let turn = match following.as_mut() {
+                Some(f) => f.turn().unwrap_or_else(|e| {
+                    tracing::debug!("record of {pane}: {e}");
+                    None
+                }),
+                None => None,
+            };
+            let over = seen.look(state, turn.as_ref(), record);
+            let ended = match state {
+                PaneState::Asking => Some(AskState::Asking),
+                PaneState::Exited => Some(AskState::Exited),
+                _ if over => Some(AskState::Idle),
+                _ if asking.over() => Some(AskState::Working),
+                _ => None,
+            };
+            if let Some(state) = ended {
+                return match (record, described.as_ref()) {
+                    (Some(_), _) => Ok(FollowedTurn {
+                        state,
+                        reply: turn.map(|t| t.reply()).unwrap_or_default(),
+                        source: ReplySource::Transcript,
+                    }),
+                    (None, program) => {
+                        let reply = self
+                            .screen_reply(session, pane, header, text, program)
+                            .await?;
+                        Ok(FollowedTurn {
+                            state,
+                            reply,
+                            source: ReplySource::Screen,
+                        })
+                    }
+                };
+            }
+            tokio::time::sleep(LOOK_EVERY).await;
+        }
+    }
+
+    /// The reply as the pane shows it.
+    async fn screen_reply(
+        &self,
+        session: &str,
+        pane: PaneRef,
+        header: &str,
+        text: &str,
+        program: Option<&Description>,
+    ) -> Result<String, ErrorBody> {
+        let read = ReadArgs {
+            pane_id: pane,
+            full: false,
+            tail_lines: None,
+            since: None,
+            max_bytes: None,
+        };
+        let how = self.client.sending();
+        let (_, shown) = self
+            .client
+            .call::<op::Read>(Some(session), &read, how)
+            .await?;
+        let rows: Vec<String> = shown.text.lines().map(str::to_owned).collect();
+        let reply = program.and_then(|p| screen::reply(&rows, header, text, p));
+        Ok(reply.unwrap_or_default())
+    }
+}
+
+/// How a followed turn ended.
+struct FollowedTurn {
+    state: AskState,
+    reply: String,
+    source: ReplySource,
+}
+
+/// The pane's state as the plugin and the processes tell it.
+fn state_of(located: &LocateResult) -> PaneState {
+    let processes = pane_state(located.pid);
+    PaneState::of(located.state, located.line_draft, processes).unwrap_or(PaneState::Unknown)
+}
+
+/// What the looks so far saw of a turn.
+#[derive(Default)]
+struct Seen {
+    worked: bool,
+    /// The reply as last seen, and since when it has not changed.
+    last: Option<(Turn, Instant)>,
+}
+
+impl Seen {
+    /// Whether the turn is over: the record says so; or, for a record that
+    /// marks no end (or none), the pane is idle after the turn began and
+    /// the reply has not changed for a moment.
+    fn look(&mut self, state: PaneState, turn: Option<&Turn>, record: Option<Record>) -> bool {
+        self.worked |= state == PaneState::Working;
+        if turn.is_some_and(|t| t.ended) {
+            return true;
+        }
+        let now = Instant::now();
+        let steady = match (&self.last, turn) {
+            (Some((before, at)), Some(t)) if before == t => now.duration_since(*at) >= QUIET,
+            _ => false,
+        };
+        if self.last.as_ref().map(|(t, _)| t) != turn {
+            self.last = turn.map(|t| (t.clone(), now));
+        }
+        let marks_end = record.is_some_and(crate::replies::formats::marks_end);
+        match record {
+            Some(_) if marks_end => false,
+            Some(_) => state == PaneState::Idle && steady && turn.is_some_and(Turn::has_reply),
+            None => state == PaneState::Idle && self.worked,
+        }
+    }
+}
+
+/// What one event of the log tells of the message being delivered.
+fn note_event(sent: &mut SendMessageResult, event: &serde_json::Map<String, serde_json::Value>) {
+    if event.get("message").and_then(|m| m.as_u64()) != Some(sent.seq) {
+        return;
+    }
+    match event.get("event").and_then(|e| e.as_str()) {
+        Some("delivered") => {
+            sent.status = DeliveryStatus::Delivered;
+            sent.held_because = None;
+            sent.pane_id = event
+                .get("pane_id")
+                .and_then(|p| serde_json::from_value(p.clone()).ok());
+        }
+        Some("held") => {
+            sent.status = DeliveryStatus::Held;
+            sent.held_because = event
+                .get("why")
+                .and_then(|w| serde_json::from_value(w.clone()).ok());
+        }
+        Some("expired") => sent.status = DeliveryStatus::Failed,
+        Some("cancelled") => sent.status = DeliveryStatus::Cancelled,
+        _ => {}
+    }
+}
