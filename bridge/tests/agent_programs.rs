@@ -145,6 +145,38 @@ fn suggestions_are_no_draft(s: &Session, mcp: &Mcp, pane: &str, api: &ModelApi) 
     until_state(mcp, pane, "idle");
 }
 
+/// `zellij_ask` of a long reply (of a short one, for a program whose
+/// reply is read from its screen, which shows only its last rows).
+fn asked_for_a_reply(mcp: &Mcp, pane: &str, api: &ModelApi, program: Program) {
+    let on_screen = matches!(program, Program::Askbot | Program::Aider);
+    let (prompt, expected) = match on_screen {
+        true => ("SAY screen-reply", "STANDIN-SAID screen-reply".to_owned()),
+        false => ("LONG please", long_reply()),
+    };
+    let args = json!({"to": pane, "text": prompt, "from": "lead", "timeout_s": 120});
+    let asked = mcp.ok("zellij_ask", args);
+    eprintln!("{program:?}: asked in {} ms", asked["elapsed_ms"]);
+    assert_eq!(asked["state"], "idle", "{asked}");
+    let reply = asked["reply"].as_str().unwrap();
+    match on_screen {
+        true => {
+            assert_eq!(asked["source"], "screen", "{asked}");
+            assert!(reply.contains(&expected), "{asked}");
+        }
+        false => {
+            assert_eq!(asked["source"], "transcript", "{asked}");
+            assert_eq!(reply, expected, "{program:?}");
+        }
+    }
+    assert_eq!(times_sent(api, prompt), 1);
+}
+
+/// The stand-in's long reply (`fixtures/long-reply.md`).
+fn long_reply() -> String {
+    let path = zellij_mcp_harness::workspace_root().join("bridge/tests/fixtures/long-reply.md");
+    std::fs::read_to_string(path).unwrap()
+}
+
 /// What `zellij-mcp agents --explain` prints for `pane`.
 fn explain(s: &Session, pane: &str) -> String {
     let mut explain = std::process::Command::new(bridge());
@@ -201,6 +233,10 @@ fn a_peer(program: Program) {
     until_state(&mcp, &pane, "idle");
     assert_eq!(times_sent(&api, "note one"), 1);
 
+    // Asked: the reply to the turn the message started, whole, from the
+    // program's own record; from its screen where none is known.
+    asked_for_a_reply(&mcp, &pane, &api, program);
+
     // A person's draft: a message does not send it, and waits.
     let draft = json!({"pane_id": pane, "text": "my own draft"});
     mcp.ok("zellij_write", draft);
@@ -248,8 +284,9 @@ fn a_peer(program: Program) {
     // no message or write answers it.
     let made = work.join("made.txt");
     let bash = format!("BASH touch {}", made.display());
-    let sent = send(&mcp, &pane, &bash, 20000);
-    assert_eq!(sent["status"], "delivered", "{sent}");
+    let args = json!({"to": pane, "text": bash, "from": "lead", "timeout_s": 60});
+    let asked = mcp.ok("zellij_ask", args);
+    assert_eq!(asked["state"], "asking", "{asked}");
     until_state(&mcp, &pane, "asking");
     held(&send(&mcp, &pane, "after the dialog", 1000), "asking");
     for keys in [

@@ -64,6 +64,14 @@ impl Turn {
         parts.join("\n\n")
     }
 
+    /// A reply of one text (read from a screen).
+    pub fn of_text(text: String) -> Turn {
+        Turn {
+            parts: vec![Part::Text(text)],
+            ..Turn::default()
+        }
+    }
+
     /// Whether the model has written anything yet.
     pub fn has_reply(&self) -> bool {
         !self.parts.is_empty()

@@ -256,12 +256,18 @@ impl ZellijMcp {
                 Ok((_, now)) => state_of(&now),
                 Err(_) => PaneState::Exited,
             };
-            let turn = match following.as_mut() {
-                Some(f) => f.turn().unwrap_or_else(|e| {
+            let turn = match (following.as_mut(), described.as_ref()) {
+                (Some(f), _) => f.turn().unwrap_or_else(|e| {
                     tracing::debug!("record of {pane}: {e}");
                     None
                 }),
-                None => None,
+                (None, Some(program)) => {
+                    let reply = self
+                        .screen_reply(session, pane, header, text, program)
+                        .await?;
+                    reply.map(Turn::of_text)
+                }
+                (None, None) => None,
             };
             let over = seen.look(state, turn.as_ref(), record);
             let ended = match state {
@@ -272,37 +278,29 @@ impl ZellijMcp {
                 _ => None,
             };
             if let Some(state) = ended {
-                return match (record, described.as_ref()) {
-                    (Some(_), _) => Ok(FollowedTurn {
-                        state,
-                        reply: turn.map(|t| t.reply()).unwrap_or_default(),
-                        source: ReplySource::Transcript,
-                    }),
-                    (None, program) => {
-                        let reply = self
-                            .screen_reply(session, pane, header, text, program)
-                            .await?;
-                        Ok(FollowedTurn {
-                            state,
-                            reply,
-                            source: ReplySource::Screen,
-                        })
-                    }
-                };
+                return Ok(FollowedTurn {
+                    state,
+                    reply: turn.map(|t| t.reply()).unwrap_or_default(),
+                    source: match record {
+                        Some(_) => ReplySource::Transcript,
+                        None => ReplySource::Screen,
+                    },
+                });
             }
             tokio::time::sleep(LOOK_EVERY).await;
         }
     }
 
-    /// The reply as the pane shows it.
+    /// The reply as the pane shows it; `None` while the message's row is
+    /// not on its screen.
     async fn screen_reply(
         &self,
         session: &str,
         pane: PaneRef,
         header: &str,
         text: &str,
-        program: Option<&Description>,
-    ) -> Result<String, ErrorBody> {
+        program: &Description,
+    ) -> Result<Option<String>, ErrorBody> {
         let read = ReadArgs {
             pane_id: pane,
             full: false,
@@ -316,8 +314,7 @@ impl ZellijMcp {
             .call::<op::Read>(Some(session), &read, how)
             .await?;
         let rows: Vec<String> = shown.text.lines().map(str::to_owned).collect();
-        let reply = program.and_then(|p| screen::reply(&rows, header, text, p));
-        Ok(reply.unwrap_or_default())
+        Ok(screen::reply(&rows, header, text, program).filter(|r| !r.is_empty()))
     }
 }
 
@@ -337,17 +334,15 @@ fn state_of(located: &LocateResult) -> PaneState {
 /// What the looks so far saw of a turn.
 #[derive(Default)]
 struct Seen {
-    worked: bool,
     /// The reply as last seen, and since when it has not changed.
     last: Option<(Turn, Instant)>,
 }
 
 impl Seen {
     /// Whether the turn is over: the record says so; or, for a record that
-    /// marks no end (or none), the pane is idle after the turn began and
-    /// the reply has not changed for a moment.
+    /// marks no end (or the screen), the pane is idle with a reply that has
+    /// not changed for a moment.
     fn look(&mut self, state: PaneState, turn: Option<&Turn>, record: Option<Record>) -> bool {
-        self.worked |= state == PaneState::Working;
         if turn.is_some_and(|t| t.ended) {
             return true;
         }
@@ -360,11 +355,7 @@ impl Seen {
             self.last = turn.map(|t| (t.clone(), now));
         }
         let marks_end = record.is_some_and(crate::replies::formats::marks_end);
-        match record {
-            Some(_) if marks_end => false,
-            Some(_) => state == PaneState::Idle && steady && turn.is_some_and(Turn::has_reply),
-            None => state == PaneState::Idle && self.worked,
-        }
+        !marks_end && state == PaneState::Idle && steady && turn.is_some_and(Turn::has_reply)
     }
 }
 

@@ -19,8 +19,10 @@ What a user turn holds decides the answer:
   about eight pieces: markdown, a 300-character line, a code block, wide
   characters and an emoji, for tests that compare what a program keeps of
   a reply byte for byte;
+- SAY <word>: "STANDIN-SAID <word>", so that agents asked at once each
+  get a reply of their own;
 - anything else: a short text answer.
-LONG applies to a turn of the agent's loop only, not to a side request (a
+LONG and SAY apply to a turn of the agent's loop only, not to a side request (a
 title, a suggestion, the model router's JSON). A tool's result gets a
 short text answer; Qwen Code's request for a follow-up suggestion gets a
 short suggestion.
@@ -55,9 +57,14 @@ def long_reply():
 
 
 def reply_text(text, turn, short):
-    """The text answer to a user turn: the long reply if it asks for it
-    (LONG, in a turn of the loop), else `short`."""
-    return long_reply() if turn and "LONG" in text else short
+    """The text answer to a user turn of the loop: the long reply if it
+    asks for it (LONG), "STANDIN-SAID <word>" for SAY <word>; else `short`."""
+    said = re.search(r"SAY (\S+)", text)
+    if turn and "LONG" in text:
+        return long_reply()
+    if turn and said:
+        return f"STANDIN-SAID {said.group(1)}"
+    return short
 
 
 def pieces(text, count=8):
