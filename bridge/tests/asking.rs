@@ -1,0 +1,148 @@
+//! `zellij_ask` with real programs (the other programs are asked in
+//! `agent_programs.rs`): Claude Code's reply read whole from its record,
+//! with the tool it called, also while a person has its pane scrolled up;
+//! two Codex agents in one folder asked at once by one caller, and one
+//! Codex agent asked by four callers at once, each caller getting the reply
+//! to its own message.
+
+mod common;
+
+use std::path::Path;
+
+use common::claude::{open_claude, until_sent, ModelApi, NEWEST};
+use common::{mcp, session, until_state};
+use serde_json::{json, Value};
+use zellij_mcp_harness::programs::Program;
+use zellij_mcp_harness::{workspace_root, Mcp, Session};
+
+fn long_reply() -> String {
+    let path = workspace_root().join("bridge/tests/fixtures/long-reply.md");
+    std::fs::read_to_string(path).unwrap()
+}
+
+fn ask(to: &str, text: &str, from: &str) -> Value {
+    json!({"to": to, "text": text, "from": from, "timeout_s": 120})
+}
+
+/// The reply, once the ask ended with the turn, read from the record.
+fn replied(asked: &Value) -> String {
+    assert_eq!(
+        (&asked["state"], &asked["source"]),
+        (&json!("idle"), &json!("transcript")),
+        "{asked}"
+    );
+    asked["reply"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn claude_code_answers_whole_from_its_record_even_while_its_pane_is_scrolled_up() {
+    let s: Session = session("ask-claude");
+    let (mut client, _) = s.attach_and_wait();
+    let mcp = mcp(&s, "socket");
+    let api = ModelApi::start(&s.sandbox().root().join("requests.jsonl"));
+    let pane = open_claude(&s, &mcp, &api, NEWEST, "worker");
+    until_state(&mcp, &pane, "idle");
+
+    // A shell call it runs unasked: the text before and after it, and
+    // the tool named between.
+    let tools = mcp.ok("zellij_ask", ask("worker", "TOOLTEXT echo hi", "lead"));
+    let expected = "STANDIN-BEFORE-TOOL: running it.\n\n[tool: Bash]\n\nSTANDIN-AFTER-TOOL: done.";
+    assert_eq!(replied(&tools), expected);
+
+    // The person scrolls its pane up while the turn goes on: Zellij holds
+    // the pane's output until the view returns, the record does not.
+    let release = s.sandbox().work().join("release");
+    let text = format!("LONG HOLD {}", release.display());
+    std::thread::scope(|scope| {
+        let asking = scope.spawn(|| {
+            let asker = common::mcp(&s, "socket");
+            asker.ok("zellij_ask", ask("worker", &text, "lead"))
+        });
+        until_sent(&api, "HOLD");
+        mcp.ok("zellij_focus", json!({"pane_id": pane}));
+        // Scroll mode (Ctrl s), then half a page up, twice.
+        client.type_keys(b"\x13");
+        client.type_keys(b"uu");
+        std::fs::write(&release, "").unwrap();
+        let asked = asking.join().unwrap();
+        assert_eq!(replied(&asked), long_reply());
+    });
+    client.type_keys(b"\x1b");
+}
+
+/// Codex agents at `work`, each in a pane of its own, idle.
+fn codex_agents(s: &Session, mcp: &Mcp, api: &ModelApi, work: &Path, count: usize) -> Vec<String> {
+    (0..count)
+        .map(|_| {
+            let command = Program::Codex.command(s, api, work);
+            let args = json!({"command": command, "cwd": work, "placement": "tiled"});
+            let pane = mcp.ok("zellij_new_pane", args)["pane_id"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            until_state(mcp, &pane, "idle");
+            pane
+        })
+        .collect()
+}
+
+#[test]
+fn codex_agents_in_one_folder_asked_at_once_each_answer_their_own_caller() {
+    let s: Session = session("ask-codex");
+    let (_client, _) = s.attach_and_wait();
+    let mcp = mcp(&s, "socket");
+    let api = ModelApi::start(&s.sandbox().root().join("requests.jsonl"));
+    let work = s.sandbox().work();
+    let panes = codex_agents(&s, &mcp, &api, &work, 2);
+
+    // One caller, two agents of one program in one folder, at once.
+    let calls = panes
+        .iter()
+        .enumerate()
+        .map(|(i, pane)| ("zellij_ask", ask(pane, &format!("SAY agent-{i}"), "lead")))
+        .collect();
+    for (i, result) in mcp.call_concurrently(calls).into_iter().enumerate() {
+        let asked = result.structured_content.expect("a result");
+        assert_eq!(replied(&asked), format!("STANDIN-SAID agent-{i}"));
+        assert_eq!(asked["pane_id"], panes[i].as_str());
+    }
+
+    // Four callers, one agent: its turns in the order of the messages,
+    // each caller the reply to its own.
+    let pane = &panes[0];
+    let replies: Vec<(String, Value)> = std::thread::scope(|scope| {
+        let askers: Vec<_> = (0..4)
+            .map(|i| {
+                let s = &s;
+                scope.spawn(move || {
+                    let caller = common::mcp(s, "socket");
+                    let text = format!("SAY caller-{i}");
+                    let asked = caller.ok("zellij_ask", ask(pane, &text, &format!("c{i}")));
+                    (text, asked)
+                })
+            })
+            .collect();
+        askers.into_iter().map(|a| a.join().unwrap()).collect()
+    });
+    let mut seqs = Vec::new();
+    for (text, asked) in &replies {
+        let word = text.trim_start_matches("SAY ");
+        assert_eq!(replied(asked), format!("STANDIN-SAID {word}"));
+        seqs.push(asked["seq"].as_u64().unwrap());
+    }
+    let order: Vec<String> = api
+        .user_texts()
+        .into_iter()
+        .filter(|t| t.contains("SAY caller-"))
+        .collect();
+    assert_eq!(order.len(), 4, "{order:?}");
+    let mut by_seq: Vec<(u64, &str)> = seqs
+        .iter()
+        .zip(&replies)
+        .map(|(seq, (text, _))| (*seq, text.as_str()))
+        .collect();
+    by_seq.sort();
+    for ((_, text), sent) in by_seq.iter().zip(&order) {
+        assert!(sent.contains(text), "turns in seq order: {order:?}");
+    }
+}
