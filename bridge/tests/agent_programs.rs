@@ -169,6 +169,23 @@ fn asked_for_a_reply(mcp: &Mcp, pane: &str, api: &ModelApi, program: Program) {
         }
     }
     assert_eq!(times_sent(api, prompt), 1);
+
+    // A turn a person began, read afterwards.
+    let read = json!({"pane_id": pane, "reply": true});
+    if on_screen {
+        let refused = mcp.err("zellij_read", read);
+        assert!(refused.starts_with("unsupported"), "{refused}");
+        return;
+    }
+    let typed = json!({"pane_id": pane, "text": "SAY by-hand", "submit": true});
+    mcp.ok("zellij_write", typed);
+    until_sent(api, "SAY by-hand");
+    let read = wait_for("the person's turn read", Duration::from_secs(30), || {
+        let read = mcp.ok("zellij_read", read.clone());
+        (read["text"] == "STANDIN-SAID by-hand").then_some(read)
+    });
+    assert_eq!(read["prompt"], "SAY by-hand", "{read}");
+    until_state(mcp, pane, "idle");
 }
 
 /// The stand-in's long reply (`fixtures/long-reply.md`).

@@ -81,6 +81,39 @@ impl ProcessTable for Procfs {
         Some(foreground && own.state == 'S' && self.wchan_is(pid, editing))
     }
 
+    fn tree(&self, pid: u32) -> Option<Vec<u32>> {
+        let all = std::fs::read_dir(&self.root).ok()?;
+        let parents: Vec<(u32, u32)> = all
+            .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
+            .filter_map(|p: u32| {
+                // Read once, not kept open as a watched process's stat is.
+                let stat = std::fs::read_to_string(self.root.join(p.to_string()).join("stat"));
+                Some((p, parse_stat(&stat.ok()?)?.ppid))
+            })
+            .collect();
+        let mut tree = vec![pid];
+        let mut at = 0;
+        while at < tree.len() {
+            let parent = tree[at];
+            tree.extend(
+                parents
+                    .iter()
+                    .filter(|(_, pp)| *pp == parent)
+                    .map(|(p, _)| *p),
+            );
+            at += 1;
+        }
+        Some(tree)
+    }
+
+    fn open_files(&self, pid: u32) -> Option<Vec<PathBuf>> {
+        let fds = std::fs::read_dir(self.root.join(pid.to_string()).join("fd")).ok()?;
+        Some(
+            fds.filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
+                .collect(),
+        )
+    }
+
     fn environment(&self, pid: u32) -> Option<HashMap<String, String>> {
         // Read anew: unlike stat, it never changes, and is asked rarely.
         let path = self.root.join(pid.to_string()).join("environ");
@@ -277,9 +310,13 @@ mod tests {
     }
 
     #[test]
-    fn a_process_environment_is_read_by_name() {
+    fn a_process_tree_open_files_and_environment_are_read() {
         let table = Procfs::at(Path::new("/proc"));
         let pid = std::process::id();
+        let tree = table.tree(std::process::id()).expect("this process's tree");
+        assert_eq!(tree[0], std::process::id());
+        let open = table.open_files(pid).expect("its open files");
+        assert!(!open.is_empty());
         let started = table.environment(pid).expect("its own environment");
         assert_eq!(started.get("HOME"), std::env::var("HOME").ok().as_ref());
         assert_eq!(table.environment(u32::MAX), None);

@@ -72,6 +72,18 @@ pub trait ProcessTable: Send + Sync {
     /// Whether a pane's `state` can be this one when told from processes.
     fn tells(&self, state: PaneState) -> bool;
 
+    /// `pid` and the processes it started, and theirs (each program keeps
+    /// its record from a process of its own); `None` when the platform
+    /// cannot tell.
+    fn tree(&self, _pid: u32) -> Option<Vec<u32>> {
+        None
+    }
+
+    /// The files `pid` holds open; `None` when the platform cannot tell.
+    fn open_files(&self, _pid: u32) -> Option<Vec<std::path::PathBuf>> {
+        None
+    }
+
     /// The environment `pid` started with (where its program keeps its
     /// files); `None` when the platform cannot tell.
     fn environment(&self, _pid: u32) -> Option<HashMap<String, String>> {

@@ -48,6 +48,50 @@ pub fn files(record: Record, place: &Place, since: SystemTime) -> Vec<PathBuf> {
     found
 }
 
+/// The record the pane's own program writes, where its processes lead to
+/// it: Codex holds its record open; Claude Code and Qwen Code each keep a
+/// file per running process (`sessions/<pid>.json`) naming its session.
+/// `None` where nothing leads to it (Gemini CLI): the newest record of
+/// the folder is the one.
+pub fn own_record(record: Record, place: &Place) -> Option<PathBuf> {
+    let processes = place.processes();
+    let session_of = |sessions: &Path| {
+        processes.iter().find_map(|pid| {
+            let text = std::fs::read_to_string(sessions.join(format!("{pid}.json"))).ok()?;
+            let meta: Value = serde_json::from_str(&text).ok()?;
+            meta["sessionId"].as_str().map(|id| format!("{id}.jsonl"))
+        })
+    };
+    let found = match record {
+        Record::Codex => processes.iter().find_map(|pid| {
+            let open = crate::processes::table().open_files(*pid)?;
+            open.into_iter().find(|path| {
+                let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                name.starts_with("rollout-") && name.ends_with(".jsonl")
+            })
+        }),
+        Record::ClaudeCode => {
+            let root = place
+                .dir("CLAUDE_CONFIG_DIR")
+                .or_else(|| place.home(".claude"))?;
+            let name = session_of(&root.join("sessions"))?;
+            let projects = dir_entries(&root.join("projects"), |_| true);
+            projects.iter().map(|p| p.join(&name)).find(|p| p.exists())
+        }
+        Record::QwenCode => {
+            let root = place.home(".qwen")?;
+            let name = session_of(&root.join("sessions"))?;
+            let projects = dir_entries(&root.join("projects"), |_| true);
+            projects
+                .iter()
+                .map(|p| p.join("chats").join(&name))
+                .find(|p| p.exists())
+        }
+        Record::GeminiCli | Record::Opencode => None,
+    };
+    found.filter(|path| readable_since(path, std::time::UNIX_EPOCH))
+}
+
 /// Claude Code's folder for a working folder: each character other than a
 /// letter or digit becomes `-`.
 fn claude_folder(cwd: &Path) -> String {

@@ -167,7 +167,13 @@ impl Following {
         match self.record {
             Record::Opencode => opencode::turn(&self.place, &self.started),
             record => {
-                let files = formats::files(record, &self.place, self.since);
+                // Its own record first, where its processes lead to it.
+                let own = formats::own_record(record, &self.place);
+                let mut files = formats::files(record, &self.place, self.since);
+                if let Some(own) = own {
+                    files.retain(|f| *f != own);
+                    files.insert(0, own);
+                }
                 let entries = |lines| formats::entries(record, lines);
                 Ok(self.jsonl.turn(&files, &self.started, entries))
             }

@@ -13,6 +13,8 @@ use crate::processes::table;
 pub struct Place {
     env: HashMap<String, String>,
     pub cwd: Option<PathBuf>,
+    /// The pane's own process.
+    pub pid: Option<u32>,
 }
 
 impl Place {
@@ -25,7 +27,16 @@ impl Place {
         Place {
             env,
             cwd: cwd.map(PathBuf::from),
+            pid,
         }
+    }
+
+    /// The pane's process and those it started, where the platform tells.
+    pub fn processes(&self) -> Vec<u32> {
+        let Some(pid) = self.pid else {
+            return Vec::new();
+        };
+        table().tree(pid).unwrap_or_else(|| vec![pid])
     }
 
     #[cfg(test)]
@@ -36,6 +47,7 @@ impl Place {
         Place {
             env: env.collect(),
             cwd: cwd.map(Path::to_path_buf),
+            pid: None,
         }
     }
 

@@ -312,13 +312,7 @@ impl Shim<'_> {
             let (text, _) = tail_capped(rows.iter().map(String::as_str), usize::MAX);
             return Ok(format!("{text}\n"));
         }
-        let read = ReadArgs {
-            pane_id: pane,
-            full: false,
-            tail_lines: None,
-            since: None,
-            max_bytes: None,
-        };
+        let read = ReadArgs::screen(pane);
         let text = self.call::<op::Read>(&read).await?.text;
         Ok(format!("{text}\n"))
     }

@@ -13,13 +13,16 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use zellij_mcp_protocol::agent_programs::{Description, Record};
 use zellij_mcp_protocol::ops::{
-    op, DeliveryStatus, HoldReason, LocateResult, PaneState, ReadArgs, ReadEventsArgs,
-    SendMessageArgs, SendMessageResult,
+    check_max_bytes, op, DeliveryStatus, HoldReason, LocateResult, PaneState, ReadArgs,
+    ReadEventsArgs, ReadResult, SendMessageArgs, SendMessageResult,
 };
-use zellij_mcp_protocol::{ErrorBody, PaneRef};
+use zellij_mcp_protocol::text::shape_read;
+use zellij_mcp_protocol::{Error, ErrorBody, PaneRef};
 
 use super::schema::{input, output_in_session as output};
-use super::{bad_request, parse, FromSession, InSession, OnRequest, ToolResult, ZellijMcp};
+use super::{
+    bad_request, parse, FromSession, InSession, OnRequest, ToolFailure, ToolResult, ZellijMcp,
+};
 use crate::pane_state::pane_state;
 use crate::replies::place::Place;
 use crate::replies::{screen, Following, Started, Turn};
@@ -301,13 +304,7 @@ impl ZellijMcp {
         text: &str,
         program: &Description,
     ) -> Result<Option<String>, ErrorBody> {
-        let read = ReadArgs {
-            pane_id: pane,
-            full: false,
-            tail_lines: None,
-            since: None,
-            max_bytes: None,
-        };
+        let read = ReadArgs::screen(pane);
         let how = self.client.sending();
         let (_, shown) = self
             .client
@@ -315,6 +312,46 @@ impl ZellijMcp {
             .await?;
         let rows: Vec<String> = shown.text.lines().map(str::to_owned).collect();
         Ok(screen::reply(&rows, header, text, program).filter(|r| !r.is_empty()))
+    }
+}
+
+impl ZellijMcp {
+    /// `zellij_read {reply: true}`: the last turn of the pane's program,
+    /// from its record.
+    pub(super) async fn read_reply(
+        &self,
+        session: Option<&str>,
+        args: &ReadArgs,
+    ) -> ToolResult<ReadResult> {
+        let max_bytes = check_max_bytes(args.max_bytes)?;
+        let session = self.client.resolve_session(session).await?;
+        let pane = args.pane_id;
+        let (session, located) = self.locate(&session, pane, true).await?;
+        let programs = self.client.programs();
+        let program = located.program.as_deref();
+        let Some(record) = program.and_then(|p| programs.for_program(p)?.record) else {
+            let runs = program.unwrap_or("no agent program known");
+            return Err(ToolFailure(ErrorBody::from(Error::Unsupported {
+                problem: format!("{pane} runs {runs}, whose description names no record of its conversation"),
+                fix: "read its screen (zellij_read without reply), or name its record in agents.kdl (record \"codex\")".into(),
+            })));
+        };
+        let place = Place::of(located.pid, located.cwd.as_deref());
+        let mut following = Following::new(record, place, SystemTime::UNIX_EPOCH, Started::Last);
+        let turn = following.turn().map_err(|problem| {
+            ToolFailure(ErrorBody::from(Error::Internal {
+                problem: format!("its record could not be read: {problem}"),
+                fix: Some("call it again; if it goes on, read its screen".into()),
+            }))
+        })?;
+        let reply = turn.as_ref().map(Turn::reply).unwrap_or_default();
+        let rows: Vec<&str> = reply.split('\n').collect();
+        let shaped = shape_read(&rows, None, None, max_bytes);
+        let mut result = ReadResult::new(pane, located.tab_id, shaped);
+        result.pid = located.pid;
+        result.state = Some(state_of(&located));
+        result.prompt = turn.map(|t| t.prompt);
+        Ok(Json(FromSession { session, result }))
     }
 }
 

@@ -23,13 +23,16 @@ use crate::pane_state::pane_state;
 impl ZellijMcp {
     #[tool(
         name = "zellij_read",
-        description = "A pane's text without ANSI: the screen, or with full the scrollback; tail_lines keeps the last lines; since (an earlier cursor) returns only newer lines. On: pane_id. Focus: never moves. After: unchanged; returns cursor. Don't: poll it to wait (use zellij_wait_for). Needs: a pane id.",
+        description = "A pane's text without ANSI: the screen, or with full the scrollback; tail_lines keeps the last lines; since (an earlier cursor) returns only newer lines; reply: an agent's last turn's reply from its program's record, and its prompt. On: pane_id. Focus: never moves. After: unchanged; returns cursor. Don't: poll it to wait (use zellij_wait_for). Needs: a pane id.",
         input_schema = input::<ReadArgs>(),
         output_schema = output::<ReadResult>(),
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn read(&self, args: JsonObject) -> ToolResult<ReadResult> {
         let p: InSession<ReadArgs> = parse(args)?;
+        if p.args.reply {
+            return self.read_reply(p.session.as_deref(), &p.args).await;
+        }
         if !p.args.needs_scrollback() {
             let Json(mut read) = self
                 .send::<op::Read>(p.session.as_deref(), &p.args, Duration::ZERO)

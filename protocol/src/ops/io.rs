@@ -23,9 +23,25 @@ pub struct ReadArgs {
     pub since: Option<String>,
     /// Keep at most this many bytes, from the end. Default 65536, max 4194304.
     pub max_bytes: Option<usize>,
+    /// An agent's pane: its last turn's reply, from its program's record,
+    /// instead of the screen.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reply: bool,
 }
 
 impl ReadArgs {
+    /// A read of the pane's screen.
+    pub fn screen(pane_id: PaneRef) -> Self {
+        ReadArgs {
+            pane_id,
+            full: false,
+            tail_lines: None,
+            since: None,
+            max_bytes: None,
+            reply: false,
+        }
+    }
+
     /// A read of the scrollback, which the bridge does outside the plugin;
     /// the plugin reads only the screen.
     pub fn needs_scrollback(&self) -> bool {
@@ -84,6 +100,9 @@ pub struct ReadResult {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     #[cfg_attr(feature = "schema", schemars(skip))]
     pub line_draft: bool,
+    /// With reply: the prompt that started the turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
 }
 
 impl ReadResult {
@@ -99,6 +118,7 @@ impl ReadResult {
             pid: None,
             state: None,
             line_draft: false,
+            prompt: None,
         }
     }
 }
