@@ -253,6 +253,15 @@ fn a_peer(program: Program) {
     // Asked: the reply to the turn the message started, whole, from the
     // program's own record; from its screen where none is known.
     asked_for_a_reply(&mcp, &pane, &api, program);
+    let replied = logged(&mcp, "replied");
+    let event = replied.iter().find(|e| e["pane_id"] == pane.as_str());
+    let first_line = event.expect("a replied event")["first_line"].clone();
+    assert!(
+        first_line.as_str().is_some_and(|l| !l.is_empty()),
+        "{replied:?}"
+    );
+    let row = agent_row(&s, &pane).expect("its row");
+    assert_eq!(row["last_reply"]["first_line"], first_line, "{row}");
 
     // A person's draft: a message does not send it, and waits.
     let draft = json!({"pane_id": pane, "text": "my own draft"});

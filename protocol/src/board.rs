@@ -4,7 +4,7 @@
 use crate::ops::{AgentRow, LastMessage, PaneState};
 
 /// The columns, in order.
-pub const COLUMNS: [&str; 8] = [
+pub const COLUMNS: [&str; 9] = [
     "AGENT",
     "TAB",
     "STATE",
@@ -12,11 +12,15 @@ pub const COLUMNS: [&str; 8] = [
     "HELD",
     "LAST IN",
     "LAST OUT",
+    "LAST REPLY",
     "DESCRIPTION",
 ];
 
+/// The most characters of a reply's first line a row shows.
+const REPLY_CHARS: usize = 40;
+
 /// A row's cells, timed against `at_ms` (when the rows were taken).
-pub fn cells(row: &AgentRow, at_ms: u64) -> [String; 8] {
+pub fn cells(row: &AgentRow, at_ms: u64) -> [String; 9] {
     let state = match (row.state, row.exit_status) {
         (PaneState::Exited, Some(code)) => format!("exited {code}"),
         (state, _) => wire_name(state),
@@ -40,6 +44,11 @@ pub fn cells(row: &AgentRow, at_ms: u64) -> [String; 8] {
         held,
         message(&row.last_in, "from"),
         message(&row.last_out, "to"),
+        row.last_reply.as_ref().map_or_else(String::new, |r| {
+            let ago = for_how_long(at_ms.saturating_sub(r.at_ms));
+            let line: String = r.first_line.chars().take(REPLY_CHARS).collect();
+            format!("{ago} ago: {line}")
+        }),
         row.described_by.clone().unwrap_or_default(),
     ]
 }
@@ -66,7 +75,7 @@ fn wire_name<T: serde::Serialize>(value: T) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ops::HoldReason;
+    use crate::ops::{HoldReason, LastReply};
     use crate::PaneRef;
 
     fn worker() -> AgentRow {
@@ -88,6 +97,10 @@ mod tests {
                 at_ms: 1_000,
             }),
             last_out: None,
+            last_reply: Some(LastReply {
+                first_line: "All 12 tests pass, and the build is green again".into(),
+                at_ms: 6_000,
+            }),
         }
     }
 
@@ -104,6 +117,7 @@ mod tests {
                 "2 (asking)",
                 "#7 from lead 2m ago",
                 "",
+                "2m ago: All 12 tests pass, and the build is green",
                 "claude-code"
             ]
         );

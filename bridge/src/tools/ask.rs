@@ -13,8 +13,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use zellij_mcp_protocol::agent_programs::{Description, Record};
 use zellij_mcp_protocol::ops::{
-    check_max_bytes, op, DeliveryStatus, HoldReason, LocateResult, PaneState, ReadArgs,
-    ReadEventsArgs, ReadResult, SendMessageArgs, SendMessageResult,
+    check_max_bytes, first_line, op, DeliveryStatus, HoldReason, LocateResult, PaneState, ReadArgs,
+    ReadEventsArgs, ReadResult, RepliedArgs, SendMessageArgs, SendMessageResult,
 };
 use zellij_mcp_protocol::text::shape_read;
 use zellij_mcp_protocol::{Error, ErrorBody, PaneRef};
@@ -44,34 +44,31 @@ pub struct AskArgs {
     /// A pane id, an agent name, or "parent".
     pub to: String,
     pub text: String,
-    /// Sender name, for a caller outside any pane only.
     pub from: Option<String>,
-    /// Seconds to wait for the turn's end (default 600, max 3600).
+    /// Default 600, max 3600.
     pub timeout_s: Option<u64>,
 }
 
-/// Where the reply was read.
+/// Where the reply was read: the program's own record of the
+/// conversation, or its pane's screen, as the program drew it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ReplySource {
-    /// The program's own record of the conversation.
     Transcript,
-    /// The pane's screen, as the program drew it.
     Screen,
 }
 
-/// The agent's state when the ask ended.
+/// The agent's state when the ask ended: the turn over (idle); a dialog or
+/// question waiting for the person, never answered (asking); exited; still
+/// on the turn at the timeout (working); or the message not delivered in
+/// time (undelivered, see held_because).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AskState {
-    /// The turn is over.
     Idle,
-    /// A dialog or question waits for the person (never answered).
     Asking,
     Exited,
-    /// Still on the turn at the timeout.
     Working,
-    /// The message was not delivered (see held_because).
     Undelivered,
 }
 
@@ -97,7 +94,7 @@ pub struct AskResult {
 impl ZellijMcp {
     #[tool(
         name = "zellij_ask",
-        description = "Send an agent a message as zellij_send_message does, wait for the turn it starts to end, and return the reply as the program recorded it (source transcript), else as its screen shows it (screen). state: idle, asking (a dialog waits: returned at once, never answered), exited, working (timed_out), undelivered. On: the target. Focus: never moves. After: the agent idle. Don't: answer its dialog unasked. Needs: an agent's pane.",
+        description = "Send a message as zellij_send_message does; returns the reply to its turn, from the program's record (else its screen). state: idle, asking (at once; never answered), exited, working (timed_out), undelivered. On: the target. Focus: never moves. After: the turn over. Don't: poll zellij_read. Needs: an agent's pane.",
         input_schema = input::<AskArgs>(),
         output_schema = output::<AskResult>(),
         annotations(destructive_hint = false, open_world_hint = false)
@@ -174,11 +171,33 @@ impl ZellijMcp {
             result.reply = turn.reply;
             result.source = Some(turn.source);
             result.timed_out = turn.state == AskState::Working;
+            if turn.state == AskState::Idle {
+                self.note_reply(session, pane, sent.seq, &result.reply)
+                    .await;
+            }
         } else {
             result.timed_out = asking.over();
         }
         result.elapsed_ms = asking.elapsed_ms();
         Ok(result)
+    }
+
+    /// Tells the plugin of the reply (the board's last reply, a `replied`
+    /// event); the reply stands whether or not it is told.
+    async fn note_reply(&self, session: &str, pane: PaneRef, seq: u64, reply: &str) {
+        let args = RepliedArgs {
+            pane_id: pane,
+            seq: Some(seq),
+            first_line: first_line(reply),
+        };
+        let how = self.client.sending();
+        let told = self
+            .client
+            .call::<op::Replied>(Some(session), &args, how)
+            .await;
+        if let Err(e) = told {
+            tracing::debug!("the reply of {pane} was not noted: {e}");
+        }
     }
 
     /// Sends the message and waits for its delivery; a message held while

@@ -23,7 +23,7 @@ use crate::pane_state::pane_state;
 impl ZellijMcp {
     #[tool(
         name = "zellij_read",
-        description = "A pane's text without ANSI: the screen, or with full the scrollback; tail_lines keeps the last lines; since (an earlier cursor) returns only newer lines; reply: an agent's last turn's reply from its program's record, and its prompt. On: pane_id. Focus: never moves. After: unchanged; returns cursor. Don't: poll it to wait (use zellij_wait_for). Needs: a pane id.",
+        description = "A pane's text without ANSI: the screen, or with full the scrollback; tail_lines keeps the last lines; since (an earlier cursor) returns only newer lines; reply: an agent's last reply and prompt. On: pane_id. Focus: never moves. After: unchanged; returns cursor. Don't: poll it to wait (use zellij_wait_for). Needs: a pane id.",
         input_schema = input::<ReadArgs>(),
         output_schema = output::<ReadResult>(),
         annotations(read_only_hint = true, open_world_hint = false)
@@ -67,7 +67,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_write",
-        description = "Type text, then keys (Enter, Tab, Esc, Up, 'Ctrl c'...); paste: as a bracketed paste; submit: then a lone CR after submit_delay_ms (Ink-safe), returning after it. On: a terminal pane_id. Focus: never moves. After: returns pane_id, tab_id. Don't: end text with \\r when submitting; answer a dialog (state asking) unless meant (answer: true). Needs: a live pane, not its own (allow_exited, force).",
+        description = "Type text, then keys; paste: as a bracketed paste; submit: then a lone CR after submit_delay_ms (Ink-safe), returning after it. On: a terminal pane_id. Focus: never moves. After: returns pane_id, tab_id. Don't: end text with \\r when submitting; answer a dialog (state asking) unless meant (answer: true). Needs: a live pane, not its own (allow_exited, force).",
         input_schema = input::<WriteArgs>(),
         output_schema = output::<WriteResult>(),
         annotations(destructive_hint = false, open_world_hint = false)
@@ -85,7 +85,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_wait_for",
-        description = "Wait until pattern (regex, or literal) shows, no output for idle_ms, the command exits (exit), or the pane reaches until_state; stop patterns end it early. Only new output counts unless include_existing. Sends progress; cancellable. On: a terminal pane_id. Focus: never moves. After: unchanged; outcome says why it ended. Don't: loop zellij_read instead. Needs: a terminal pane.",
+        description = "Wait until pattern (regex, or literal) shows, no output for idle_ms, the command exits (exit), or the pane reaches until_state; stop patterns end it early. Sends progress; cancellable. On: a terminal pane_id. Focus: never moves. After: unchanged; outcome says why it ended. Don't: loop zellij_read instead. Needs: a terminal pane.",
         input_schema = input::<WaitForArgs>(),
         output_schema = output::<WaitForResult>(),
         annotations(read_only_hint = true, open_world_hint = false)
@@ -108,7 +108,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_run",
-        description = "Run command (argv; a shell only as [\"sh\",\"-c\",...]) in a new hidden command pane, or with pane_id one command line typed verbatim into that pane's bash/zsh/fish (its cwd, env); returns exit_code, output, elapsed_ms, timed_out (it runs on unless kill_on_timeout; a shell run's exit then comes as a run_exited event). On: a tab (default: the caller's), or pane_id. Focus: never moves. After: a new pane stays unless close_on_exit; a shell is back at its prompt. Don't: pass a string without pane_id. Needs: cwd exists; the shell at its prompt with an empty line (a person's half-typed line is refused: draft).",
+        description = "Run command (argv) in a new hidden pane, or with pane_id one command line typed into that pane's bash/zsh/fish; returns exit_code, output, elapsed_ms, timed_out (it runs on unless kill_on_timeout; a shell run's exit is then a run_exited event). On: a tab (default: the caller's), or pane_id. Focus: never moves. After: a new pane stays unless close_on_exit; a shell is back at its prompt. Don't: pass a string without pane_id. Needs: cwd exists; the shell at an empty prompt (else draft).",
         input_schema = input::<RunArgs>(),
         output_schema = output::<RunResult>(),
         annotations(destructive_hint = false)
@@ -154,7 +154,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_send_message",
-        description = "Type [#seq from sender] text into an agent's empty composer and submit it (Ink-safe). to: pane id, agent name or parent. In seq order per target; held (held_because) while it asks, has a draft or no composer; retried until ttl_s if missing. On: the target. Focus: never moves. After: returns seq, status. Don't: use zellij_write for agents. Needs: an agent's pane, text up to 64 KiB.",
+        description = "Type [#seq from sender] text into an agent's empty composer and submit it (Ink-safe). In seq order per target; held (held_because) while it asks, has a draft or no composer; retried until ttl_s if missing. On: the target. Focus: never moves. After: returns seq, status. Don't: use zellij_write for agents. Needs: an agent's pane, text up to 64 KiB.",
         input_schema = input::<SendMessageArgs>(),
         output_schema = output::<SendMessageResult>(),
         annotations(destructive_hint = false, open_world_hint = false)
@@ -180,7 +180,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_read_events",
-        description = "Event log after since_seq: messages queued, held, retry, delivered, expired, cancelled; agents registered, asking, answered, exited, closed; run_exited for a shell run past its timeout. On: the session. Focus: never moves. After: unchanged; pass last_seq next (more: another page). Don't: poll; subscribe to zellij://<session>/events. Needs: the plugin.",
+        description = "Event log after since_seq: messages (queued, held, retry, delivered, expired, cancelled), agents (registered, asking, answered, replied, exited, closed), run_exited. On: the session. Focus: never moves. After: unchanged; pass last_seq next (more: another page). Don't: poll; subscribe to zellij://<session>/events. Needs: the plugin.",
         input_schema = input::<ReadEventsArgs>(),
         output_schema = output::<ReadEventsResult>(),
         annotations(read_only_hint = true, open_world_hint = false)

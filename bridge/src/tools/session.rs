@@ -72,7 +72,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_list_panes",
-        description = "Terminal panes in all tabs (plugins with include_plugins): pane_id, tab_id, title, agent, program, state, exit_status; flags (focused, floating, hidden, exited, is_self) only when true. details: true adds tab name, position, start command, argv, cwd, pid, geometry. Filters AND together. On: the session. Focus: never moves. After: unchanged. Don't: guess pane ids. Needs: the plugin.",
+        description = "Terminal panes in all tabs (plugins with include_plugins): ids, title, agent, program, state; flags only when true. details: true adds more facts. Filters AND together. On: the session. Focus: never moves. After: unchanged. Don't: guess pane ids. Needs: the plugin.",
         input_schema = input::<ListPanesArgs>(),
         output_schema = output_in_session::<ListPanesResult>(),
         annotations(read_only_hint = true, open_world_hint = false)

@@ -104,6 +104,7 @@ pub(super) mod tests {
             held_because: None,
             last_in: None,
             last_out: None,
+            last_reply: None,
         }
     }
 

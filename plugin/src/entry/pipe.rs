@@ -278,6 +278,10 @@ impl<H: Host> McpPlugin<H> {
                 let zellij = Zellij::of(&p.host, &p.view, &p.programs);
                 zellij.explain(&mut p.pane_facts, named, name, a)
             }),
+            op::Replied::NAME => self.now::<op::Replied>(args, asker, |p, a, _| {
+                let zellij = Zellij::of(&p.host, &p.view, &p.programs);
+                handlers::replied(zellij, &p.agents, &mut p.attention, &mut p.log, a)
+            }),
             op::ReadEvents::NAME => self
                 .now::<op::ReadEvents>(args, asker, |p, a, _| handlers::read_events(&mut p.log, a)),
             op::Read::NAME => self.now::<op::Read>(args, asker, |p, a, _| {

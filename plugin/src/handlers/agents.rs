@@ -226,6 +226,7 @@ impl Board<'_> {
             held_because,
             last_in: self.attention.last_in(pane).cloned(),
             last_out: self.attention.last_out(&sender).cloned(),
+            last_reply: self.attention.last_reply(pane).cloned(),
             name,
         }
     }

@@ -5,9 +5,10 @@ use std::time::Duration;
 
 use zellij_mcp_protocol::agent_name::{check_agent_name, parent_of, OUTSIDE_SENDER, PARENT};
 use zellij_mcp_protocol::ops::{
-    CancelMessagesArgs, CancelMessagesResult, Happened, ReadEventsArgs, SendMessageArgs,
-    DEFAULT_DELIVERY_WAIT_MS, DEFAULT_EVENTS_BYTES, DEFAULT_MESSAGE_TTL_S, MAX_DELIVERY_WAIT_MS,
-    MAX_EVENTS_BYTES, MAX_MESSAGE_BYTES, MAX_MESSAGE_TTL_S,
+    first_line, CancelMessagesArgs, CancelMessagesResult, Happened, ReadEventsArgs, RepliedArgs,
+    RepliedResult, SendMessageArgs, DEFAULT_DELIVERY_WAIT_MS, DEFAULT_EVENTS_BYTES,
+    DEFAULT_MESSAGE_TTL_S, MAX_DELIVERY_WAIT_MS, MAX_EVENTS_BYTES, MAX_MESSAGE_BYTES,
+    MAX_MESSAGE_TTL_S,
 };
 use zellij_mcp_protocol::text::plain_text;
 use zellij_mcp_protocol::{Error, ErrorBody, PaneKind, PaneRef};
@@ -15,6 +16,7 @@ use zellij_mcp_protocol::{Error, ErrorBody, PaneKind, PaneRef};
 use super::{bad_request, now, Handled, HandlerResult, Zellij};
 use crate::host::Host;
 use crate::state::agents::{Agents, Named};
+use crate::state::attention::Attention;
 use crate::state::event_log::EventLog;
 use crate::state::later::Asker;
 use crate::state::messages::{Answer, Message, Outbox, Recipient};
@@ -90,6 +92,35 @@ pub fn cancel_messages(
         return (Err(refused), answers);
     }
     (now(CancelMessagesResult { cancelled }), answers)
+}
+
+/// `replied`: the reply to a turn of `pane_id`'s agent, as the bridge read
+/// it: its first line for the board, and an event.
+pub fn replied(
+    zellij: Zellij<'_, impl Host>,
+    agents: &Agents,
+    attention: &mut Attention,
+    log: &mut EventLog,
+    args: RepliedArgs,
+) -> HandlerResult {
+    let pane = args.pane_id;
+    zellij.require_pane(pane)?;
+    let at_ms = zellij.host.unix_ms();
+    let first_line = first_line(&args.first_line);
+    attention.replied(pane, first_line.clone(), at_ms);
+    let replied = Happened::Replied {
+        pane_id: pane,
+        name: agents.by_pane().remove(&pane),
+        message: args.seq,
+        first_line,
+    };
+    let logged = log.append(at_ms, |_| replied).map_err(|e| {
+        ErrorBody::from(Error::Internal {
+            problem: format!("the event log cannot be written: {e}"),
+            fix: None,
+        })
+    })?;
+    now(RepliedResult { logged })
 }
 
 /// `read_events`: the log after `since_seq`.

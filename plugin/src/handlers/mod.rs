@@ -17,7 +17,7 @@ mod waiting;
 
 pub use agents::{describe_programs, Board, Naming};
 pub use io::{may_change_what_runs, write_result, ScreenText, PASTE_END, PASTE_START};
-pub use messages::{cancel_messages, read_events, send_message};
+pub use messages::{cancel_messages, read_events, replied, send_message};
 pub use requests::{replay, status};
 pub use waiting::run_result;
 

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use zellij_mcp_protocol::agent_screen::{AgentScreen, Shown};
-use zellij_mcp_protocol::ops::{LastMessage, PaneState};
+use zellij_mcp_protocol::ops::{LastMessage, LastReply, PaneState};
 use zellij_mcp_protocol::PaneRef;
 
 /// Most senders whose last message is kept.
@@ -23,6 +23,8 @@ pub struct Attention {
     last_in: BTreeMap<PaneRef, LastMessage>,
     /// The last delivered message of each sender (its name or pane id).
     last_out: BTreeMap<String, LastMessage>,
+    /// Each agent's last reply a caller asked for.
+    last_reply: BTreeMap<PaneRef, LastReply>,
     /// The last text each agent's composer was seen to hold as a person's
     /// draft (the cursor after its start).
     typed: BTreeMap<PaneRef, String>,
@@ -88,6 +90,7 @@ impl Attention {
         self.last.retain(|pane, _| panes.contains(pane));
         self.described_by.retain(|pane, _| panes.contains(pane));
         self.last_in.retain(|pane, _| panes.contains(pane));
+        self.last_reply.retain(|pane, _| panes.contains(pane));
         self.typed.retain(|pane, _| panes.contains(pane));
     }
 
@@ -108,6 +111,16 @@ impl Attention {
             at_ms,
         };
         self.last_out.insert(from.to_owned(), last);
+    }
+
+    /// `pane`'s agent replied (its first line) at `at_ms`.
+    pub fn replied(&mut self, pane: PaneRef, first_line: String, at_ms: u64) {
+        self.last_reply
+            .insert(pane, LastReply { first_line, at_ms });
+    }
+
+    pub fn last_reply(&self, pane: PaneRef) -> Option<&LastReply> {
+        self.last_reply.get(&pane)
     }
 
     /// The last message delivered to `pane`.

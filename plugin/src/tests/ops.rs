@@ -803,6 +803,34 @@ fn an_agent_names_its_own_pane_and_new_panes_get_names_listed_with_them() {
 }
 
 #[test]
+fn a_reply_the_bridge_read_is_logged_and_shown_in_its_agents_row() {
+    let mut p = plugin("op-replied");
+    let register = request_from("terminal_1", "1", "register_agent", json!({"name": "main"}));
+    send(&mut p, "1", Some(&register));
+    let long_line = "é".repeat(300);
+    let reply = format!("\n  All 12 tests pass.  \n{long_line}");
+    let args = json!({"pane_id": "terminal_1", "seq": 3, "first_line": reply});
+    send(&mut p, "2", Some(&request("2", "replied", args)));
+    let logged = result_of::<op::Replied>(only_reply(&p, "2", "2")).logged;
+    let read = json!({"since_seq": logged - 1});
+    send(&mut p, "3", Some(&request("3", "read_events", read)));
+    let events = result_of::<op::ReadEvents>(only_reply(&p, "3", "3")).events;
+    let event = serde_json::Value::Object(events[0].clone());
+    assert_eq!(
+        event,
+        json!({"seq": logged, "at_ms": event["at_ms"], "event": "replied", "pane_id": "terminal_1",
+               "name": "main", "message": 3, "first_line": "All 12 tests pass."})
+    );
+    let last = p.attention.last_reply(PaneRef::terminal(1)).unwrap();
+    assert_eq!(
+        last.first_line, "All 12 tests pass.",
+        "the row's LAST REPLY"
+    );
+    let gone = json!({"pane_id": "terminal_99", "first_line": "x"});
+    assert_eq!(refused(&mut p, "4", "replied", gone), "pane_not_found");
+}
+
+#[test]
 fn a_bad_or_taken_agent_name_or_an_unknown_caller_is_refused_and_names_nothing() {
     let mut p = plugin("op-agents-bad");
     let register = request_from("terminal_1", "1", "register_agent", json!({"name": "main"}));

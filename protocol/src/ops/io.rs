@@ -23,8 +23,7 @@ pub struct ReadArgs {
     pub since: Option<String>,
     /// Keep at most this many bytes, from the end. Default 65536, max 4194304.
     pub max_bytes: Option<usize>,
-    /// An agent's pane: its last turn's reply, from its program's record,
-    /// instead of the screen.
+    /// An agent's last reply, from its record.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub reply: bool,
 }
@@ -123,7 +122,7 @@ impl ReadResult {
     }
 }
 
-/// What a pane is doing (docs/shell-runs.md, "Pane states").
+/// What a pane is doing (docs/shell-runs.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "snake_case")]
@@ -358,8 +357,7 @@ pub struct RunArgs {
     pub name: Option<String>,
     /// Agent name for the pane.
     pub agent_name: Option<String>,
-    /// The agent reads lines at a prompt (no composer): messages go as
-    /// one line each, while its line is empty.
+    /// Agent reads lines at a prompt (no composer).
     #[serde(default)]
     pub reads_lines: bool,
 

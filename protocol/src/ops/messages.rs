@@ -67,8 +67,8 @@ pub enum HoldReason {
     Asking,
     Draft,
     NoComposer,
-    /// The program takes what is typed during a turn into that turn
-    /// (Codex), so the message waits for the turn to end.
+    // The program takes what is typed during a turn into that turn
+    // (Codex), so the message waits for the turn to end.
     Working,
 }
 
@@ -130,6 +130,16 @@ pub enum Happened {
         pane_id: PaneRef,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         name: Option<String>,
+    },
+    /// A pane's agent ended a turn a caller asked for (`zellij_ask`): its
+    /// reply's first line, and the message that started it.
+    Replied {
+        pane_id: PaneRef,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<u64>,
+        first_line: String,
     },
     /// A caller answered, on purpose, the dialog a pane's agent showed.
     Answered {
@@ -270,6 +280,9 @@ pub struct AgentRow {
     /// The last message it sent that was delivered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_out: Option<LastMessage>,
+    /// Its last reply a caller asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_reply: Option<LastReply>,
 }
 
 impl AgentRow {
@@ -291,6 +304,46 @@ impl AgentRow {
             _ => 2,
         }
     }
+}
+
+/// A reply, as an agent's row tells it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct LastReply {
+    /// The reply's first line (at most [`FIRST_LINE_CHARS`] characters).
+    pub first_line: String,
+    pub at_ms: u64,
+}
+
+/// The most characters of a reply's first line kept and logged.
+pub const FIRST_LINE_CHARS: usize = 120;
+
+/// `replied`: the bridge read the reply to a turn (see [`Happened::Replied`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct RepliedArgs {
+    pub pane_id: PaneRef,
+    /// The message that started the turn.
+    pub seq: Option<u64>,
+    /// The reply's first line (see [`first_line`]).
+    pub first_line: String,
+}
+
+/// A reply's first line with text, cut to [`FIRST_LINE_CHARS`].
+pub fn first_line(reply: &str) -> String {
+    let line = reply.lines().find(|l| !l.trim().is_empty());
+    line.unwrap_or_default()
+        .trim()
+        .chars()
+        .take(FIRST_LINE_CHARS)
+        .collect()
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct RepliedResult {
+    /// The `replied` event's seq.
+    pub logged: u64,
 }
 
 /// A delivered message, as an agent's row tells it.

@@ -69,6 +69,8 @@ ops! {
     Agents = "agents", NoArgs => AgentsResult;
     /// How the agent descriptions read one pane's screen.
     Explain = "explain", ExplainArgs => ExplainResult;
+    /// Notes a reply the bridge read (the board's last reply, an event).
+    Replied = "replied", RepliedArgs => RepliedResult;
     /// The session's event log, after a seq.
     ReadEvents = "read_events", ReadEventsArgs => ReadEventsResult;
     /// A pane's screen; the bridge reads scrollbacks itself.

@@ -83,8 +83,7 @@ pub struct PaneDetails {
 pub struct RegisterAgentArgs {
     /// Dotted, e.g. main.feature.auth.
     pub name: String,
-    /// The agent reads lines at a prompt (no composer): messages go as
-    /// one line each, while its line is empty.
+    /// Agent reads lines at a prompt (no composer).
     #[serde(default)]
     pub reads_lines: bool,
 }
@@ -115,7 +114,7 @@ pub struct ListPanesResult {
     pub panes: Vec<PaneEntry>,
 }
 
-/// How a new pane is placed; background: hidden until zellij_focus shows it.
+/// background: hidden until zellij_focus.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "snake_case")]
@@ -159,7 +158,7 @@ pub struct NewTabResult {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct Opening {
-    /// Default: the caller's tab, else the active tab.
+    /// Default: the caller's, else the active.
     pub tab: Option<TabRef>,
     #[serde(default)]
     pub placement: Placement,
@@ -177,8 +176,7 @@ pub struct NewPaneArgs {
     pub name: Option<String>,
     /// Agent name for the pane, e.g. main.tests.
     pub agent_name: Option<String>,
-    /// The agent reads lines at a prompt (no composer): messages go as
-    /// one line each, while its line is empty.
+    /// Agent reads lines at a prompt (no composer).
     #[serde(default)]
     pub reads_lines: bool,
     #[serde(flatten)]
