@@ -1,7 +1,7 @@
 //! `zellij_ask` with real programs (the other programs are asked in
 //! `agent_programs.rs`): Claude Code's reply read whole from its record,
 //! with the tool it called, also while a person has its pane scrolled up;
-//! two Codex agents in one folder asked at once by one caller, and one
+//! four Codex agents in one folder asked at once by one caller, and one
 //! Codex agent asked by four callers at once, each caller getting the reply
 //! to its own message.
 
@@ -93,9 +93,9 @@ fn codex_agents_in_one_folder_asked_at_once_each_answer_their_own_caller() {
     let mcp = mcp(&s, "socket");
     let api = ModelApi::start(&s.sandbox().root().join("requests.jsonl"));
     let work = s.sandbox().work();
-    let panes = codex_agents(&s, &mcp, &api, &work, 2);
+    let panes = codex_agents(&s, &mcp, &api, &work, 4);
 
-    // One caller, two agents of one program in one folder, at once.
+    // One caller, four agents of one program in one folder, at once.
     let calls = panes
         .iter()
         .enumerate()

@@ -50,6 +50,17 @@ impl ModelApi {
             .filter_map(|v| v["last_user_text"].as_str().map(str::to_owned))
             .collect()
     }
+
+    /// When (Unix time, s) the last answer to a request whose last user
+    /// text holds `text` sent its last byte.
+    pub fn finished_at(&self, text: &str) -> Option<f64> {
+        let log = std::fs::read_to_string(&self.requests).unwrap_or_default();
+        log.lines()
+            .rev()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|v| v["finished"].as_str().is_some_and(|t| t.contains(text)))
+            .find_map(|v| v["at"].as_f64())
+    }
 }
 
 impl Drop for ModelApi {

@@ -37,7 +37,7 @@ impl Home {
     }
 
     fn place(&self, cwd: &str) -> Place {
-        Place::with(&[("HOME", &self.0)], Some(Path::new(cwd)))
+        Place::new(&[("HOME", &self.0)], Some(Path::new(cwd)))
     }
 }
 

@@ -272,7 +272,8 @@ fn prompt(text: Option<String>) -> Vec<Entry> {
 }
 
 /// Qwen Code: `user` and `assistant` lines of Gemini-style parts (a
-/// tool's result is a line of its own). No line ends a turn.
+/// tool's result is a line of its own). An assistant line is a whole
+/// answer of the model: one that calls no tool ends the turn.
 fn qwen_code(line: &Value) -> Vec<Entry> {
     let parts = &line["message"]["parts"];
     match line["type"].as_str() {
@@ -284,8 +285,13 @@ fn qwen_code(line: &Value) -> Vec<Entry> {
                 .into_iter()
                 .collect();
             let calls = parts.as_array().into_iter().flatten();
-            found
-                .extend(calls.filter_map(|p| text_of(&p["functionCall"]["name"]).map(Entry::Tool)));
+            let tools: Vec<Entry> = calls
+                .filter_map(|p| text_of(&p["functionCall"]["name"]).map(Entry::Tool))
+                .collect();
+            if tools.is_empty() {
+                found.push(Entry::End);
+            }
+            found.extend(tools);
             found
         }
         _ => Vec::new(),
@@ -297,6 +303,6 @@ fn qwen_code(line: &Value) -> Vec<Entry> {
 pub fn marks_end(record: Record) -> bool {
     matches!(
         record,
-        Record::ClaudeCode | Record::Codex | Record::Opencode
+        Record::ClaudeCode | Record::Codex | Record::Opencode | Record::QwenCode
     )
 }

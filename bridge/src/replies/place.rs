@@ -39,8 +39,9 @@ impl Place {
         table().tree(pid).unwrap_or_else(|| vec![pid])
     }
 
-    #[cfg(test)]
-    pub fn with(env: &[(&str, &Path)], cwd: Option<&Path>) -> Place {
+    /// A place with only these variables set, as a test or a bench lays
+    /// one out.
+    pub fn new(env: &[(&str, &Path)], cwd: Option<&Path>) -> Place {
         let env = env
             .iter()
             .map(|(k, v)| (k.to_string(), v.display().to_string()));

@@ -31,10 +31,10 @@ use crate::replies::{screen, Following, Started, Turn};
 const DEFAULT_TIMEOUT_S: u64 = 600;
 const MAX_TIMEOUT_S: u64 = 3600;
 /// How often the record and the pane are looked at while a turn goes on.
-const LOOK_EVERY: Duration = Duration::from_millis(100);
+const LOOK_EVERY: Duration = Duration::from_millis(50);
 /// A record changed this recently may still be written to: a turn whose
 /// record marks no end is over once the pane is idle and this passed.
-const QUIET: Duration = Duration::from_millis(400);
+const QUIET: Duration = Duration::from_millis(100);
 /// Records changed this long before the message are not looked in (clocks
 /// of files and of this process may differ a little).
 const CLOCK_SLACK: Duration = Duration::from_secs(2);

@@ -30,7 +30,8 @@ short suggestion.
 Usage: model_api.py [requests.jsonl]: with a path, each request's last
 user text is appended to it as a JSON line, with whether it is a turn of
 the agent's loop rather than a side request (a title, a suggestion, a
-summary). Prints the port it listens on (127.0.0.1), then serves until
+summary); and once its answer's last byte went, a line
+{"finished": <that text>, "at": <Unix time>}. Prints the port it listens on (127.0.0.1), then serves until
 killed."""
 
 import http.server
@@ -442,6 +443,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
 
     def do_POST(self):
+        self.noted = None
+        self.respond()
+        # When the answer's last byte went: a bench's clock for what the
+        # program does after it.
+        if REQUESTS and self.noted is not None:
+            with open(REQUESTS, "a") as log:
+                log.write(json.dumps({"finished": self.noted, "at": time.time()}) + "\n")
+
+    def respond(self):
         body = self.rfile.read(int(self.headers.get("content-length", 0)))
         request = json.loads(body or b"{}")
         if "count_tokens" in self.path:
@@ -488,6 +498,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         """Logs a request: its last user text, and whether it is a turn of
         the agent's loop (elsewhere: it offers tools) rather than a side
         request."""
+        self.noted = last_user_text
         if REQUESTS:
             with open(REQUESTS, "a") as log:
                 log.write(json.dumps({"last_user_text": last_user_text, "turn": turn}) + "\n")

@@ -12,6 +12,7 @@ mod board;
 mod channel;
 mod paths;
 mod programs;
+mod replies;
 mod runs;
 mod scale;
 mod sdk;
@@ -43,8 +44,9 @@ fn main() {
     // (zellij_run),
     // `exact` (2,000 shell runs under load), `messages` (delivery into a
     // composer), `board` (5 and 50 agents), `programs` (the board's 50
-    // agents, then 50 of four programs, and messages into Codex CLI,
-    // Gemini CLI and opencode) or `callers` (16 callers).
+    // agents, then 50 of four programs, messages into Codex CLI,
+    // Gemini CLI, opencode and Qwen Code, asks, a big record), `replies` (the
+    // messages and asks into those programs, and the big record) or `callers` (16 callers).
     if let Ok(part) = std::env::var("BENCH_ONLY") {
         let mut table = Table::default();
         match part.as_str() {
@@ -56,6 +58,11 @@ fn main() {
                 let claude_50 = board::agents(&mut table, &bridge, rounds);
                 programs::mixed_agents(&mut table, &bridge, rounds, claude_50);
                 programs::deliveries(&mut table, &bridge, rounds);
+                replies::big_record(&mut table, rounds.min(20));
+            }
+            "replies" => {
+                programs::deliveries(&mut table, &bridge, rounds);
+                replies::big_record(&mut table, rounds.min(20));
             }
             "clients" => scale::clients(&mut table, &bridge, rounds),
             "waits" => {
@@ -123,6 +130,7 @@ fn main() {
     let claude_50 = board::agents(&mut table, &bridge, rounds);
     programs::mixed_agents(&mut table, &bridge, rounds, claude_50);
     programs::deliveries(&mut table, &bridge, rounds);
+    replies::big_record(&mut table, rounds.min(20));
 
     println!("{}", header(&session, rounds));
     table.print();
@@ -619,7 +627,7 @@ pub fn cpu_share(pid: u32, span: Duration) -> f64 {
     (after - before) as f64 / 100.0 / span.as_secs_f64()
 }
 
-fn rss_kib(pid: u32) -> Option<u64> {
+pub fn rss_kib(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
     line.split_whitespace().nth(1)?.parse().ok()

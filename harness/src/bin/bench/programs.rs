@@ -1,6 +1,7 @@
 //! Agent programs: a message into each one's idle composer beside a
-//! `zellij_write` submit of the same text into the same pane (Codex CLI,
-//! Gemini CLI and opencode for real, against the stand-in model API); and
+//! `zellij_write` submit of the same text into the same pane, and an ask
+//! (Codex CLI, Gemini CLI, opencode and Qwen Code for real, against the
+//! stand-in model API); and
 //! the `agents` op with 50 agents of the four programs, against 50 of
 //! Claude Code alone.
 
@@ -23,7 +24,12 @@ pub fn deliveries(table: &mut Table, bridge: &Path, rounds: usize) {
     let (_client, _) = session.attach_and_wait();
     let mcp = Mcp::start(bridge, session.sandbox(), &[]);
     let api = ModelApi::start(&session.sandbox().root().join("requests.jsonl"));
-    for program in [Program::Codex, Program::GeminiCli, Program::Opencode] {
+    for program in [
+        Program::Codex,
+        Program::GeminiCli,
+        Program::Opencode,
+        Program::QwenCode,
+    ] {
         if !program.installed() {
             table.figure(
                 &format!("{program:?}"),
@@ -70,6 +76,10 @@ pub fn deliveries(table: &mut Table, bridge: &Path, rounds: usize) {
             "{:.2}× the submit (target ≤ 1.1×)",
             delivered.p50 / submitted.p50
         ));
+        let rounds = rounds.min(MOST_ROUNDS);
+        let asks = crate::replies::last_byte_to_reply(&mcp, &api, &pane, program, rounds);
+        let what = format!("{program:?}: zellij_ask, the model's last byte to the reply");
+        table.timed(&what, asks, "target ≤ 250 ms");
     }
 }
 
