@@ -15,7 +15,8 @@ pub mod opencode;
 pub mod place;
 pub mod screen;
 
-use std::time::SystemTime;
+use std::path::PathBuf;
+use std::time::{Duration, Instant, SystemTime};
 
 use zellij_mcp_protocol::agent_programs::Record;
 
@@ -148,7 +149,14 @@ pub struct Following {
     /// Records untouched since before this are not looked in.
     since: SystemTime,
     jsonl: jsonl::Search,
+    /// The record the pane's processes lead to, once found, and when they
+    /// were last looked at (a look reads the process table).
+    own: Option<PathBuf>,
+    own_looked: Option<Instant>,
 }
+
+/// How often the processes are looked at again while they lead to no record.
+const OWN_LOOK_EVERY: Duration = Duration::from_secs(1);
 
 impl Following {
     pub fn new(record: Record, place: Place, since: SystemTime, started: Started) -> Following {
@@ -158,7 +166,21 @@ impl Following {
             place,
             since,
             jsonl: jsonl::Search::default(),
+            own: None,
+            own_looked: None,
         }
+    }
+
+    /// The pane's own record (see [`formats::own_record`]).
+    fn own_record(&mut self, record: Record) -> Option<PathBuf> {
+        let due = self
+            .own_looked
+            .is_none_or(|at| at.elapsed() >= OWN_LOOK_EVERY);
+        if self.own.is_none() && due {
+            self.own_looked = Some(Instant::now());
+            self.own = formats::own_record(record, &self.place);
+        }
+        self.own.clone()
     }
 
     /// The turn as the record holds it now; `Ok(None)` while no record
@@ -168,7 +190,7 @@ impl Following {
             Record::Opencode => opencode::turn(&self.place, &self.started),
             record => {
                 // Its own record first, where its processes lead to it.
-                let own = formats::own_record(record, &self.place);
+                let own = self.own_record(record);
                 let mut files = formats::files(record, &self.place, self.since);
                 if let Some(own) = own {
                     files.retain(|f| *f != own);

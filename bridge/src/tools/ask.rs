@@ -175,6 +175,9 @@ impl ZellijMcp {
                 self.note_reply(session, pane, sent.seq, &result.reply)
                     .await;
             }
+        } else if sent.held_because == Some(HoldReason::Asking) {
+            // A dialog waits for the person; the message stays queued.
+            result.state = AskState::Asking;
         } else {
             result.timed_out = asking.over();
         }
