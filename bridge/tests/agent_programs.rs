@@ -314,7 +314,14 @@ fn a_peer(program: Program) {
     let asked = mcp.ok("zellij_ask", args);
     assert_eq!(asked["state"], "asking", "{asked}");
     until_state(&mcp, &pane, "asking");
-    held(&send(&mcp, &pane, "after the dialog", 1000), "asking");
+    // Asked while the dialog waits: told at once, the message held.
+    let args = json!({"to": pane, "text": "after the dialog", "from": "lead", "timeout_s": 120});
+    let asked = mcp.ok("zellij_ask", args);
+    assert_eq!(
+        (&asked["state"], &asked["held_because"]),
+        (&json!("asking"), &json!("asking")),
+        "{asked}"
+    );
     for keys in [
         json!({"keys": ["Enter"]}),
         json!({"text": "y"}),
