@@ -238,7 +238,7 @@ fn doctor_passes_a_healthy_session_and_call_speaks_for_people_and_scripts() {
     assert_eq!(failing.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&failing.stderr).starts_with("pane_not_found"));
     let listed = run_bridge(sandbox, &["tools"]);
-    assert_eq!(stdout(&listed).lines().count(), 21, "{}", stdout(&listed));
+    assert_eq!(stdout(&listed).lines().count(), 22, "{}", stdout(&listed));
 }
 
 #[test]

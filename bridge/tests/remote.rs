@@ -124,7 +124,7 @@ fn the_http_server_serves_two_clients_and_refuses_without_the_token_or_from_a_fo
         assert!(out.status.success(), "{text}");
         let seen: Value =
             serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("{e}: {text}"));
-        assert_eq!(seen["tools"].as_array().unwrap().len(), 21, "{seen}");
+        assert_eq!(seen["tools"].as_array().unwrap().len(), 22, "{seen}");
         assert_eq!(
             seen["panes"],
             json!(terminals),
