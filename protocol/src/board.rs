@@ -46,11 +46,18 @@ pub fn cells(row: &AgentRow, at_ms: u64) -> [String; 9] {
         message(&row.last_out, "to"),
         row.last_reply.as_ref().map_or_else(String::new, |r| {
             let ago = for_how_long(at_ms.saturating_sub(r.at_ms));
-            let line: String = r.first_line.chars().take(REPLY_CHARS).collect();
-            format!("{ago} ago: {line}")
+            format!("{ago} ago: {}", cut(&r.first_line, REPLY_CHARS))
         }),
         row.described_by.clone().unwrap_or_default(),
     ]
+}
+
+/// `text`, cut to `most` characters (its last one `…`) when longer.
+fn cut(text: &str, most: usize) -> String {
+    match text.chars().count() > most {
+        true => text.chars().take(most - 1).chain(['…']).collect(),
+        false => text.to_owned(),
+    }
 }
 
 /// 42s, 3m, 1h05m, 2d.
@@ -117,7 +124,7 @@ mod tests {
                 "2 (asking)",
                 "#7 from lead 2m ago",
                 "",
-                "2m ago: All 12 tests pass, and the build is green",
+                "2m ago: All 12 tests pass, and the build is gre…",
                 "claude-code"
             ]
         );
