@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use zellij_mcp_protocol::ops::{op, AgentsResult, ExplainArgs, ExplainResult, NoArgs};
+use zellij_mcp_protocol::ops::{op, AgentsResult, ExplainArgs, ExplainResult, NoArgs, ResumeArgs};
 use zellij_mcp_protocol::{ErrorBody, PaneRef};
 
 use crate::client::PluginClient;
@@ -25,10 +25,22 @@ pub struct AgentsArgs {
     /// dialog, and which pattern matched each (with --watch, every second).
     #[arg(long, value_name = "PANE")]
     pub explain: Option<PaneRef>,
+    #[command(subcommand)]
+    pub action: Option<AgentsAction>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum AgentsAction {
+    /// Start an agent whose program ended again, in its conversation
+    /// (as the board's `r` does).
+    Resume { name: String },
 }
 
 /// Prints the agents, once or on every refresh; the exit code.
 pub async fn run(client: &PluginClient, args: AgentsArgs) -> i32 {
+    if let Some(AgentsAction::Resume { name }) = args.action {
+        return resume(client, name).await;
+    }
     if let Some(pane_id) = args.explain {
         return explain(client, pane_id, args.json, args.watch).await;
     }
@@ -58,6 +70,25 @@ async fn rows(client: &PluginClient) -> Result<AgentsResult, ErrorBody> {
         .call::<op::Agents>(None, &NoArgs {}, client.sending())
         .await?;
     Ok(agents)
+}
+
+/// `agents resume NAME`; the exit code.
+async fn resume(client: &PluginClient, name: String) -> i32 {
+    let args = ResumeArgs { name };
+    match client
+        .call::<op::Resume>(None, &args, client.sending())
+        .await
+    {
+        Ok((_, resumed)) => {
+            let pane = resumed.pane_id.map(|p| p.to_string()).unwrap_or_default();
+            println!("{} resumed in {pane}", resumed.name);
+            0
+        }
+        Err(error) => {
+            eprintln!("zellij-mcp agents resume: {error}");
+            2
+        }
+    }
 }
 
 /// Prints how the descriptions read `pane_id`, once or every second.

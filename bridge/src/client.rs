@@ -14,7 +14,7 @@ use serde_json::Value;
 use tokio::sync::OnceCell;
 use tracing::Instrument;
 use zellij_mcp_protocol::limits;
-use zellij_mcp_protocol::ops::{op, DescribeProgramsArgs, HelloResult, NoArgs, Op, ReplayArgs};
+use zellij_mcp_protocol::ops::{op, DescribeProgramsArgs, HelloArgs, HelloResult, Op, ReplayArgs};
 use zellij_mcp_protocol::text::trim_rows;
 use zellij_mcp_protocol::{Error, ErrorBody, PaneRef, Reply, Request};
 
@@ -323,7 +323,7 @@ impl PluginClient {
                 Err(error) => Ok(Reply::err(&request.id, error)),
             };
         }
-        let hello = Request::of::<op::Hello>(self.new_id(), &NoArgs {})
+        let hello = Request::of::<op::Hello>(self.new_id(), &HelloArgs::this_bridge())
             .map_err(|e| CallError::Transport(e.message))?;
         match link.transport.call(&hello, &link.target, HELLO_TIMEOUT).await {
             Ok(_) => Ok(Reply::err(
@@ -550,7 +550,7 @@ impl PluginClient {
         session: &str,
         timeout: Duration,
     ) -> Result<HelloResult, ErrorBody> {
-        let request = Request::of::<op::Hello>(self.new_id(), &NoArgs {})?;
+        let request = Request::of::<op::Hello>(self.new_id(), &HelloArgs::this_bridge())?;
         match transport.call(&request, &Destination::Broadcast, timeout).await {
             Ok(reply) => {
                 let value = reply.into_result()?;

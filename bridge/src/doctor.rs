@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use zellij_mcp_protocol::ops::{
-    op, HelloResult, ListPanesArgs, ListPanesResult, NoArgs, PaneState,
+    op, HelloArgs, HelloResult, ListPanesArgs, ListPanesResult, PaneState,
 };
 use zellij_mcp_protocol::{PaneKind, PROTOCOL_VERSION};
 
@@ -327,7 +327,7 @@ async fn plugin(
 ) -> Result<(Check, HelloResult), Check> {
     let sending = client.sending();
     let hello = client
-        .call::<op::Hello>(Some(session), &NoArgs {}, sending)
+        .call::<op::Hello>(Some(session), &HelloArgs::this_bridge(), sending)
         .await
         .map(|(_, hello)| hello)
         .map_err(|error| {
@@ -410,7 +410,7 @@ async fn transport(client: &PluginClient, session: &str) -> Check {
     for _ in 0..5 {
         let started = Instant::now();
         let answered = client
-            .call::<op::Hello>(Some(session), &NoArgs {}, client.sending())
+            .call::<op::Hello>(Some(session), &HelloArgs::this_bridge(), client.sending())
             .await;
         if answered.is_ok() {
             times.push(started.elapsed());

@@ -15,12 +15,14 @@ use zellij_mcp::doctor::{self, DoctorArgs};
 use zellij_mcp::http::{self, ServeArgs};
 use zellij_mcp::notify::{notify, NotifyArgs};
 use zellij_mcp::own_pane::OwnPane;
+use zellij_mcp::replies::conversation;
 use zellij_mcp::sessions::SessionDefaults;
 use zellij_mcp::setup::places::installed_plugin_url;
 use zellij_mcp::setup::{self, SetupArgs};
 use zellij_mcp::tmux::{self, launch::ClaudeArgs};
 use zellij_mcp::tools;
 use zellij_mcp::transport::exit_report;
+use zellij_mcp_protocol::agent_programs::Record;
 use zellij_mcp_protocol::ops::DeliveryStatus;
 
 #[derive(Debug, Parser)]
@@ -129,6 +131,18 @@ enum Command {
         configuration: String,
         payload: String,
     },
+    /// Which conversation an agent program's process holds, as one JSON
+    /// line (run by the plugin; internal).
+    #[command(name = "conversation", hide = true)]
+    Conversation {
+        /// The format of its record (`codex`, ...).
+        #[arg(long)]
+        record: String,
+        #[arg(long)]
+        pid: u32,
+        #[arg(long)]
+        cwd: Option<String>,
+    },
 }
 
 #[derive(Debug, clap::Args)]
@@ -192,6 +206,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             let sent = exit_report::send(&socket, &plugin, &configuration, &payload);
             std::process::exit(i32::from(sent.is_err()));
         }
+        Some(Command::Conversation { record, pid, cwd }) => {
+            let found = Record::named(&record)
+                .and_then(|record| conversation::of(record, pid, cwd.as_deref()));
+            if let Some(found) = &found {
+                println!("{}", serde_json::to_string(found).unwrap_or_default());
+            }
+            std::process::exit(i32::from(found.is_none()));
+        }
         _ => {}
     }
 
@@ -254,7 +276,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             | Command::Claude(_)
             | Command::TmuxPane { .. }
             | Command::ReadWait { .. }
-            | Command::ExitReport { .. },
+            | Command::ExitReport { .. }
+            | Command::Conversation { .. },
         ) => {
             unreachable!("handled above")
         }

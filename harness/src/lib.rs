@@ -14,7 +14,7 @@ pub mod programs;
 mod sandbox;
 
 pub use mcp::{text_of, Mcp, Timed};
-pub use sandbox::{run_with_timeout, AttachedClient, Leaving, Sandbox, Session, Sibling};
+pub use sandbox::{run_with_timeout, AttachedClient, Ending, Leaving, Sandbox, Session, Sibling};
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

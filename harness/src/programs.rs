@@ -51,6 +51,27 @@ impl ModelApi {
             .collect()
     }
 
+    /// What the first turn whose last user text holds `text` carried of
+    /// the conversation before it (its `REMEMBER-…` words).
+    pub fn carried_by(&self, text: &str) -> Option<Vec<String>> {
+        let log = std::fs::read_to_string(&self.requests).unwrap_or_default();
+        let found = log
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|v| v["turn"] == true)
+            .find(|v| {
+                v["last_user_text"]
+                    .as_str()
+                    .is_some_and(|t| t.contains(text))
+            })?;
+        let carries = found["carries"].as_array()?.iter();
+        Some(
+            carries
+                .filter_map(|c| c.as_str().map(str::to_owned))
+                .collect(),
+        )
+    }
+
     /// When (Unix time, s) the last answer to a request whose last user
     /// text holds `text` sent its last byte.
     pub fn finished_at(&self, text: &str) -> Option<f64> {

@@ -149,6 +149,17 @@ impl Sandbox {
     }
 
     /// Zellij's `config.kdl` here.
+    /// Zellij saves this sandbox's sessions every second, so an ended one
+    /// can be brought back (`zellij attach`).
+    pub fn keeping_sessions(self) -> Self {
+        std::fs::write(
+            self.config_file(),
+            "show_startup_tips false\nshow_release_notes false\nsession_serialization true\nserialization_interval 1\n",
+        )
+        .expect("config.kdl");
+        self
+    }
+
     pub fn config_file(&self) -> PathBuf {
         self.root().join("cfg/config.kdl")
     }
@@ -470,6 +481,55 @@ impl Session {
         }
     }
 
+    /// The layout Zellij saved of the session, to bring it back from.
+    pub fn saved_layout(&self) -> String {
+        let saved = self
+            .sandbox
+            .root()
+            .join("cache/zellij/contract_version_1/session_info")
+            .join(&self.name)
+            .join("session-layout.kdl");
+        std::fs::read_to_string(saved).unwrap_or_default()
+    }
+
+    /// Ends the session as `how` says, leaving it to be brought back.
+    pub fn end(&self, how: Ending) {
+        match how {
+            Ending::KillSession => {
+                let mut cmd = self.sandbox.zellij();
+                cmd.args(["kill-session", &self.name]);
+                let _ = run_with_timeout(cmd, Duration::from_secs(10));
+            }
+            Ending::Crash => {
+                let hello = r#"{"v":1,"id":"pid","op":"hello","args":{}}"#;
+                let reply = self.pipe(None, hello).expect("hello");
+                let reply = String::from_utf8_lossy(&reply.stdout).into_owned();
+                let hello: serde_json::Value =
+                    serde_json::from_str(reply.lines().next().unwrap_or("")).expect("hello");
+                let pid = hello["result"]["zellij_pid"].as_u64().expect("zellij_pid");
+                let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            }
+        }
+        let listed = || {
+            let mut cmd = self.sandbox.zellij();
+            cmd.args(["list-sessions", "--no-formatting"]);
+            let out = run_with_timeout(cmd, Duration::from_secs(5))?;
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            let line = text.lines().find(|l| l.starts_with(&self.name))?.to_owned();
+            line.contains("EXITED").then_some(())
+        };
+        crate::wait_for("the session to end", Duration::from_secs(20), listed);
+    }
+
+    /// Brings an ended session back by attaching a client, as a person
+    /// does; returns the client once the plugin answers.
+    pub fn bring_back(&self) -> AttachedClient {
+        let client = self.attach_client();
+        let up = || self.sandbox.is_up(&self.name, true).then_some(());
+        crate::wait_for("the plugin after the restart", Duration::from_secs(30), up);
+        client
+    }
+
     /// Every pane as Zellij itself lists it (`zellij action list-panes
     /// --all --json`), plugins included, each with its `id` and `is_plugin`.
     pub fn zellij_panes(&self) -> Vec<serde_json::Value> {
@@ -649,6 +709,15 @@ impl Drop for Session {
     fn drop(&mut self) {
         self.sandbox.kill_session(&self.name);
     }
+}
+
+/// How a session ends.
+#[derive(Debug, Clone, Copy)]
+pub enum Ending {
+    /// `zellij kill-session`.
+    KillSession,
+    /// Its server killed with SIGKILL.
+    Crash,
 }
 
 /// A second session in a [`Session`]'s sandbox; killed and deleted on drop.

@@ -312,6 +312,9 @@ impl Host for FakeHost {
     fn dump_layout(&self, tab_id: Option<usize>) -> Result<String, String> {
         Ok(format!("layout {{ // {tab_id:?} }}"))
     }
+    fn run_command(&self, argv: &[String], context: BTreeMap<String, String>) {
+        self.did(format!("run_command {argv:?} {context:?}"));
+    }
 }
 
 pub fn plugin_in(dir: &Path, client_id: u16) -> McpPlugin<FakeHost> {

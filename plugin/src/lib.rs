@@ -44,6 +44,7 @@ use state::agents::Agents;
 use state::attention::Attention;
 use state::event_log::EventLog;
 use state::handled::HandlerResult;
+use state::kept::Keeping;
 use state::later::Later;
 use state::lease::{Acting, Instance, Lease};
 use state::messages::Outbox;
@@ -90,6 +91,8 @@ pub struct McpPlugin<H: Host + 'static> {
     /// Terminal panes' cwd and running command, as Zellij's events tell them.
     pane_facts: PaneFacts,
     agents: Agents,
+    /// What brings each agent back after the session ends.
+    keeping: Keeping,
     /// Messages waiting for delivery.
     outbox: Outbox,
     /// The session's event log: messages and agents.
@@ -135,6 +138,9 @@ pub struct Settings {
     tab_marks: bool,
     /// That file.
     marks_off: std::path::PathBuf,
+    /// Start agents again in their conversations after the session ends
+    /// (`resume_agents false` turns it off).
+    resume_agents: bool,
 }
 
 impl Settings {
@@ -145,12 +151,14 @@ impl Settings {
             .map_or(DEFAULT_SUBMIT_DELAY_MS, |ms| ms.min(MAX_SUBMIT_DELAY_MS));
         let off = |key: &str| configuration.get(key).map(String::as_str) == Some("false");
         let (child_events, tab_marks) = (!off("child_events"), !off("tab_marks"));
+        let resume_agents = !off("resume_agents");
         Settings {
             configuration,
             submit_delay_ms,
             child_events,
             tab_marks,
             marks_off: Default::default(),
+            resume_agents,
         }
     }
 }
@@ -174,7 +182,13 @@ impl<H: Host> McpPlugin<H> {
             .programs_file
             .changed()
             .unwrap_or_else(Programs::built_in);
-        self.log = EventLog::open(shared_dir.join(log_file_name(ids.zellij_pid)));
+        let session = session_key(ids.zellij_pid);
+        self.log = EventLog::open(shared_dir.join(format!("events-{session}.jsonl")));
+        self.keeping = Keeping::new(
+            shared_dir.join(format!("kept-{session}.json")),
+            shared_dir.join("bridge"),
+            self.settings.resume_agents,
+        );
         self.input = WriteQueue::shared(Box::new(lease.pane_claims()));
         self.acting.lease = Some(lease);
         self.heartbeat(self.host.now());
@@ -208,21 +222,20 @@ impl<H: Host> McpPlugin<H> {
     }
 }
 
-/// `events-<session>.jsonl`: named for the session (which a resurrected
-/// session keeps), else for the Zellij server.
-fn log_file_name(zellij_pid: u32) -> String {
+/// What the session's files are named for: the session (which a
+/// resurrected session keeps), else the Zellij server.
+fn session_key(zellij_pid: u32) -> String {
     let session = std::env::var("ZELLIJ_SESSION_NAME")
         .ok()
         .filter(|name| !name.is_empty())
         .unwrap_or_else(|| format!("pid-{zellij_pid}"));
-    let safe: String = session
+    session
         .chars()
         .map(|c| match c.is_ascii_alphanumeric() || "-_.".contains(c) {
             true => c,
             false => '_',
         })
-        .collect();
-    format!("events-{safe}.jsonl")
+        .collect()
 }
 
 /// The permissions the plugin asks for, as the protocol lists them.

@@ -165,6 +165,10 @@ pub struct Description {
     /// Where it writes down its conversation; `None`: replies are read
     /// from its screen.
     pub record: Option<Record>,
+    /// The arguments that resume a conversation, `{id}` standing for its
+    /// id, put right after the program (`resume "--resume" "{id}"`); none:
+    /// it is not resumed.
+    pub resume: Vec<String>,
     rows: usize,
     prompt: Vec<String>,
     start: Option<Pattern>,
@@ -180,6 +184,27 @@ pub struct Description {
     empty: Vec<Pattern>,
     working: Signs,
     asking: Signs,
+}
+
+/// Where the program's own word is in `argv`: after `env` and its
+/// `K=V` words, and after an interpreter and its options.
+pub fn program_index(argv: &[String]) -> Option<usize> {
+    let stem = |arg: &str| arg.rsplit('/').next().unwrap_or(arg).to_owned();
+    let mut at = 0;
+    if argv.first().is_some_and(|a| stem(a) == "env") {
+        at = 1 + argv[1..]
+            .iter()
+            .take_while(|a| a.contains('=') || a.starts_with('-'))
+            .count();
+    }
+    let program = argv.get(at)?;
+    if crate::agent_screen::is_interpreter(program) {
+        at += 1 + argv[at + 1..]
+            .iter()
+            .take_while(|a| a.starts_with('-'))
+            .count();
+    }
+    (at < argv.len()).then_some(at)
 }
 
 /// A pattern with its text, so that a person can be told which matched.
@@ -326,7 +351,25 @@ impl Reading {
     }
 }
 
+/// Where a `resume` argument takes the conversation's id.
+const ID: &str = "{id}";
+
 impl Description {
+    /// `argv` (as it was started) resuming conversation `id`: the
+    /// description's `resume` arguments right after the program, past an
+    /// `env K=V` prefix and an interpreter. `None` when it says none.
+    pub fn resume_command(&self, argv: &[String], id: &str) -> Option<Vec<String>> {
+        if self.resume.is_empty() || id.is_empty() {
+            return None;
+        }
+        let at = program_index(argv)? + 1;
+        let resume = self.resume.iter().map(|a| a.replace(ID, id));
+        let mut command = argv[..at].to_vec();
+        command.extend(resume);
+        command.extend_from_slice(&argv[at..]);
+        Some(command)
+    }
+
     /// Whether `row` is one of the rows its composer starts or ends with.
     pub fn is_composer_edge(&self, row: &str) -> bool {
         let row = row.trim();
@@ -676,6 +719,7 @@ fn agent(node: &KdlNode, origin: String) -> NodeResult<'_, Description> {
         origin,
         delivery: Delivery::default(),
         record: None,
+        resume: Vec::new(),
         rows: DEFAULT_ROWS,
         prompt: Vec::new(),
         start: None,
@@ -713,7 +757,7 @@ fn agent(node: &KdlNode, origin: String) -> NodeResult<'_, Description> {
 }
 
 const SETTINGS: &str =
-    "programs, rows, prompt, composer, empty, suggestions, working, asking, message, record";
+    "programs, rows, prompt, composer, empty, suggestions, working, asking, message, record, resume";
 
 fn setting<'n>(d: &mut Description, node: &'n KdlNode) -> NodeResult<'n, ()> {
     match node.name().value() {
@@ -776,6 +820,16 @@ fn setting<'n>(d: &mut Description, node: &'n KdlNode) -> NodeResult<'n, ()> {
                     ),
                 ));
             }
+        }
+        "resume" => {
+            let args = non_empty(node)?;
+            if args.iter().filter(|a| a.contains(ID)).count() != 1 {
+                return Err((
+                    node,
+                    format!("resume gives the arguments that resume a conversation, one of them with {ID} (resume \"--resume\" \"{ID}\")"),
+                ));
+            }
+            d.resume = args;
         }
         "suggestions" => match properties(node, &["cursor"])?.as_slice() {
             [("cursor", value)] if value.as_string() == Some("at-start") => d.suggests = true,

@@ -134,6 +134,12 @@ pub fn program_of_command(command: &str) -> Option<String> {
     program_name(&argv)
 }
 
+/// Whether `program` runs scripts (`node`, `python3`, ...).
+pub fn is_interpreter(program: &str) -> bool {
+    let name = program.rsplit('/').next().unwrap_or(program);
+    INTERPRETERS.contains(&name.split('.').next().unwrap_or(name))
+}
+
 /// Whether `argv` runs an agent program (see [`program_name`]).
 pub fn is_agent_program(argv: &[String]) -> bool {
     program_name(argv).is_some_and(|name| names_an_agent(&name))

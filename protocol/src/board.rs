@@ -108,6 +108,8 @@ mod tests {
                 first_line: "All 12 tests pass, and the build is green again".into(),
                 at_ms: 6_000,
             }),
+            conversation: None,
+            back: None,
         }
     }
 

@@ -9,6 +9,7 @@
 //! - [`opencode`]: opencode's record, a SQLite database.
 //! - [`screen`]: a reply read from the pane, for a program with no record.
 
+pub mod conversation;
 pub mod formats;
 pub mod jsonl;
 pub mod opencode;

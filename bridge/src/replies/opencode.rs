@@ -21,16 +21,30 @@ fn database(place: &Place) -> Option<PathBuf> {
     readable_since(&path, std::time::UNIX_EPOCH).then_some(path)
 }
 
+/// The session of the place's folder changed last, and the database.
+pub fn newest_session(place: &Place) -> Option<(String, PathBuf)> {
+    let path = database(place)?;
+    let db = open(&path).ok()?;
+    let cwd = place.cwd.as_ref().map(|c| c.display().to_string());
+    let (session, _) = start(&db, cwd.as_deref(), &Started::Last).ok()??;
+    Some((session, path))
+}
+
+fn open(path: &std::path::Path) -> Result<Connection, String> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let db = Connection::open_with_flags(path, flags).map_err(|e| e.to_string())?;
+    db.busy_timeout(std::time::Duration::from_secs(1))
+        .map_err(|e| e.to_string())?;
+    Ok(db)
+}
+
 /// The turn `started` names, in the session of the place's folder that
 /// holds it.
 pub fn turn(place: &Place, started: &Started) -> Result<Option<Turn>, String> {
     let Some(path) = database(place) else {
         return Ok(None);
     };
-    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let db = Connection::open_with_flags(&path, flags).map_err(|e| e.to_string())?;
-    db.busy_timeout(std::time::Duration::from_secs(1))
-        .map_err(|e| e.to_string())?;
+    let db = open(&path)?;
     let cwd = place.cwd.as_ref().map(|c| c.display().to_string());
     let Some((session, from)) = start(&db, cwd.as_deref(), started).map_err(|e| e.to_string())?
     else {

@@ -453,6 +453,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def respond(self):
         body = self.rfile.read(int(self.headers.get("content-length", 0)))
+        self.body = body
         request = json.loads(body or b"{}")
         if "count_tokens" in self.path:
             self.reply_json({"input_tokens": 1})
@@ -499,9 +500,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         the agent's loop (elsewhere: it offers tools) rather than a side
         request."""
         self.noted = last_user_text
+        # The words `REMEMBER-…` anywhere in the request: what it carries
+        # of the conversation so far.
+        carries = sorted(set(re.findall(r"REMEMBER-[A-Za-z0-9]+", self.body.decode("utf-8", "replace"))))
         if REQUESTS:
             with open(REQUESTS, "a") as log:
-                log.write(json.dumps({"last_user_text": last_user_text, "turn": turn}) + "\n")
+                log.write(json.dumps({"last_user_text": last_user_text, "turn": turn, "carries": carries}) + "\n")
 
     def stream_start(self):
         self.send_response(200)

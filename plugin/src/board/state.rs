@@ -105,6 +105,8 @@ pub(super) mod tests {
             last_in: None,
             last_out: None,
             last_reply: None,
+            conversation: None,
+            back: None,
         }
     }
 

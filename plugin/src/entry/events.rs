@@ -12,6 +12,7 @@ use crate::handlers::ScreenText;
 use crate::host::{ref_of_id, Host};
 use crate::state::later::SHOWN_LOOK_EVERY;
 use crate::state::waits::Screen;
+use crate::work::keeping::LOOK_UP;
 use crate::{McpPlugin, HEARTBEAT};
 
 /// Without pane or tab events for this long, the view is refreshed from
@@ -36,6 +37,11 @@ impl<H: Host> McpPlugin<H> {
             Event::CwdChanged(pane, cwd, _) => self.on_cwd_changed(pane, cwd),
             Event::CommandChanged(pane, argv, _, _) => self.on_command_changed(pane, argv),
             Event::Timer(_) => self.on_timer(),
+            Event::RunCommandResult(_, stdout, _, context)
+                if context.get("look_up").map(String::as_str) == Some(LOOK_UP) =>
+            {
+                self.conversation_found(&stdout, &context)
+            }
             _ => {}
         }
     }
@@ -141,6 +147,7 @@ impl<H: Host> McpPlugin<H> {
         }
         if self.is_acting() {
             self.look_at_agents();
+            self.keep_agents();
         }
         self.host.set_timeout(HEARTBEAT);
         self.acting.next_heartbeat = Some(now + HEARTBEAT);

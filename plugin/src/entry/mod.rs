@@ -76,6 +76,7 @@ impl ZellijPlugin for McpPlugin<ZellijHost> {
             EventType::CommandPaneReRun,
             EventType::CwdChanged,
             EventType::CommandChanged,
+            EventType::RunCommandResult,
         ]);
         // Not hide_self(): it does not hide a tiled pane in 0.45.1, and it
         // stops the pane and tab events this plugin lives on.

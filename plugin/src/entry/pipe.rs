@@ -211,7 +211,8 @@ impl<H: Host> McpPlugin<H> {
     fn dispatch(&mut self, request: &Request, asker: Asker) {
         let args = &request.args;
         match request.op.as_str() {
-            op::Hello::NAME => self.now::<op::Hello>(args, asker, |p, _, _| {
+            op::Hello::NAME => self.now::<op::Hello>(args, asker, |p, a, _| {
+                p.keeping.hello_from(a.bridge.as_deref());
                 let digest = &p.programs_file.digest;
                 p.zellij()
                     .hello(&p.settings, &p.acting, p.waits.looks, digest)
@@ -278,6 +279,7 @@ impl<H: Host> McpPlugin<H> {
                 let zellij = Zellij::of(&p.host, &p.view, &p.programs);
                 zellij.explain(&mut p.pane_facts, named, name, a)
             }),
+            op::Resume::NAME => self.now::<op::Resume>(args, asker, |p, a, _| p.resume_agent(a)),
             op::Replied::NAME => self.now::<op::Replied>(args, asker, |p, a, _| {
                 let zellij = Zellij::of(&p.host, &p.view, &p.programs);
                 handlers::replied(zellij, &p.agents, &mut p.attention, &mut p.log, a)
@@ -316,6 +318,7 @@ impl<H: Host> McpPlugin<H> {
                 let mut naming = Naming {
                     agents: &mut p.agents,
                     log: &mut p.log,
+                    keeping: &mut p.keeping,
                 };
                 Zellij::of(&p.host, &p.view, &p.programs).run(&mut naming, &p.waits, a, asker)
             }),

@@ -18,6 +18,7 @@ use crate::host::Host;
 use crate::state::agents::{Agents, Named};
 use crate::state::attention::{Attention, Seen};
 use crate::state::event_log::EventLog;
+use crate::state::kept::{Keeping, Kept};
 use crate::state::later::Asker;
 use crate::state::messages::{Outbox, Recipient};
 use crate::state::pane_facts::PaneFacts;
@@ -27,6 +28,8 @@ use crate::state::programs_file::ProgramsFile;
 pub struct Naming<'a> {
     pub agents: &'a mut Agents,
     pub log: &'a mut EventLog,
+    /// Where a named pane's command line is kept: what resumes it.
+    pub keeping: &'a mut Keeping,
 }
 
 impl Naming<'_> {
@@ -179,6 +182,8 @@ pub struct Board<'a> {
     pub outbox: &'a Outbox,
     pub facts: &'a PaneFacts,
     pub names: BTreeMap<PaneRef, String>,
+    /// Each agent's conversation, and how it came back.
+    pub kept: &'a Kept,
 }
 
 impl Board<'_> {
@@ -213,6 +218,8 @@ impl Board<'_> {
         let name = self.names.get(&pane).cloned();
         let sender = name.clone().unwrap_or_else(|| pane.to_string());
         let (held, held_because) = held.get(&pane).copied().unwrap_or_default();
+        let kept = name.as_ref().and_then(|n| self.kept.agents().get(n));
+        let kept = kept.filter(|k| k.pane == pane);
         AgentRow {
             pane_id: pane,
             tab_id: entry.tab_id.unwrap_or_default(),
@@ -227,6 +234,8 @@ impl Board<'_> {
             last_in: self.attention.last_in(pane).cloned(),
             last_out: self.attention.last_out(&sender).cloned(),
             last_reply: self.attention.last_reply(pane).cloned(),
+            conversation: kept.and_then(|k| k.conversation.clone()),
+            back: kept.and_then(|k| k.back.clone()),
             name,
         }
     }

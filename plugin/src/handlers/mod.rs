@@ -162,6 +162,7 @@ impl<H: Host> McpPlugin<H> {
         let naming = Naming {
             agents: &mut self.agents,
             log: &mut self.log,
+            keeping: &mut self.keeping,
         };
         (Zellij::of(&self.host, &self.view, &self.programs), naming)
     }

@@ -151,6 +151,9 @@ impl<H: Host> Zellij<'_, H> {
             args.at.focus,
         )?;
         naming.name(self, args.agent_name.as_deref(), pane, args.reads_lines)?;
+        if let (Some(_), Content::Command { argv, cwd }) = (&args.agent_name, content) {
+            naming.keeping.launched(pane, argv, cwd);
+        }
         Ok(pane_when_listed(pane, tab.tab_id))
     }
 

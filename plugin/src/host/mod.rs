@@ -6,6 +6,7 @@ pub mod files;
 pub mod logging;
 pub mod tab_marks;
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -144,6 +145,9 @@ pub trait Host {
     /// A pipe message to one plugin instance (a board, by its plugin id).
     fn message_plugin(&self, plugin_id: u32, name: &str, payload: String);
     fn dump_layout(&self, tab_id: Option<usize>) -> Result<String, String>;
+    /// Runs `argv` on the host machine; its output comes as a
+    /// `RunCommandResult` event carrying `context`.
+    fn run_command(&self, argv: &[String], context: BTreeMap<String, String>);
 }
 
 /// Bytes in a wasm memory page.
@@ -451,5 +455,10 @@ impl Host for ZellijHost {
             None => dump_session_layout(),
         }
         .map(|(kdl, _)| kdl)
+    }
+
+    fn run_command(&self, argv: &[String], context: BTreeMap<String, String>) {
+        let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+        run_command(&argv, context);
     }
 }

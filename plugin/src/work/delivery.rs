@@ -409,11 +409,13 @@ impl<H: Host> McpPlugin<H> {
         if now_ms.saturating_sub(self.attention.looked_ms) >= FRESH_LOOK_MS {
             self.look_at_agents();
         }
+        self.keeping.kept.reload();
         let board = Board {
             attention: &self.attention,
             outbox: &self.outbox,
             facts: &self.pane_facts,
             names: self.agents.by_pane(),
+            kept: &self.keeping.kept,
         };
         board.rows(self.view.entries(), now_ms)
     }

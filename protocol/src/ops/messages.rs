@@ -283,6 +283,30 @@ pub struct AgentRow {
     /// Its last reply a caller asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_reply: Option<LastReply>,
+    /// The id of the conversation its program holds, as its record names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversation: Option<String>,
+    /// How it came back after its session ended (`resumed`), or why it
+    /// did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub back: Option<String>,
+}
+
+/// `resume`: the agent to start again in its conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResumeArgs {
+    pub name: String,
+}
+
+/// The conversation an agent pane's program holds, as `zellij-mcp
+/// conversation` finds it in the program's own record (one JSON line, read
+/// by the plugin).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Conversation {
+    /// Its id, as the program's resume arguments take it.
+    pub id: String,
+    /// When its record last changed (Unix ms).
+    pub changed_ms: u64,
 }
 
 impl AgentRow {

@@ -49,7 +49,7 @@ macro_rules! ops {
 
 ops! {
     /// Who answers, and whether the plugin is ready.
-    Hello = "hello", NoArgs => HelloResult;
+    Hello = "hello", HelloArgs => HelloResult;
     SessionInfo = "session_info", NoArgs => SessionInfoResult;
     ListTabs = "list_tabs", NoArgs => ListTabsResult;
     ListPanes = "list_panes", ListPanesArgs => ListPanesResult;
@@ -69,6 +69,8 @@ ops! {
     Agents = "agents", NoArgs => AgentsResult;
     /// How the agent descriptions read one pane's screen.
     Explain = "explain", ExplainArgs => ExplainResult;
+    /// Starts a named agent's program again in its conversation.
+    Resume = "resume", ResumeArgs => TargetResult;
     /// Notes a reply the bridge read (the board's last reply, an event).
     Replied = "replied", RepliedArgs => RepliedResult;
     /// The session's event log, after a seq.

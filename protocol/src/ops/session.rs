@@ -7,6 +7,25 @@ use std::collections::BTreeMap;
 
 use crate::PaneRef;
 
+/// `hello`'s arguments.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HelloArgs {
+    /// The bridge's own executable: the plugin runs it to learn which
+    /// conversation each agent pane holds (`zellij-mcp conversation`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bridge: Option<String>,
+}
+
+impl HelloArgs {
+    /// This process's own executable, where it can tell.
+    pub fn this_bridge() -> HelloArgs {
+        let exe = std::env::current_exe().ok();
+        HelloArgs {
+            bridge: exe.map(|p| p.display().to_string()),
+        }
+    }
+}
+
 /// `hello`: who answers, and whether it is the acting instance.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HelloResult {

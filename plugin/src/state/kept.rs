@@ -1,0 +1,361 @@
+//! What brings each agent back after its session ends: per agent name, the
+//! command line it was started with, its folder, its program's description
+//! and the conversation its program holds, and where its pane was. Kept in
+//! the shared folder under the session's name (which a resurrected session
+//! keeps), written as it changes, so a crash loses nothing written before.
+//! Plain state: the plugin fills it in and acts on it (`work/keeping.rs`).
+
+use std::collections::{BTreeMap, VecDeque};
+use std::fs;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use zellij_mcp_protocol::PaneRef;
+
+use crate::host::files::read_capped;
+
+/// The most bytes the file is read to (256 agents of long command lines).
+const KEPT_BYTES: u64 = 2 * 1024 * 1024;
+
+/// How long kept agents wait for their panes after a restart before those
+/// not brought back are given up.
+pub const BACK_WITHIN: Duration = Duration::from_secs(10);
+/// Agents are started one at a time: the next when this one's screen tells
+/// a state, or after this long.
+pub const NEXT_AFTER: Duration = Duration::from_secs(4);
+/// How often an agent pane's conversation is looked up while none is
+/// known, and once one is.
+const LOOK_UNKNOWN: Duration = Duration::from_secs(2);
+const LOOK_KNOWN: Duration = Duration::from_secs(10);
+/// Most panes whose command lines are kept from when they were opened.
+const MOST_LAUNCHED: usize = 256;
+
+/// Keeping the agents: the file, and the work under way on it.
+#[derive(Debug, Default)]
+pub struct Keeping {
+    pub kept: Kept,
+    /// Where the bridge that finds conversations is named (`hello` says).
+    pub bridge_file: PathBuf,
+    /// Off: agents come back as Zellij brings them (`resume_agents false`).
+    pub resume_on: bool,
+    /// Since when the agents of an ended session are being brought back.
+    pub restarting: Option<Instant>,
+    /// Agents to start again, one at a time: their names and held panes.
+    pub queue: VecDeque<(String, PaneRef)>,
+    /// The pane started last, and when.
+    pub starting: Option<(PaneRef, Instant)>,
+    /// When each pane's conversation was last looked up.
+    looked: BTreeMap<PaneRef, Instant>,
+    /// Command lines and folders of panes opened with one, newest last.
+    launched: VecDeque<(PaneRef, Vec<String>, Option<String>)>,
+}
+
+impl Keeping {
+    pub fn new(kept: PathBuf, bridge_file: PathBuf, resume_on: bool) -> Keeping {
+        Keeping {
+            kept: Kept::open(kept),
+            bridge_file,
+            resume_on,
+            ..Keeping::default()
+        }
+    }
+
+    /// Notes the command line `pane` was opened with: what resumes it.
+    pub fn launched(&mut self, pane: PaneRef, argv: Vec<String>, cwd: Option<String>) {
+        if self.launched.len() >= MOST_LAUNCHED {
+            self.launched.pop_front();
+        }
+        self.launched.push_back((pane, argv, cwd));
+    }
+
+    /// The command line and folder `pane` was opened with, when known.
+    pub fn launch_of(&self, pane: PaneRef) -> Option<(Vec<String>, Option<String>)> {
+        let found = self.launched.iter().rev().find(|(p, _, _)| *p == pane);
+        found.map(|(_, argv, cwd)| (argv.clone(), cwd.clone()))
+    }
+
+    /// Whether `pane`'s conversation is due to be looked up (and notes
+    /// that it is).
+    pub fn look_due(&mut self, pane: PaneRef, known: bool, now: Instant) -> bool {
+        let every = if known { LOOK_KNOWN } else { LOOK_UNKNOWN };
+        let due = self.looked.get(&pane).is_none_or(|at| now >= *at + every);
+        if due {
+            self.looked.insert(pane, now);
+        }
+        due
+    }
+
+    /// Forgets the looks of panes no agent has.
+    pub fn looked_only(&mut self, panes: &[PaneRef]) {
+        self.looked.retain(|pane, _| panes.contains(pane));
+    }
+
+    /// The bridge's executable, as the last `hello` named it.
+    pub fn bridge(&self) -> Option<String> {
+        read_capped(&self.bridge_file, 4096).filter(|b| b.starts_with('/'))
+    }
+
+    /// Notes the bridge a `hello` names, when it is another.
+    pub fn hello_from(&self, bridge: Option<&str>) {
+        let Some(bridge) = bridge.filter(|b| b.starts_with('/')) else {
+            return;
+        };
+        if self.bridge().as_deref() != Some(bridge) {
+            let _ = fs::write(&self.bridge_file, bridge);
+        }
+    }
+}
+
+/// One agent, as kept.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KeptAgent {
+    /// Its pane, in the server that wrote the file.
+    pub pane: PaneRef,
+    #[serde(default)]
+    pub lines: bool,
+    /// The description its program is told by (`codex`).
+    pub description: String,
+    /// Its command line as it was started (never one that resumed it).
+    pub argv: Vec<String>,
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// The conversation its program holds, once its record names one.
+    #[serde(default)]
+    pub conversation: Option<String>,
+    /// When its record last changed (Unix ms).
+    #[serde(default)]
+    pub record_changed_ms: u64,
+    /// Where its pane was: its tab's position, then its row and column,
+    /// which order it among the panes Zellij brings back.
+    pub at: (usize, usize, usize),
+    /// `false`: a person turned resuming off for it.
+    #[serde(default = "yes")]
+    pub resume: bool,
+    /// How it came back after its session ended, or why it did not.
+    #[serde(default)]
+    pub back: Option<String>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct KeptFile {
+    /// The Zellij server that wrote it: another one means the session
+    /// ended and came back.
+    server: u32,
+    agents: BTreeMap<String, KeptAgent>,
+}
+
+#[derive(Debug, Default)]
+pub struct Kept {
+    path: Option<PathBuf>,
+    file: KeptFile,
+    /// What was last written, so only a change is written.
+    written: String,
+}
+
+/// A pane Zellij brought back held ("Waiting to run"), as a restarted
+/// session shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeldPane {
+    pub pane: PaneRef,
+    /// Its program's name (see `agent_screen::program_name`).
+    pub program: Option<String>,
+    /// Its tab's position, row and column.
+    pub at: (usize, usize, usize),
+}
+
+impl Kept {
+    /// The kept agents at `path`, as the last server wrote them.
+    pub fn open(path: PathBuf) -> Kept {
+        let text = read_capped(&path, KEPT_BYTES).unwrap_or_default();
+        let file = serde_json::from_str(&text).unwrap_or_default();
+        Kept {
+            path: Some(path),
+            file,
+            written: text,
+        }
+    }
+
+    /// Whether the agents were kept by another server (the session ended
+    /// and came back) than `server`.
+    pub fn from_another_server(&self, server: u32) -> bool {
+        self.file.server != server && !self.file.agents.is_empty()
+    }
+
+    /// Takes the file over for `server`.
+    pub fn now_kept_by(&mut self, server: u32) {
+        self.file.server = server;
+    }
+
+    pub fn agents(&self) -> &BTreeMap<String, KeptAgent> {
+        &self.file.agents
+    }
+
+    pub fn get_mut(&mut self, name: &str) -> Option<&mut KeptAgent> {
+        self.file.agents.get_mut(name)
+    }
+
+    pub fn of_pane(&self, pane: PaneRef) -> Option<(&String, &KeptAgent)> {
+        self.file.agents.iter().find(|(_, a)| a.pane == pane)
+    }
+
+    /// Keeps `agent` under `name` (as it comes now).
+    pub fn keep(&mut self, name: &str, agent: KeptAgent) {
+        self.file.agents.insert(name.to_owned(), agent);
+    }
+
+    /// Forgets every agent but those `keep` names.
+    pub fn retain(&mut self, keep: impl Fn(&str) -> bool) {
+        self.file.agents.retain(|name, _| keep(name));
+    }
+
+    /// The file again, as another instance may have written it.
+    pub fn reload(&mut self) {
+        if let Some(path) = self.path.clone() {
+            *self = Kept::open(path);
+        }
+    }
+
+    /// Claims bringing the agents back for `server`, once across the
+    /// plugin's instances (a file made with `create_new`).
+    pub fn claim_restart(&self, server: u32) -> bool {
+        let Some(path) = &self.path else { return false };
+        let claim = path.with_extension(format!("back-{server}"));
+        fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(claim)
+            .is_ok()
+    }
+
+    /// Writes the file when it changed, then renames, so a reader never
+    /// sees half of it.
+    pub fn save(&mut self) {
+        let Some(path) = &self.path else { return };
+        let Ok(text) = serde_json::to_string(&self.file) else {
+            return;
+        };
+        if text == self.written {
+            return;
+        }
+        let temp = path.with_extension("tmp");
+        let written = fs::write(&temp, &text).and_then(|()| fs::rename(&temp, path));
+        match written {
+            Ok(()) => self.written = text,
+            Err(e) => eprintln!("zellij-mcp: cannot keep the agents: {e}"),
+        }
+    }
+
+    /// Which held pane each kept agent comes back in: among the panes of
+    /// its tab that run its program, in the order of their places (Zellij
+    /// brings a tab back in its shape, maybe at another size). Agents
+    /// with no such pane are left out.
+    pub fn match_held(&self, held: &[HeldPane]) -> Vec<(String, PaneRef)> {
+        let mut groups: BTreeMap<(usize, String), (Vec<_>, Vec<_>)> = BTreeMap::new();
+        for (name, agent) in &self.file.agents {
+            let program = crate::state::kept::program_of(&agent.argv);
+            let key = (agent.at.0, program.unwrap_or_default());
+            groups.entry(key).or_default().0.push((agent.at, name));
+        }
+        for pane in held {
+            let key = (pane.at.0, pane.program.clone().unwrap_or_default());
+            if let Some((_, panes)) = groups.get_mut(&key) {
+                panes.push((pane.at, pane.pane));
+            }
+        }
+        let mut matched = Vec::new();
+        for (_, (mut agents, mut panes)) in groups {
+            agents.sort();
+            panes.sort();
+            let pairs = agents.into_iter().zip(panes);
+            matched.extend(pairs.map(|((_, name), (_, pane))| (name.clone(), pane)));
+        }
+        matched
+    }
+}
+
+/// The program `argv` runs, past an `env` prefix.
+pub fn program_of(argv: &[String]) -> Option<String> {
+    let at = zellij_mcp_protocol::agent_programs::program_index(argv)?;
+    let start = argv[..at]
+        .iter()
+        .rposition(|a| zellij_mcp_protocol::agent_screen::is_interpreter(a))
+        .unwrap_or(at);
+    zellij_mcp_protocol::agent_screen::program_name(&argv[start..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn agent(argv: &[&str], at: (usize, usize, usize)) -> KeptAgent {
+        KeptAgent {
+            pane: PaneRef::terminal(9),
+            lines: false,
+            description: "codex".into(),
+            argv: argv.iter().map(|a| a.to_string()).collect(),
+            cwd: None,
+            conversation: Some("c".into()),
+            record_changed_ms: 0,
+            at,
+            resume: true,
+            back: None,
+        }
+    }
+
+    fn held(id: u32, program: &str, at: (usize, usize, usize)) -> HeldPane {
+        HeldPane {
+            pane: PaneRef::terminal(id),
+            program: Some(program.into()),
+            at,
+        }
+    }
+
+    #[test]
+    fn agents_come_back_in_the_held_panes_of_their_program_in_their_places() {
+        let dir = crate::fake::shared_dir("kept");
+        let mut kept = Kept::open(dir.join("kept.json"));
+        kept.keep("top", agent(&["env", "A=1", "/bin/codex", "-a"], (0, 0, 0)));
+        kept.keep("bottom", agent(&["codex"], (0, 30, 0)));
+        kept.keep("gem", agent(&["node", "/x/gemini.js"], (1, 0, 0)));
+        kept.keep("gone", agent(&["opencode"], (2, 0, 0)));
+        // Brought back at another size; a shell's held command is no agent.
+        let panes = [
+            held(4, "codex", (0, 20, 0)),
+            held(3, "codex", (0, 0, 0)),
+            held(5, "gemini", (1, 0, 0)),
+            held(6, "cargo", (2, 0, 0)),
+        ];
+        let mut matched = kept.match_held(&panes);
+        matched.sort();
+        let expected = [
+            ("bottom", PaneRef::terminal(4)),
+            ("gem", PaneRef::terminal(5)),
+            ("top", PaneRef::terminal(3)),
+        ];
+        let expected: Vec<(String, PaneRef)> =
+            expected.iter().map(|(n, p)| (n.to_string(), *p)).collect();
+        assert_eq!(matched, expected);
+    }
+
+    #[test]
+    fn the_file_is_written_on_a_change_only_and_read_back_by_the_next_server() {
+        let dir = crate::fake::shared_dir("kept");
+        let path = dir.join("kept.json");
+        let mut kept = Kept::open(path.clone());
+        kept.now_kept_by(10);
+        kept.keep("a", agent(&["codex"], (0, 0, 0)));
+        kept.save();
+        let written = fs::metadata(&path).unwrap().modified().unwrap();
+        kept.save();
+        assert_eq!(fs::metadata(&path).unwrap().modified().unwrap(), written);
+        let again = Kept::open(path);
+        assert!(again.from_another_server(11));
+        assert!(!again.from_another_server(10));
+        assert_eq!(again.agents()["a"].conversation.as_deref(), Some("c"));
+    }
+}
