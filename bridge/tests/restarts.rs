@@ -4,13 +4,15 @@
 //! back by attaching a client, as a person does. What is checked is what
 //! the programs did: each agent's next request to the model API carries
 //! the earlier turn (its conversation is back, not a new one), its name
-//! reaches it, and a message queued for it before the end comes once.
+//! reaches it, and a message queued for it before the end comes once; an
+//! agent whose program quit reads `exited` and `agents resume` brings it
+//! back in its conversation.
 
 mod common;
 
 use std::time::Duration;
 
-use common::claude::{claude_bin, claude_command, ModelApi, NEWEST};
+use common::claude::{claude_bin, claude_command, until_sent, ModelApi, NEWEST};
 use common::{bridge, mcp};
 use serde_json::{json, Value};
 use zellij_mcp_harness::programs::Program;
@@ -24,7 +26,7 @@ fn kept_session(test: &str) -> Session {
         .start_session(&name, &repo_layout(), true)
 }
 
-/// An agent of `program` opened as `name`, idle.
+/// An agent of `program` opened as `name` in a tab of its own, idle.
 fn open_agent(s: &Session, mcp: &Mcp, api: &ModelApi, program: &str, name: &str) -> String {
     let work = s.sandbox().work().join(name);
     let command = match program {
@@ -40,11 +42,17 @@ fn open_agent(s: &Session, mcp: &Mcp, api: &ModelApi, program: &str, name: &str)
         "gemini" => Program::GeminiCli.command(s, api, &work),
         _ => Program::Opencode.command(s, api, &work),
     };
-    let args = json!({"command": command, "cwd": work, "placement": "tiled", "agent_name": name});
+    // A tab of its own, which it fills: its whole screen is drawn.
+    let tab = mcp.ok("zellij_new_tab", json!({"name": name}));
+    let args = json!({"command": command, "cwd": work, "placement": "tiled",
+        "agent_name": name, "tab": tab["tab_id"]});
     let pane = mcp.ok("zellij_new_pane", args)["pane_id"]
         .as_str()
         .unwrap()
         .to_owned();
+    for shell in tab["pane_ids"].as_array().unwrap() {
+        mcp.ok("zellij_close", json!({"pane_id": shell}));
+    }
     common::until_state(mcp, &pane, "idle");
     pane
 }
@@ -66,13 +74,14 @@ fn row<'a>(rows: &'a [Value], name: &str) -> Option<&'a Value> {
 
 /// Waits until every agent's conversation is known.
 fn until_conversations_known(s: &Session, names: &[&str]) {
-    wait_for("each agent's conversation", Duration::from_secs(60), || {
+    let known = zellij_mcp_harness::poll_for(Duration::from_secs(60), || {
         let rows = agents(s);
         let known = names
             .iter()
             .all(|n| row(&rows, n).is_some_and(|r| r["conversation"].is_string()));
         known.then_some(())
     });
+    assert!(known.is_some(), "conversations not known: {:?}", agents(s));
 }
 
 /// Waits until Zellij has saved every agent pane.
@@ -108,7 +117,8 @@ fn ask(mcp: &Mcp, name: &str, text: &str) -> Value {
 }
 
 /// Each program's turn names a word before the end; after it, its
-/// conversation carries the word.
+/// conversation carries the word, and a message queued for the first
+/// agent while its session was down reaches it once.
 fn survive(test: &str, programs: &[&str], how: Ending) {
     let s = kept_session(test);
     let client = s.attach_and_wait().0;
@@ -123,9 +133,19 @@ fn survive(test: &str, programs: &[&str], how: Ending) {
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     until_conversations_known(&s, &names);
     until_saved(&s, names.len());
+    // Codex first: a turn that does not end holds a message for it.
+    let release = s.sandbox().work().join("release");
+    let hold = format!("LONG HOLD {}", release.display());
+    let sent = json!({"to": names[0], "text": hold, "from": "lead"});
+    mcp.ok("zellij_send_message", sent);
+    until_sent(&api, "HOLD");
+    let sent = json!({"to": names[0], "text": "SAY queued-before-end", "from": "lead"});
+    let queued = mcp.ok("zellij_send_message", sent);
+    assert_eq!(queued["status"], "held", "{queued}");
     drop(mcp);
     drop(client);
     s.end(how);
+    std::fs::write(&release, "").unwrap();
 
     let _client = s.bring_back();
     let mcp = common::mcp(&s, "socket");
@@ -141,9 +161,61 @@ fn survive(test: &str, programs: &[&str], how: Ending) {
             "{name}'s conversation after the restart"
         );
     }
+    // Queued before the end, it came once, before the later message.
+    assert_eq!(common::times_sent(&api, "queued-before-end"), 1);
 }
 
 #[test]
-fn codex_comes_back_in_its_conversation_after_kill_session() {
-    survive("back-kill", &["codex"], Ending::KillSession);
+fn agents_come_back_in_their_conversations_after_kill_session() {
+    survive(
+        "back-kill",
+        &["codex", "claude", "gemini", "opencode"],
+        Ending::KillSession,
+    );
+}
+
+#[test]
+fn agents_come_back_in_their_conversations_after_their_server_is_killed() {
+    survive("back-crash", &["codex", "opencode"], Ending::Crash);
+}
+
+/// An agent whose program quits reads `exited`; `agents resume` starts it
+/// again in its conversation.
+#[test]
+fn an_agent_that_quit_is_resumed_in_its_conversation() {
+    let s = kept_session("back-quit");
+    let _client = s.attach_and_wait().0;
+    let mcp = mcp(&s, "socket");
+    let api = ModelApi::start(&s.sandbox().root().join("requests.jsonl"));
+    let pane = open_agent(&s, &mcp, &api, "codex", "quitter");
+    let asked = ask(&mcp, "quitter", "SAY REMEMBER-quitter");
+    assert_eq!(asked["state"], "idle", "{asked}");
+    until_conversations_known(&s, &["quitter"]);
+    mcp.ok(
+        "zellij_signal",
+        json!({"pane_id": pane, "signal": "sigkill"}),
+    );
+    wait_for("quitter exited", Duration::from_secs(20), || {
+        let rows = agents(&s);
+        (row(&rows, "quitter")?["state"] == "exited").then_some(())
+    });
+    let out = std::process::Command::new(bridge())
+        .args(["agents", "resume", "quitter"])
+        .envs(s.sandbox().env())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    wait_for("quitter back", Duration::from_secs(60), || {
+        let rows = agents(&s);
+        let row = row(&rows, "quitter")?;
+        (row["state"] == "idle" && row["back"] == "resumed").then_some(())
+    });
+    let asked = ask(&mcp, "quitter", "SAY after-quit");
+    assert_eq!(asked["state"], "idle", "{asked}");
+    let carried = api.carried_by("SAY after-quit");
+    assert_eq!(carried, Some(vec!["REMEMBER-quitter".to_owned()]));
 }

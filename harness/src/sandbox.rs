@@ -524,10 +524,22 @@ impl Session {
     /// Brings an ended session back by attaching a client, as a person
     /// does; returns the client once the plugin answers.
     pub fn bring_back(&self) -> AttachedClient {
-        let client = self.attach_client();
-        let up = || self.sandbox.is_up(&self.name, true).then_some(());
-        crate::wait_for("the plugin after the restart", Duration::from_secs(30), up);
-        client
+        // After a crash, the first client may find the dead server's
+        // socket and lose it ("Lost connection"); a person attaches again.
+        let mut client = self.attach_client();
+        for _ in 0..3 {
+            let up = || self.sandbox.is_up(&self.name, true).then_some(());
+            if crate::poll_for(Duration::from_secs(10), up).is_some() {
+                return client;
+            }
+            if !client.is_running() {
+                client = self.attach_client();
+            }
+        }
+        panic!(
+            "the plugin did not answer after the restart; the client shows:\n{}",
+            client.screen()
+        );
     }
 
     /// Every pane as Zellij itself lists it (`zellij action list-panes

@@ -16,7 +16,12 @@ use super::{formats, opencode};
 /// The conversation of the program running as `pid` (a pane's process) in
 /// `cwd`; `None` while its record holds none yet.
 pub fn of(record: Record, pid: u32, cwd: Option<&str>) -> Option<Conversation> {
-    let place = Place::of(Some(pid), cwd);
+    // The folder as the program knows it: Zellij may be told one under
+    // `/proc/self/root` (see `tools::paths`).
+    let cwd = cwd.map(|c| {
+        std::fs::canonicalize(c).map_or_else(|_| c.to_owned(), |p| p.display().to_string())
+    });
+    let place = Place::of(Some(pid), cwd.as_deref());
     let (id, path) = match record {
         Record::Opencode => opencode::newest_session(&place)?,
         Record::GeminiCli => {
