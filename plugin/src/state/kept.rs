@@ -182,7 +182,7 @@ impl Kept {
 
     /// Whether the agents were kept by another server (the session ended
     /// and came back) than `server`.
-    pub fn from_another_server(&self, server: u32) -> bool {
+    pub fn kept_by_another_server(&self, server: u32) -> bool {
         self.file.server != server && !self.file.agents.is_empty()
     }
 
@@ -354,8 +354,8 @@ mod tests {
         kept.save();
         assert_eq!(fs::metadata(&path).unwrap().modified().unwrap(), written);
         let again = Kept::open(path);
-        assert!(again.from_another_server(11));
-        assert!(!again.from_another_server(10));
+        assert!(again.kept_by_another_server(11));
+        assert!(!again.kept_by_another_server(10));
         assert_eq!(again.agents()["a"].conversation.as_deref(), Some("c"));
     }
 }

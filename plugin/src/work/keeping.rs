@@ -29,7 +29,7 @@ impl<H: Host> McpPlugin<H> {
         let (server, now) = (self.host.ids().zellij_pid, self.host.now());
         let keeping = &mut self.keeping;
         keeping.kept.reload();
-        if keeping.restarting.is_none() && keeping.kept.from_another_server(server) {
+        if keeping.restarting.is_none() && keeping.kept.kept_by_another_server(server) {
             if !keeping.kept.claim_restart(server) {
                 // Another instance brings them back.
                 return;
