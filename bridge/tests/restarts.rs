@@ -18,12 +18,25 @@ use serde_json::{json, Value};
 use zellij_mcp_harness::programs::Program;
 use zellij_mcp_harness::{repo_layout, wait_for, Ending, Mcp, Sandbox, Session};
 
-/// A session Zellij saves every second, with a client attached.
+/// A session Zellij saves every second.
 fn kept_session(test: &str) -> Session {
     let name = format!("{test}-{}", std::process::id());
     Sandbox::new()
         .keeping_sessions()
         .start_session(&name, &repo_layout(), true)
+}
+
+/// A session whose plugin calls an agent `stalled` after 2 s.
+fn impatient_session(test: &str) -> Session {
+    let name = format!("{test}-{}", std::process::id());
+    let sandbox = Sandbox::new();
+    let layout = std::fs::read_to_string(repo_layout()).unwrap();
+    let plugin = "plugin location=\"file:~/.local/share/zellij-mcp/zellij-mcp.wasm\"";
+    assert!(layout.contains(plugin), "the repo's layout loads the plugin");
+    let layout = layout.replace(plugin, &format!("{plugin} {{ stalled_after_s \"2\"; }}"));
+    let path = sandbox.root().join("impatient.kdl");
+    std::fs::write(&path, layout).unwrap();
+    sandbox.start_session(&name, &path, true)
 }
 
 /// An agent of `program` opened as `name` in a tab of its own, idle.
@@ -218,4 +231,35 @@ fn an_agent_that_quit_is_resumed_in_its_conversation() {
     assert_eq!(asked["state"], "idle", "{asked}");
     let carried = api.carried_by("SAY after-quit");
     assert_eq!(carried, Some(vec!["REMEMBER-quitter".to_owned()]));
+}
+
+/// A model that never answers: after the limit, the agent reads
+/// `stalled` and the event log says so; once the answer comes, it works
+/// on and ends its turn.
+#[test]
+fn an_agent_whose_model_never_answers_reads_stalled() {
+    let s = impatient_session("stalled");
+    let _client = s.attach_and_wait().0;
+    let mcp = mcp(&s, "socket");
+    let api = ModelApi::start(&s.sandbox().root().join("requests.jsonl"));
+    open_agent(&s, &mcp, &api, "codex", "waiter");
+    let release = s.sandbox().work().join("release");
+    let hold = format!("LONG HOLD {}", release.display());
+    mcp.ok(
+        "zellij_send_message",
+        json!({"to": "waiter", "text": hold, "from": "lead"}),
+    );
+    until_sent(&api, "HOLD");
+    wait_for("waiter stalled", Duration::from_secs(30), || {
+        let rows = agents(&s);
+        (row(&rows, "waiter")?["state"] == "stalled").then_some(())
+    });
+    let stalled = common::logged(&mcp, "stalled");
+    assert_eq!(stalled.len(), 1, "{stalled:?}");
+    assert_eq!(stalled[0]["name"], "waiter");
+    std::fs::write(&release, "").unwrap();
+    wait_for("waiter idle again", Duration::from_secs(60), || {
+        let rows = agents(&s);
+        (row(&rows, "waiter")?["state"] == "idle").then_some(())
+    });
 }

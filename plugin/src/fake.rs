@@ -160,6 +160,7 @@ impl Host for FakeHost {
     }
     fn shown(&self, _pane: PaneRef, telling: Option<Telling>) -> Option<Shown> {
         let typed_into = Shown {
+            still: 0,
             agent: Some(AgentScreen::Idle),
             described_by: None,
             composer: None,

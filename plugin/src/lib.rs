@@ -69,6 +69,10 @@ pub fn build_id() -> &'static str {
 /// zellij-server 0.45.1).
 const HEAP_LIMIT: usize = 16 * 1024 * 1024;
 
+/// How long a working agent's screen and record may stay unchanged before
+/// it reads `stalled`, unless `stalled_after_s` says otherwise.
+const DEFAULT_STALLED_AFTER_S: u64 = 300;
+
 /// How often each instance renews or checks the lease.
 const HEARTBEAT: Duration = Duration::from_secs(1);
 /// The plugin's shared folder (across instances of this plugin URL).
@@ -141,6 +145,9 @@ pub struct Settings {
     /// Start agents again in their conversations after the session ends
     /// (`resume_agents false` turns it off).
     resume_agents: bool,
+    /// How long a working agent's screen and record may stay unchanged
+    /// before it reads `stalled` (`stalled_after_s`).
+    stalled_after_ms: u64,
 }
 
 impl Settings {
@@ -152,6 +159,8 @@ impl Settings {
         let off = |key: &str| configuration.get(key).map(String::as_str) == Some("false");
         let (child_events, tab_marks) = (!off("child_events"), !off("tab_marks"));
         let resume_agents = !off("resume_agents");
+        let stalled_after_s = configuration.get("stalled_after_s").and_then(|v| v.parse::<u64>().ok());
+        let stalled_after_ms = stalled_after_s.unwrap_or(DEFAULT_STALLED_AFTER_S).max(1) * 1_000;
         Settings {
             configuration,
             submit_delay_ms,
@@ -159,6 +168,7 @@ impl Settings {
             tab_marks,
             marks_off: Default::default(),
             resume_agents,
+            stalled_after_ms,
         }
     }
 }

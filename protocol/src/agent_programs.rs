@@ -322,6 +322,22 @@ pub struct Reading {
 const ROWS_ABOVE: usize = 6;
 
 impl Reading {
+    /// A fingerprint of the screen less its working sign's row (a spinner
+    /// and a timer that turn while nothing else does), of its rows with text.
+    pub fn still<S: AsRef<str>>(&self, rows: &[S]) -> u64 {
+        let sign = match &self.working {
+            Some(Hit::Row(row, _)) => Some(*row),
+            _ => None,
+        };
+        let rows = rows.iter().enumerate().filter(|(i, _)| Some(*i) != sign);
+        let text = rows.map(|(_, r)| r.as_ref().trim()).filter(|r| !r.is_empty());
+        text.fold(0xcbf2_9ce4_8422_2325, |hash, row| {
+            row.bytes()
+                .chain([b'\n'])
+                .fold(hash, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+        })
+    }
+
     /// A fingerprint of the screen less its composer: the rows with text
     /// under the composer and the few right above it (which stay next to
     /// it when a taller composer pushes the screen up). Blank rows do not

@@ -21,6 +21,9 @@ pub struct Shown {
     pub composer: Option<Composing>,
     /// The line, if the screen is a shell's.
     pub line: ShellLine,
+    /// A fingerprint of an agent's screen less its working sign (see
+    /// [`crate::agent_programs::Reading::still`]); 0 when no state was told.
+    pub still: u64,
 }
 
 /// An agent's composer as seen: what a submit's further CR must see
@@ -62,22 +65,24 @@ impl Shown {
                 .map(|d| (d.read_at(rows, cursor, t.title), d));
             let by_description = told.find_map(|(reading, d)| {
                 let composing = composing(&reading, rows);
-                Some((reading.state?, d.label(), composing))
+                let still = reading.still(rows);
+                Some((reading.state?, d.label(), composing, still))
             });
             // Anything but an empty prompt line may be the agent's own
             // output: no state, rather than a guess.
             let at_prompt = t.reads_lines && prompt_line(rows) == ShellLine::Empty;
             by_description
-                .or_else(|| at_prompt.then(|| (AgentScreen::Idle, LINES.to_owned(), None)))
+                .or_else(|| at_prompt.then(|| (AgentScreen::Idle, LINES.to_owned(), None, 0)))
         });
-        let (agent, described_by, composer) = match told {
-            Some((agent, by, composer)) => (Some(agent), Some(by), composer),
-            None => (None, None, None),
+        let (agent, described_by, composer, still) = match told {
+            Some((agent, by, composer, still)) => (Some(agent), Some(by), composer, still),
+            None => (None, None, None, 0),
         };
         Shown {
             agent,
             described_by,
             composer,
+            still,
             line: shell_line(rows, cursor),
         }
     }

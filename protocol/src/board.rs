@@ -4,7 +4,7 @@
 use crate::ops::{AgentRow, LastMessage, PaneState};
 
 /// The columns, in order.
-pub const COLUMNS: [&str; 9] = [
+pub const COLUMNS: [&str; 10] = [
     "AGENT",
     "TAB",
     "STATE",
@@ -14,13 +14,17 @@ pub const COLUMNS: [&str; 9] = [
     "LAST OUT",
     "LAST REPLY",
     "DESCRIPTION",
+    "CONVERSATION",
 ];
+
+/// The most characters of a conversation's id a row shows.
+const CONVERSATION_CHARS: usize = 9;
 
 /// The most characters of a reply's first line a row shows.
 const REPLY_CHARS: usize = 40;
 
 /// A row's cells, timed against `at_ms` (when the rows were taken).
-pub fn cells(row: &AgentRow, at_ms: u64) -> [String; 9] {
+pub fn cells(row: &AgentRow, at_ms: u64) -> [String; 10] {
     let state = match (row.state, row.exit_status) {
         (PaneState::Exited, Some(code)) => format!("exited {code}"),
         (state, _) => wire_name(state),
@@ -49,7 +53,20 @@ pub fn cells(row: &AgentRow, at_ms: u64) -> [String; 9] {
             format!("{ago} ago: {}", cut(&r.first_line, REPLY_CHARS))
         }),
         row.described_by.clone().unwrap_or_default(),
+        conversation(row),
     ]
+}
+
+/// Its conversation's id (its first characters), and how it came back
+/// after its session ended.
+fn conversation(row: &AgentRow) -> String {
+    let id = row.conversation.as_deref().map(|id| cut(id, CONVERSATION_CHARS));
+    match (id, &row.back) {
+        (Some(id), Some(back)) => format!("{id} {back}"),
+        (Some(id), None) => id,
+        (None, Some(back)) => back.clone(),
+        (None, None) => String::new(),
+    }
 }
 
 /// `text`, cut to `most` characters (its last one `…`) when longer.
@@ -108,8 +125,8 @@ mod tests {
                 first_line: "All 12 tests pass, and the build is green again".into(),
                 at_ms: 6_000,
             }),
-            conversation: None,
-            back: None,
+            conversation: Some("01a21eb0-0c2c-7260-b858-94aae23a0cb2".into()),
+            back: Some("resumed".into()),
         }
     }
 
@@ -127,7 +144,8 @@ mod tests {
                 "#7 from lead 2m ago",
                 "",
                 "2m ago: All 12 tests pass, and the build is gre…",
-                "claude-code"
+                "claude-code",
+                "01a21eb0… resumed"
             ]
         );
         let mut exited = worker();

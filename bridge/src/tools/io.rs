@@ -180,7 +180,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_read_events",
-        description = "Event log after since_seq: messages (queued, held, retry, delivered, expired, cancelled), agents (registered, asking, answered, replied, exited, closed), run_exited. On: the session. Focus: never moves. After: unchanged; pass last_seq next (more: another page). Don't: poll; subscribe to zellij://<session>/events. Needs: the plugin.",
+        description = "Event log after since_seq: messages (queued, held, retry, delivered, expired, cancelled), agents (registered, asking, answered, replied, stalled, exited, closed), run_exited. On: the session. Focus: never moves. After: unchanged; pass last_seq next (more: another page). Don't: poll; subscribe to zellij://<session>/events. Needs: the plugin.",
         input_schema = input::<ReadEventsArgs>(),
         output_schema = output::<ReadEventsResult>(),
         annotations(read_only_hint = true, open_world_hint = false)

@@ -35,7 +35,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_list_sessions",
-        description = "Live sessions; default: true marks the one calls without `session` use, current: true the one this server runs in. On: this machine. Focus: never moves. After: unchanged. Don't: guess session names. Needs: nothing (works without the plugin).",
+        description = "Live sessions; default: true marks the one calls without `session` use, current: true the one this server runs in. On: this machine. Focus: never moves. After: unchanged. Don't: guess session names. Needs: nothing.",
         input_schema = input::<NoArgs>(),
         output_schema = output::<ListSessionsResult>(),
         annotations(read_only_hint = true, open_world_hint = false)
@@ -61,7 +61,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_list_tabs",
-        description = "Every tab: tab_id (stable, prefer it to position), position, name, panes; active, tiled/floating/hidden pane counts, fullscreen, floating_visible only when true or non-zero. On: the session. Focus: never moves. After: unchanged. Don't: address tabs by position. Needs: the plugin.",
+        description = "Every tab: tab_id (stable), position, name, panes; active, tiled/floating/hidden pane counts, fullscreen, floating_visible only when true or non-zero. On: the session. Focus: never moves. After: unchanged. Don't: address tabs by position. Needs: the plugin.",
         input_schema = input::<NoArgs>(),
         output_schema = output_in_session::<ListTabsResult>(),
         annotations(read_only_hint = true, open_world_hint = false)

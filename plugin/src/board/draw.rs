@@ -30,7 +30,7 @@ pub fn title(board: &BoardState) -> String {
 /// The keys line.
 pub fn keys(board: &BoardState) -> String {
     let marks = if board.marks_on { "on" } else { "off" };
-    format!("↑↓ move · Enter go to agent · Esc hide · m tab marks: {marks}")
+    format!("↑↓ move · Enter go to agent · r resume · Esc hide · m tab marks: {marks}")
 }
 
 /// Draws the board in `rows` × `cols`.

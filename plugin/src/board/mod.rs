@@ -23,6 +23,8 @@ use state::{Act, BoardKey, BoardState};
 
 /// A board asking for rows (to every plugin; the acting instance answers).
 pub const ASK: &str = "zellij-mcp-board-ask";
+/// A board asking to resume the agent of a pane (its payload).
+pub const RESUME: &str = "zellij-mcp-board-resume";
 /// The acting instance's answer, to the board that asked.
 pub const ROWS: &str = "zellij-mcp-board-rows";
 /// How often a shown board asks.
@@ -141,6 +143,7 @@ impl BoardPlugin {
             BareKey::Enter => BoardKey::Enter,
             BareKey::Esc | BareKey::Char('q') => BoardKey::Esc,
             BareKey::Char('m') => BoardKey::ToggleMarks,
+            BareKey::Char('r') => BoardKey::Resume,
             _ => return false,
         };
         match self.state.key(key) {
@@ -156,6 +159,11 @@ impl BoardPlugin {
                     PaneKind::Plugin => focus_plugin_pane(pane.id, false, false),
                 }
                 self.hide();
+                false
+            }
+            Act::Resume(pane) => {
+                let ask = MessageToPlugin::new(RESUME).with_payload(pane.to_string());
+                pipe_message_to_plugin(ask);
                 false
             }
             Act::SetMarks(on) => {

@@ -2,7 +2,7 @@
 //! natively. The cursor follows an agent (by pane id) across refreshes, so a
 //! row moving up as its agent starts asking keeps the person's place.
 
-use zellij_mcp_protocol::ops::{AgentRow, AgentsResult};
+use zellij_mcp_protocol::ops::{AgentRow, AgentsResult, PaneState};
 use zellij_mcp_protocol::PaneRef;
 
 #[derive(Debug, Default)]
@@ -23,6 +23,7 @@ pub enum BoardKey {
     Enter,
     Esc,
     ToggleMarks,
+    Resume,
 }
 
 /// What a key asks of the board.
@@ -35,6 +36,9 @@ pub enum Act {
     Hide,
     /// Turn the tab marks on or off (as `marks_on` now says).
     SetMarks(bool),
+    /// Start this pane's agent, whose program ended, again in its
+    /// conversation.
+    Resume(PaneRef),
     Nothing,
 }
 
@@ -79,6 +83,11 @@ impl BoardState {
                 self.marks_on = !self.marks_on;
                 Act::SetMarks(self.marks_on)
             }
+            BoardKey::Resume => {
+                let row = self.selected_index().map(|at| &self.rows()[at]);
+                let exited = row.filter(|r| r.state == PaneState::Exited && r.name.is_some());
+                exited.map_or(Act::Nothing, |r| Act::Resume(r.pane_id))
+            }
         }
     }
 }
@@ -86,7 +95,6 @@ impl BoardState {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use zellij_mcp_protocol::ops::PaneState;
 
     /// Agent `a<id>` in pane `terminal_<id>`, in `state`.
     pub fn row(id: u32, state: PaneState) -> AgentRow {
@@ -152,5 +160,14 @@ pub(super) mod tests {
         };
         assert_eq!(board.key(BoardKey::ToggleMarks), Act::SetMarks(false));
         assert_eq!(board.key(BoardKey::ToggleMarks), Act::SetMarks(true));
+    }
+
+    #[test]
+    fn r_resumes_the_selected_agent_only_when_its_program_ended() {
+        let mut board = BoardState::default();
+        board.take(result(vec![row(1, PaneState::Idle), row(2, PaneState::Exited)]));
+        assert_eq!(board.key(BoardKey::Resume), Act::Nothing, "it runs");
+        board.key(BoardKey::Down);
+        assert_eq!(board.key(BoardKey::Resume), Act::Resume(PaneRef::terminal(2)));
     }
 }

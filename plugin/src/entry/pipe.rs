@@ -13,7 +13,7 @@
 //!   [`crate::state::later`] for the rest of its life.
 
 use serde_json::Value;
-use zellij_mcp_protocol::ops::{op, Op, EXIT_PIPE_NAME};
+use zellij_mcp_protocol::ops::{op, Op, ResumeArgs, EXIT_PIPE_NAME};
 use zellij_mcp_protocol::{
     encode_ok, Error, ErrorBody, ErrorCode, JsonText, Request, PIPE_NAME, PROTOCOL_VERSION,
 };
@@ -63,6 +63,9 @@ impl<H: Host> McpPlugin<H> {
         }
         if message.name == board::ASK {
             return self.on_board_ask(message);
+        }
+        if message.name == board::RESUME {
+            return self.on_board_resume(message);
         }
         if message.name != PIPE_NAME {
             return;
@@ -125,6 +128,19 @@ impl<H: Host> McpPlugin<H> {
         }
         if let Ok(rows) = serde_json::to_string(&self.agent_rows()) {
             self.host.message_plugin(board, board::ROWS, rows);
+        }
+    }
+
+    /// A person pressed `r` on the board: the acting instance resumes the
+    /// pane's agent.
+    fn on_board_resume(&mut self, message: PipeMessage) {
+        let pane = message.payload.as_deref().and_then(|p| p.parse().ok());
+        let name = pane.and_then(|pane| self.agents.by_pane().remove(&pane));
+        let Some(name) = name.filter(|_| self.is_acting()) else {
+            return;
+        };
+        if let Err(error) = self.resume_agent(ResumeArgs { name }) {
+            eprintln!("zellij-mcp: the board's resume: {}", error.message);
         }
     }
 

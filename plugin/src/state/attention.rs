@@ -28,6 +28,9 @@ pub struct Attention {
     /// The last text each agent's composer was seen to hold as a person's
     /// draft (the cursor after its start).
     typed: BTreeMap<PaneRef, String>,
+    /// Each working agent's screen less its working sign, and since when
+    /// it has been so (Unix ms).
+    still: BTreeMap<PaneRef, (u64, u64)>,
     /// When the last look was (Unix ms).
     pub looked_ms: u64,
 }
@@ -40,14 +43,31 @@ pub struct Seen {
 }
 
 impl Attention {
-    /// Notes what `pane` shows at `now_ms`; whether it just started asking.
+    /// Notes what `pane` shows at `now_ms`; whether it just started asking
+    /// or stalled.
     pub fn seen(&mut self, pane: PaneRef, state: PaneState, now_ms: u64) -> bool {
         let before = self.last.get(&pane).map(|seen| seen.state);
         if before != Some(state) {
             let since_ms = now_ms;
             self.last.insert(pane, Seen { state, since_ms });
         }
-        state == PaneState::Asking && before != Some(PaneState::Asking)
+        let needs_someone = matches!(state, PaneState::Asking | PaneState::Stalled);
+        needs_someone && before != Some(state)
+    }
+
+    /// How long (ms) `pane`'s working screen has shown `still` (see
+    /// `Shown::still`), as of `now_ms`.
+    pub fn still_for(&mut self, pane: PaneRef, still: u64, now_ms: u64) -> u64 {
+        let (seen, since) = self.still.entry(pane).or_insert((still, now_ms));
+        if *seen != still {
+            (*seen, *since) = (still, now_ms);
+        }
+        now_ms.saturating_sub(*since)
+    }
+
+    /// `pane` is not working: its next turn starts afresh.
+    pub fn not_working(&mut self, pane: PaneRef) {
+        self.still.remove(&pane);
     }
 
     /// Notes the description that told `pane`'s state (none: no state).
@@ -92,6 +112,7 @@ impl Attention {
         self.last_in.retain(|pane, _| panes.contains(pane));
         self.last_reply.retain(|pane, _| panes.contains(pane));
         self.typed.retain(|pane, _| panes.contains(pane));
+        self.still.retain(|pane, _| panes.contains(pane));
     }
 
     /// Message `seq` from `from` was delivered to `pane` (whose name or id
@@ -142,6 +163,7 @@ mod tests {
 
     fn shown(agent: AgentScreen, draft: &str, suggestion: &str) -> Shown {
         Shown {
+            still: 0,
             agent: Some(agent),
             described_by: None,
             composer: Some(Composing {

@@ -1297,6 +1297,7 @@ fn a_run_never_types_after_a_persons_half_typed_line() {
     let mut p = plugin("shell-runs-draft");
     let shell = |line| {
         Some(Shown {
+            still: 0,
             agent: None,
             described_by: None,
             composer: None,
@@ -1321,6 +1322,7 @@ fn a_run_never_types_after_a_persons_half_typed_line() {
 /// What every pane's screen shows from now on.
 fn screen_shows(p: &mut Plugin, agent: Option<AgentScreen>, line: ShellLine) {
     *p.host.shown.borrow_mut() = Some(Shown {
+        still: 0,
         agent,
         described_by: None,
         composer: None,

@@ -366,6 +366,7 @@ impl<H: Host> McpPlugin<H> {
                 Some(Some(mut shown)) => {
                     self.attention.composer(pane_id, &mut shown);
                     let state = shown.agent.map_or(PaneState::Unknown, PaneState::from);
+                    let state = self.stalled_or(pane_id, state, shown.still, now_ms);
                     (pane_id, state, shown.described_by)
                 }
             })
@@ -375,13 +376,34 @@ impl<H: Host> McpPlugin<H> {
             self.attention.described(pane_id, described_by);
             if self.attention.seen(pane_id, state, now_ms) {
                 let name = by_name.get(&pane_id).cloned();
-                self.log_event(Happened::Asking { pane_id, name });
+                let happened = match state {
+                    PaneState::Stalled => Happened::Stalled { pane_id, name },
+                    _ => Happened::Asking { pane_id, name },
+                };
+                self.log_event(happened);
             }
             looked.push(pane_id);
         }
         self.attention.keep_only(&looked);
         self.attention.looked_ms = now_ms;
         self.mark_asking_tabs(&looked);
+    }
+
+    /// `stalled` for a working agent whose screen (less its working sign)
+    /// and record have not changed for `stalled_after_s`, else `state`.
+    fn stalled_or(&mut self, pane: PaneRef, state: PaneState, still: u64, now_ms: u64) -> PaneState {
+        if state != PaneState::Working {
+            self.attention.not_working(pane);
+            return state;
+        }
+        let limit = self.settings.stalled_after_ms;
+        let screen_still = self.attention.still_for(pane, still, now_ms) >= limit;
+        let kept = self.keeping.kept.of_pane(pane);
+        let record_still = kept.is_none_or(|(_, a)| now_ms.saturating_sub(a.record_changed_ms) >= limit);
+        match screen_still && record_still {
+            true => PaneState::Stalled,
+            false => state,
+        }
     }
 
     /// Marks the tabs where an agent asks, and only those (none when the

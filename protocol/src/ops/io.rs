@@ -135,6 +135,7 @@ pub enum PaneState {
     Idle,
     Draft,
     Asking,
+    Stalled,
     Unknown,
 }
 
@@ -142,7 +143,7 @@ impl PaneState {
     /// The states told from what a pane's screen shows.
     pub fn is_shown(self) -> bool {
         use PaneState::*;
-        matches!(self, Working | Idle | Draft | Asking | Unknown)
+        matches!(self, Working | Idle | Draft | Asking | Stalled | Unknown)
     }
 }
 

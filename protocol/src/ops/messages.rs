@@ -131,6 +131,14 @@ pub enum Happened {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         name: Option<String>,
     },
+    /// A pane's agent has worked with no change on its screen (but its
+    /// working sign) nor in its record for longer than the plugin's
+    /// `stalled_after_s`: it may hang.
+    Stalled {
+        pane_id: PaneRef,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+    },
     /// A pane's agent ended a turn a caller asked for (`zellij_ask`): its
     /// reply's first line, and the message that started it.
     Replied {
@@ -322,7 +330,7 @@ impl AgentRow {
     pub fn urgency(&self) -> u8 {
         use crate::ops::PaneState::*;
         match self.state {
-            Asking => 0,
+            Asking | Stalled => 0,
             Idle if self.held == 0 => 1,
             Exited => 3,
             _ => 2,
