@@ -32,14 +32,22 @@ pub struct AgentsArgs {
 #[derive(Debug, clap::Subcommand)]
 pub enum AgentsAction {
     /// Start an agent whose program ended again, in its conversation
-    /// (as the board's `r` does).
-    Resume { name: String },
+    /// (as the board's `r` does); with --off (or --on), whether it is
+    /// started again in its conversation after its session ends.
+    Resume {
+        name: String,
+        #[arg(long, conflicts_with = "on")]
+        off: bool,
+        #[arg(long)]
+        on: bool,
+    },
 }
 
 /// Prints the agents, once or on every refresh; the exit code.
 pub async fn run(client: &PluginClient, args: AgentsArgs) -> i32 {
-    if let Some(AgentsAction::Resume { name }) = args.action {
-        return resume(client, name).await;
+    if let Some(AgentsAction::Resume { name, off, on }) = args.action {
+        let turn = (off || on).then_some(on);
+        return resume(client, ResumeArgs { name, turn }).await;
     }
     if let Some(pane_id) = args.explain {
         return explain(client, pane_id, args.json, args.watch).await;
@@ -73,15 +81,19 @@ async fn rows(client: &PluginClient) -> Result<AgentsResult, ErrorBody> {
 }
 
 /// `agents resume NAME`; the exit code.
-async fn resume(client: &PluginClient, name: String) -> i32 {
-    let args = ResumeArgs { name };
+async fn resume(client: &PluginClient, args: ResumeArgs) -> i32 {
+    let turn = args.turn;
     match client
         .call::<op::Resume>(None, &args, client.sending())
         .await
     {
         Ok((_, resumed)) => {
             let pane = resumed.pane_id.map(|p| p.to_string()).unwrap_or_default();
-            println!("{} resumed in {pane}", resumed.name);
+            match turn {
+                None => println!("{} resumed in {pane}", resumed.name),
+                Some(true) => println!("{} comes back in its conversation", resumed.name),
+                Some(false) => println!("{} comes back as Zellij brings it", resumed.name),
+            }
             0
         }
         Err(error) => {

@@ -32,7 +32,10 @@ fn impatient_session(test: &str) -> Session {
     let sandbox = Sandbox::new();
     let layout = std::fs::read_to_string(repo_layout()).unwrap();
     let plugin = "plugin location=\"file:~/.local/share/zellij-mcp/zellij-mcp.wasm\"";
-    assert!(layout.contains(plugin), "the repo's layout loads the plugin");
+    assert!(
+        layout.contains(plugin),
+        "the repo's layout loads the plugin"
+    );
     let layout = layout.replace(plugin, &format!("{plugin} {{ stalled_after_s \"2\"; }}"));
     let path = sandbox.root().join("impatient.kdl");
     std::fs::write(&path, layout).unwrap();
@@ -160,8 +163,16 @@ fn survive(test: &str, programs: &[&str], how: Ending) {
     s.end(how);
     std::fs::write(&release, "").unwrap();
 
+    let attached = std::time::Instant::now();
     let _client = s.bring_back();
     let mcp = common::mcp(&s, "socket");
+    for name in &names {
+        until_back(&s, name);
+        eprintln!(
+            "{name} back and idle {:?} after attaching",
+            attached.elapsed()
+        );
+    }
     for (program, name) in programs.iter().zip(&names) {
         let row = until_back(&s, name);
         assert!(row["conversation"].is_string(), "{row}");

@@ -159,7 +159,9 @@ impl Settings {
         let off = |key: &str| configuration.get(key).map(String::as_str) == Some("false");
         let (child_events, tab_marks) = (!off("child_events"), !off("tab_marks"));
         let resume_agents = !off("resume_agents");
-        let stalled_after_s = configuration.get("stalled_after_s").and_then(|v| v.parse::<u64>().ok());
+        let stalled_after_s = configuration
+            .get("stalled_after_s")
+            .and_then(|v| v.parse::<u64>().ok());
         let stalled_after_ms = stalled_after_s.unwrap_or(DEFAULT_STALLED_AFTER_S).max(1) * 1_000;
         Settings {
             configuration,

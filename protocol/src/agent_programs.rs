@@ -330,11 +330,13 @@ impl Reading {
             _ => None,
         };
         let rows = rows.iter().enumerate().filter(|(i, _)| Some(*i) != sign);
-        let text = rows.map(|(_, r)| r.as_ref().trim()).filter(|r| !r.is_empty());
+        let text = rows
+            .map(|(_, r)| r.as_ref().trim())
+            .filter(|r| !r.is_empty());
         text.fold(0xcbf2_9ce4_8422_2325, |hash, row| {
-            row.bytes()
-                .chain([b'\n'])
-                .fold(hash, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+            row.bytes().chain([b'\n']).fold(hash, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+            })
         })
     }
 

@@ -60,7 +60,10 @@ pub fn cells(row: &AgentRow, at_ms: u64) -> [String; 10] {
 /// Its conversation's id (its first characters), and how it came back
 /// after its session ended.
 fn conversation(row: &AgentRow) -> String {
-    let id = row.conversation.as_deref().map(|id| cut(id, CONVERSATION_CHARS));
+    let id = row
+        .conversation
+        .as_deref()
+        .map(|id| cut(id, CONVERSATION_CHARS));
     match (id, &row.back) {
         (Some(id), Some(back)) => format!("{id} {back}"),
         (Some(id), None) => id,

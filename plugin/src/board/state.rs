@@ -165,9 +165,15 @@ pub(super) mod tests {
     #[test]
     fn r_resumes_the_selected_agent_only_when_its_program_ended() {
         let mut board = BoardState::default();
-        board.take(result(vec![row(1, PaneState::Idle), row(2, PaneState::Exited)]));
+        board.take(result(vec![
+            row(1, PaneState::Idle),
+            row(2, PaneState::Exited),
+        ]));
         assert_eq!(board.key(BoardKey::Resume), Act::Nothing, "it runs");
         board.key(BoardKey::Down);
-        assert_eq!(board.key(BoardKey::Resume), Act::Resume(PaneRef::terminal(2)));
+        assert_eq!(
+            board.key(BoardKey::Resume),
+            Act::Resume(PaneRef::terminal(2))
+        );
     }
 }

@@ -167,12 +167,17 @@ impl<H: Host> McpPlugin<H> {
             .snapshot_at
             .is_some_and(|at| self.host.now().saturating_duration_since(at) < age);
         if !self.view.is_ready() || (starved && !recent) {
-            if let Some(snapshot) = self.host.session_snapshot() {
-                self.view.set_tabs(snapshot.tabs);
-                self.take_panes(snapshot.panes);
-                self.view.clients_attached = Some(snapshot.clients);
-                self.view.snapshot_at = Some(self.host.now());
-            }
+            self.refresh_view();
+        }
+    }
+
+    /// The view from the session metadata, now.
+    pub fn refresh_view(&mut self) {
+        if let Some(snapshot) = self.host.session_snapshot() {
+            self.view.set_tabs(snapshot.tabs);
+            self.take_panes(snapshot.panes);
+            self.view.clients_attached = Some(snapshot.clients);
+            self.view.snapshot_at = Some(self.host.now());
         }
     }
 

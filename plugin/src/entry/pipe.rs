@@ -139,7 +139,7 @@ impl<H: Host> McpPlugin<H> {
         let Some(name) = name.filter(|_| self.is_acting()) else {
             return;
         };
-        if let Err(error) = self.resume_agent(ResumeArgs { name }) {
+        if let Err(error) = self.resume_agent(ResumeArgs { name, turn: None }) {
             eprintln!("zellij-mcp: the board's resume: {}", error.message);
         }
     }

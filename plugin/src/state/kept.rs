@@ -23,7 +23,7 @@ const KEPT_BYTES: u64 = 2 * 1024 * 1024;
 pub const BACK_WITHIN: Duration = Duration::from_secs(10);
 /// Agents are started one at a time: the next when this one's screen tells
 /// a state, or after this long.
-pub const NEXT_AFTER: Duration = Duration::from_secs(4);
+pub const NEXT_AFTER: Duration = Duration::from_secs(3);
 /// How often an agent pane's conversation is looked up while none is
 /// known, and once one is.
 const LOOK_UNKNOWN: Duration = Duration::from_secs(2);
@@ -208,6 +208,24 @@ impl Kept {
         self.file.agents.insert(name.to_owned(), agent);
     }
 
+    /// A restart begins: no agent is back yet.
+    pub fn restart(&mut self) {
+        for agent in self.file.agents.values_mut() {
+            agent.back = None;
+        }
+    }
+
+    /// The panes agents came back in so far.
+    pub fn taken_panes(&self) -> Vec<PaneRef> {
+        let back = self.file.agents.values().filter(|a| a.back.is_some());
+        back.map(|a| a.pane).collect()
+    }
+
+    /// Forgets the agents that did not come back.
+    pub fn retain_back(&mut self) {
+        self.file.agents.retain(|_, a| a.back.is_some());
+    }
+
     /// Forgets every agent but those `keep` names.
     pub fn retain(&mut self, keep: impl Fn(&str) -> bool) {
         self.file.agents.retain(|name, _| keep(name));
@@ -250,13 +268,14 @@ impl Kept {
         }
     }
 
-    /// Which held pane each kept agent comes back in: among the panes of
-    /// its tab that run its program, in the order of their places (Zellij
-    /// brings a tab back in its shape, maybe at another size). Agents
-    /// with no such pane are left out.
+    /// Which held pane each kept agent not back yet comes back in: among
+    /// the panes of its tab that run its program, in the order of their
+    /// places (Zellij brings a tab back in its shape, maybe at another
+    /// size). Agents with no such pane are left out.
     pub fn match_held(&self, held: &[HeldPane]) -> Vec<(String, PaneRef)> {
         let mut groups: BTreeMap<(usize, String), (Vec<_>, Vec<_>)> = BTreeMap::new();
-        for (name, agent) in &self.file.agents {
+        let waiting = self.file.agents.iter().filter(|(_, a)| a.back.is_none());
+        for (name, agent) in waiting {
             let program = crate::state::kept::program_of(&agent.argv);
             let key = (agent.at.0, program.unwrap_or_default());
             groups.entry(key).or_default().0.push((agent.at, name));

@@ -1,6 +1,7 @@
 //! Request handling against a recording fake host: every request gets exactly
 //! one reply and one release of its pipe, whatever the input.
 
+mod keeping;
 mod keystrokes;
 mod layers;
 mod ops;

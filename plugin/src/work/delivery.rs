@@ -391,7 +391,13 @@ impl<H: Host> McpPlugin<H> {
 
     /// `stalled` for a working agent whose screen (less its working sign)
     /// and record have not changed for `stalled_after_s`, else `state`.
-    fn stalled_or(&mut self, pane: PaneRef, state: PaneState, still: u64, now_ms: u64) -> PaneState {
+    fn stalled_or(
+        &mut self,
+        pane: PaneRef,
+        state: PaneState,
+        still: u64,
+        now_ms: u64,
+    ) -> PaneState {
         if state != PaneState::Working {
             self.attention.not_working(pane);
             return state;
@@ -399,7 +405,8 @@ impl<H: Host> McpPlugin<H> {
         let limit = self.settings.stalled_after_ms;
         let screen_still = self.attention.still_for(pane, still, now_ms) >= limit;
         let kept = self.keeping.kept.of_pane(pane);
-        let record_still = kept.is_none_or(|(_, a)| now_ms.saturating_sub(a.record_changed_ms) >= limit);
+        let record_still =
+            kept.is_none_or(|(_, a)| now_ms.saturating_sub(a.record_changed_ms) >= limit);
         match screen_still && record_still {
             true => PaneState::Stalled,
             false => state,

@@ -11,7 +11,7 @@ use std::time::Instant;
 use zellij_mcp_protocol::ops::{Conversation, PaneState, ResumeArgs, TargetResult};
 use zellij_mcp_protocol::{Error, ErrorBody, PaneKind, PaneRef};
 
-use crate::handlers::{now, HandlerResult};
+use crate::handlers::{now, HandlerResult, Zellij};
 use crate::host::{Content, Host};
 use crate::state::kept::{program_of, HeldPane, KeptAgent, BACK_WITHIN, NEXT_AFTER};
 use crate::McpPlugin;
@@ -34,6 +34,7 @@ impl<H: Host> McpPlugin<H> {
                 // Another instance brings them back.
                 return;
             }
+            keeping.kept.restart();
             keeping.restarting = Some(now);
         }
         match self.keeping.restarting {
@@ -45,23 +46,32 @@ impl<H: Host> McpPlugin<H> {
         self.keeping.kept.save();
     }
 
-    /// After a restart: each kept agent's held pane, once Zellij shows it,
-    /// takes its name and is queued to start again; those not shown
-    /// within [`BACK_WITHIN`] are given up.
+    /// After a restart: each kept agent's held pane, as soon as Zellij
+    /// shows it, takes its name and is queued to start again; those not
+    /// shown within [`BACK_WITHIN`] are given up.
     fn bring_back(&mut self, since: Instant, server: u32, now: Instant) {
-        let held = self.held_panes();
-        let matched = self.keeping.kept.match_held(&held);
-        let all_shown = matched.len() == self.keeping.kept.agents().len();
-        if !all_shown && now < since + BACK_WITHIN {
+        // Zellij may send no pane events for a while after it brings a
+        // session back; the metadata is asked (once a request was served:
+        // asked earlier, it may be refused, which stops the plugin).
+        if self.requests.served > 0 {
+            self.refresh_view();
+        }
+        let taken = self.keeping.kept.taken_panes();
+        let mut held = self.held_panes();
+        held.retain(|h| !taken.contains(&h.pane));
+        for (name, pane) in self.keeping.kept.match_held(&held) {
+            self.take_back(&name, pane, now);
+        }
+        let waiting = self
+            .keeping
+            .kept
+            .agents()
+            .values()
+            .any(|a| a.back.is_none());
+        if waiting && now < since + BACK_WITHIN {
             return;
         }
-        for (name, pane) in &matched {
-            self.take_back(name, *pane, now);
-        }
-        let back: Vec<&String> = matched.iter().map(|(name, _)| name).collect();
-        self.keeping
-            .kept
-            .retain(|name| back.iter().any(|b| *b == name));
+        self.keeping.kept.retain_back();
         self.keeping.kept.now_kept_by(server);
         self.keeping.restarting = None;
     }
@@ -152,9 +162,10 @@ impl<H: Host> McpPlugin<H> {
                 fix: Some("see the Zellij log".into()),
             })
         })?;
-        // The name moves from the pane replaced.
-        let view = &self.view;
-        let exists = |p: PaneRef| p != pane && view.find(p).is_some();
+        // The name moves from the pane replaced; Zellij is asked which of
+        // the other named panes are there (its events may lag).
+        let zellij = Zellij::of(&self.host, &self.view, &self.programs);
+        let exists = |p: PaneRef| p != pane && zellij.pane_now(p).is_some();
         self.agents.assign(name, new, agent.lines, exists, now)?;
         self.keeping
             .launched(new, agent.argv.clone(), agent.cwd.clone());
@@ -166,7 +177,8 @@ impl<H: Host> McpPlugin<H> {
     }
 
     /// `resume`: the named agent's program, which ended, started again in
-    /// its conversation in its pane.
+    /// its conversation in its pane; or, with `turn`, whether it is after
+    /// its session ends.
     pub fn resume_agent(&mut self, args: ResumeArgs) -> HandlerResult {
         let name = args.name;
         let pane = self.agents.all().get(&name).copied();
@@ -176,6 +188,22 @@ impl<H: Host> McpPlugin<H> {
                 fix: "`zellij-mcp agents` lists the agents and their names".into(),
             })
         })?;
+        self.keeping.kept.reload();
+        if let Some(turn) = args.turn {
+            let agent = self
+                .keeping
+                .kept
+                .get_mut(&name)
+                .ok_or_else(|| not_kept(&name))?;
+            agent.resume = turn;
+            self.keeping.kept.save();
+            let tab_id = self.view.tab_id_of(pane);
+            return now(TargetResult {
+                pane_id: Some(pane),
+                tab_id,
+                name,
+            });
+        }
         let info = self.zellij().pane_now(pane);
         if !info.as_ref().is_some_and(|i| i.exited) {
             return Err(ErrorBody::from(Error::BadRequest {
@@ -183,7 +211,6 @@ impl<H: Host> McpPlugin<H> {
                 fix: "resume an agent whose state is exited".into(),
             }));
         }
-        self.keeping.kept.reload();
         let now_at = self.host.now();
         let new = self.resume_in(&name, pane, now_at)?;
         now(TargetResult {

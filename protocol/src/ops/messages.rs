@@ -300,10 +300,14 @@ pub struct AgentRow {
     pub back: Option<String>,
 }
 
-/// `resume`: the agent to start again in its conversation.
+/// `resume`: the agent to start again in its conversation; with `turn`,
+/// whether it is brought back in its conversation after its session ends
+/// (nothing is started then).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResumeArgs {
     pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<bool>,
 }
 
 /// The conversation an agent pane's program holds, as `zellij-mcp

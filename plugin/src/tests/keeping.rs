@@ -1,0 +1,107 @@
+//! Agents brought back after their session ended, on the fake host: each
+//! kept agent's held pane takes its name, and is started again in its
+//! conversation, one at a time; one a person turned off stays held.
+
+use zellij_mcp_protocol::PaneRef;
+use zellij_tile::prelude::PaneInfo;
+
+use super::plugin;
+use crate::fake::Call;
+use crate::state::kept::KeptAgent;
+
+fn kept(argv: &[&str], y: usize, conversation: &str, resume: bool) -> KeptAgent {
+    KeptAgent {
+        pane: PaneRef::terminal(40 + y as u32),
+        lines: false,
+        description: "codex".into(),
+        argv: argv.iter().map(|a| a.to_string()).collect(),
+        cwd: Some("/w".into()),
+        conversation: Some(conversation.into()),
+        record_changed_ms: 0,
+        at: (0, y, 0),
+        resume,
+        back: None,
+    }
+}
+
+fn held(id: u32, command: &str, y: usize) -> PaneInfo {
+    PaneInfo {
+        id,
+        is_held: true,
+        exited: true,
+        terminal_command: Some(command.into()),
+        pane_y: y,
+        ..Default::default()
+    }
+}
+
+fn replaced(p: &crate::McpPlugin<crate::fake::FakeHost>) -> Vec<String> {
+    let calls = p.host.calls.borrow();
+    let done = calls.iter().filter_map(|c| match c {
+        Call::Do(what) if what.starts_with("replace") => Some(what.clone()),
+        _ => None,
+    });
+    done.collect()
+}
+
+#[test]
+fn after_a_restart_each_agent_starts_again_in_its_conversation_once_and_one_at_a_time() {
+    let mut p = plugin("keeping-restart");
+    // What the server before kept.
+    let argv = ["env", "K=1", "/bin/codex", "-a", "never"];
+    p.keeping.kept.keep("top", kept(&argv, 0, "c-top", true));
+    p.keeping
+        .kept
+        .keep("low", kept(&["codex"], 20, "c-low", true));
+    p.keeping
+        .kept
+        .keep("off", kept(&["codex"], 30, "c-off", false));
+    p.keeping.kept.now_kept_by(1);
+    p.keeping.kept.save();
+    // Zellij brought the session back at another size; a held command
+    // that was no agent keeps Zellij's behaviour.
+    let panes = p.view.panes.as_mut().unwrap().panes.get_mut(&0).unwrap();
+    panes.extend([
+        held(7, "node /bin/codex -a never", 0),
+        held(8, "codex", 10),
+        held(9, "codex", 15),
+        held(10, "cargo test", 25),
+    ]);
+
+    p.keep_agents();
+    let first = replaced(&p);
+    assert_eq!(first.len(), 1, "one at a time: {first:?}");
+    assert!(
+        first[0].contains("replace terminal_7")
+            && first[0]
+                .contains(r#"["env", "K=1", "/bin/codex", "resume", "c-top", "-a", "never"]"#),
+        "{first:?}"
+    );
+    let names = p.agents.all();
+    assert_eq!(names["low"], PaneRef::terminal(8), "named before it starts");
+    assert_eq!(names["off"], PaneRef::terminal(9));
+    let off = &p.keeping.kept.agents()["off"];
+    assert_eq!(
+        off.back.as_deref(),
+        Some("not resumed: turned off for this agent")
+    );
+
+    // The next one starts once the first one's screen tells a state.
+    p.host.advance(crate::state::kept::NEXT_AFTER);
+    p.keep_agents();
+    let both = replaced(&p);
+    assert_eq!(both.len(), 2, "{both:?}");
+    assert!(both[1].contains("replace terminal_8"), "{both:?}");
+    assert!(
+        both[1].contains(r#"["codex", "resume", "c-low"]"#),
+        "{both:?}"
+    );
+
+    // Nothing is resumed twice.
+    p.host.advance(crate::state::kept::NEXT_AFTER);
+    p.keep_agents();
+    assert_eq!(replaced(&p).len(), 2);
+    let top = &p.keeping.kept.agents()["top"];
+    assert_eq!(top.back.as_deref(), Some("resumed"));
+    assert_eq!(top.argv, argv, "the command line it was started with, kept");
+}
