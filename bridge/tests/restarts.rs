@@ -88,6 +88,13 @@ fn row<'a>(rows: &'a [Value], name: &str) -> Option<&'a Value> {
     rows.iter().find(|r| r["name"] == name)
 }
 
+/// Waits until agent `name`'s row reads `state`.
+fn until_agent_state(s: &Session, name: &str, state: &str) {
+    wait_for(&format!("{name} {state}"), Duration::from_secs(60), || {
+        (row(&agents(s), name)?["state"] == state).then_some(())
+    });
+}
+
 /// Waits until every agent's conversation is known.
 fn until_conversations_known(s: &Session, names: &[&str]) {
     let known = zellij_mcp_harness::poll_for(Duration::from_secs(60), || {
@@ -219,10 +226,7 @@ fn an_agent_that_quit_is_resumed_in_its_conversation() {
         "zellij_signal",
         json!({"pane_id": pane, "signal": "sigkill"}),
     );
-    wait_for("quitter exited", Duration::from_secs(20), || {
-        let rows = agents(&s);
-        (row(&rows, "quitter")?["state"] == "exited").then_some(())
-    });
+    until_agent_state(&s, "quitter", "exited");
     let out = std::process::Command::new(bridge())
         .args(["agents", "resume", "quitter"])
         .envs(s.sandbox().env())
@@ -261,16 +265,10 @@ fn an_agent_whose_model_never_answers_reads_stalled() {
         json!({"to": "waiter", "text": hold, "from": "lead"}),
     );
     until_sent(&api, "HOLD");
-    wait_for("waiter stalled", Duration::from_secs(30), || {
-        let rows = agents(&s);
-        (row(&rows, "waiter")?["state"] == "stalled").then_some(())
-    });
+    until_agent_state(&s, "waiter", "stalled");
     let stalled = common::logged(&mcp, "stalled");
     assert_eq!(stalled.len(), 1, "{stalled:?}");
     assert_eq!(stalled[0]["name"], "waiter");
     std::fs::write(&release, "").unwrap();
-    wait_for("waiter idle again", Duration::from_secs(60), || {
-        let rows = agents(&s);
-        (row(&rows, "waiter")?["state"] == "idle").then_some(())
-    });
+    until_agent_state(&s, "waiter", "idle");
 }
