@@ -85,7 +85,7 @@ test-deps:
 # Unit tests (protocol, plugin natively, bridge) and the end-to-end suite
 # against real Zellij sessions.
 test: zellij plugin test-deps
-	cargo test --workspace -- --test-threads=2
+	cargo test --workspace --no-fail-fast -- --test-threads=2
 
 # The property tests of `make test` (10,000 cases each), with many more cases.
 FUZZ_CASES ?= 200000

@@ -256,6 +256,7 @@ impl Sandbox {
             .env_remove("ZELLIJ_PANE_ID")
             .current_dir(self.work())
             .stdin(Stdio::null());
+        default_signals(&mut cmd);
         cmd
     }
 
@@ -377,6 +378,22 @@ impl Sandbox {
 
 /// Variables that make programs in the panes (Ink apps among them) act as
 /// in CI rather than in a user's terminal; sessions run without them.
+/// Gives `cmd` the default handling of SIGINT and SIGQUIT: a script that
+/// runs the tests as a background job ignores them, and the session (and
+/// every pane in it) would inherit that, so a run killed by Ctrl-C would
+/// not die of it.
+fn default_signals(cmd: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: signal() is async-signal-safe, as pre_exec requires.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            libc::signal(libc::SIGQUIT, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+}
+
 fn ci_markers() -> Vec<String> {
     std::env::vars()
         .map(|(key, _)| key)

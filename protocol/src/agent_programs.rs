@@ -10,7 +10,10 @@
 //!   starts with one, or only the last row with `at="last-row"`), or
 //!   between a `start` and an `end` row, or as the run of prompt rows over
 //!   an `end` row; its text, less the prompt sign and the `empty` texts
-//!   (placeholders, hints), is a draft;
+//!   (placeholders, hints), is a draft. A composer with edge rows is read
+//!   within the columns they span (an edge row's text up to a gap of two
+//!   blanks, if that alone matches): what stands beside it on its rows
+//!   (opencode's side panel) is not its text;
 //! - **asking**: a row at or under the composer's first row (anywhere,
 //!   without a composer) matches an `asking` pattern, or the title does;
 //! - **working**: a row matches a `working` pattern, or the title does,
@@ -30,8 +33,10 @@ use std::ops::Range;
 
 use kdl::{KdlDocument, KdlEntry, KdlNode, KdlValue};
 use regex_automata::dfa::regex::Regex;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::agent_screen::{names_an_agent, AgentScreen, Telling};
+use crate::launcher;
 use crate::matching::compile;
 
 mod explain;
@@ -156,7 +161,7 @@ impl Record {
 pub struct Description {
     /// Its name (`codex`), the one a file replaces it by.
     pub name: String,
-    /// The program names it is for, as [`crate::agent_screen::program_name`]
+    /// The program names it is for, as [`launcher::program_name`]
     /// gives them.
     pub programs: Vec<String>,
     /// Where it comes from: `built-in`, or the file's line.
@@ -184,27 +189,6 @@ pub struct Description {
     empty: Vec<Pattern>,
     working: Signs,
     asking: Signs,
-}
-
-/// Where the program's own word is in `argv`: after `env` and its
-/// `K=V` words, and after an interpreter and its options.
-pub fn program_index(argv: &[String]) -> Option<usize> {
-    let stem = |arg: &str| arg.rsplit('/').next().unwrap_or(arg).to_owned();
-    let mut at = 0;
-    if argv.first().is_some_and(|a| stem(a) == "env") {
-        at = 1 + argv[1..]
-            .iter()
-            .take_while(|a| a.contains('=') || a.starts_with('-'))
-            .count();
-    }
-    let program = argv.get(at)?;
-    if crate::agent_screen::is_interpreter(program) {
-        at += 1 + argv[at + 1..]
-            .iter()
-            .take_while(|a| a.starts_with('-'))
-            .count();
-    }
-    (at < argv.len()).then_some(at)
 }
 
 /// A pattern with its text, so that a person can be told which matched.
@@ -263,6 +247,10 @@ fn first_match<'p>(patterns: &'p [Pattern], text: &str) -> Option<&'p Pattern> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ComposerSeen {
     pub rows: Range<usize>,
+    /// The columns (cells, from 0) its edge rows span, within which its
+    /// rows are read: what is drawn beside them (a side panel) is not its
+    /// text. `None`: a composer with no edge row is read whole.
+    pub columns: Option<Range<usize>>,
     /// Each text row: its text (less the prompt sign), and why it is not
     /// a draft, if it is not (an `empty` pattern matched: a placeholder; or
     /// the program's suggestion).
@@ -374,18 +362,20 @@ const ID: &str = "{id}";
 
 impl Description {
     /// `argv` (as it was started) resuming conversation `id`: the
-    /// description's `resume` arguments right after the program, past an
-    /// `env K=V` prefix and an interpreter. `None` when it says none.
-    pub fn resume_command(&self, argv: &[String], id: &str) -> Option<Vec<String>> {
-        if self.resume.is_empty() || id.is_empty() {
-            return None;
+    /// description's `resume` arguments right after the program, every
+    /// other word as it was (see [`launcher::Launch::with_args`]); why not,
+    /// when it says no resume arguments or the line cannot be read.
+    pub fn resume_command(&self, argv: &[String], id: &str) -> Result<Vec<String>, String> {
+        if self.resume.is_empty() {
+            return Err("its description says no resume arguments".into());
         }
-        let at = program_index(argv)? + 1;
-        let resume = self.resume.iter().map(|a| a.replace(ID, id));
-        let mut command = argv[..at].to_vec();
-        command.extend(resume);
-        command.extend_from_slice(&argv[at..]);
-        Some(command)
+        if id.is_empty() {
+            return Err("no conversation of its was found".into());
+        }
+        let launch = launcher::read(argv)
+            .map_err(|e| format!("its command line could not be read for sure ({e})"))?;
+        let resume: Vec<String> = self.resume.iter().map(|a| a.replace(ID, id)).collect();
+        Ok(launch.with_args(argv, &resume))
     }
 
     /// Whether `row` is one of the rows its composer starts or ends with.
@@ -468,58 +458,81 @@ impl Description {
         region: usize,
         cursor: Option<(usize, usize)>,
     ) -> Result<ComposerSeen, NoComposer> {
-        let is = |pattern: &Pattern, i: usize| pattern.matches(rows[i].trim());
-        let lowest = |test: &dyn Fn(usize) -> bool| (region..rows.len()).rev().find(|&i| test(i));
-        let prompted = |i: usize| self.after_prompt(rows[i]).is_some();
-        let span = match (&self.start, &self.end) {
+        let edge = |pattern: &Pattern, i: usize| Edge::of(pattern, rows[i]);
+        let lowest_edge = |pattern: &Pattern| {
+            (region..rows.len())
+                .rev()
+                .find_map(|i| Some((i, edge(pattern, i)?)))
+        };
+        // A composer with an edge row is read within the columns that row
+        // spans: what stands beside it (a side panel) is no text of its.
+        let within = |i: usize, columns: &Option<Range<usize>>| match columns {
+            Some(columns) => within_columns(rows[i], columns),
+            None => rows[i],
+        };
+        let prompted = |i: usize, columns: &Option<Range<usize>>| {
+            self.after_prompt(within(i, columns)).is_some()
+        };
+        let (span, columns) = match (&self.start, &self.end) {
             (Some(start), Some(end)) => {
-                let bottom = lowest(&|i| is(end, i)).ok_or(NoComposer::NoEnd)?;
-                let top = (bottom.saturating_sub(COMPOSER_ROWS)..bottom)
+                let (bottom, low) = lowest_edge(end).ok_or(NoComposer::NoEnd)?;
+                let (top, high) = (bottom.saturating_sub(COMPOSER_ROWS)..bottom)
                     .rev()
-                    .find(|&i| is(start, i))
-                    .ok_or(NoComposer::NoStart)?
-                    + 1;
-                match top < bottom && prompted(top) {
-                    true => top..bottom,
+                    .find_map(|i| Some((i + 1, edge(start, i)?)))
+                    .ok_or(NoComposer::NoStart)?;
+                let columns = Some(
+                    low.columns.start.min(high.columns.start)
+                        ..low.columns.end.max(high.columns.end),
+                );
+                match top < bottom && prompted(top, &columns) {
+                    true => (top..bottom, columns),
                     false => return Err(NoComposer::NoStart),
                 }
             }
             (None, Some(end)) => {
-                let bottom = lowest(&|i| is(end, i)).ok_or(NoComposer::NoEnd)?;
+                let (bottom, low) = lowest_edge(end).ok_or(NoComposer::NoEnd)?;
+                let columns = Some(low.columns);
                 let top = (bottom.saturating_sub(COMPOSER_ROWS)..bottom)
                     .rev()
-                    .take_while(|&i| prompted(i))
+                    .take_while(|&i| prompted(i, &columns))
                     .last()
                     .ok_or(NoComposer::NoPrompt)?;
-                top..bottom
+                (top..bottom, columns)
             }
             (_, None) if self.last_row => {
-                let last = lowest(&|i| !rows[i].trim().is_empty());
-                let last = last.filter(|&i| prompted(i));
+                let last = (region..rows.len())
+                    .rev()
+                    .find(|&i| !rows[i].trim().is_empty());
+                let last = last.filter(|&i| prompted(i, &None));
                 let top = last.ok_or(NoComposer::LastRowNoPrompt)?;
-                top..top + 1
+                (top..top + 1, None)
             }
             (_, None) => {
-                let top = lowest(&prompted).ok_or(NoComposer::NoPrompt)?;
+                let top = (region..rows.len())
+                    .rev()
+                    .find(|&i| prompted(i, &None))
+                    .ok_or(NoComposer::NoPrompt)?;
                 let bottom = (top + 1..rows.len().min(top + COMPOSER_ROWS))
                     .find(|&i| rows[i].trim().is_empty())
                     .unwrap_or(rows.len().min(top + COMPOSER_ROWS));
-                top..bottom
+                (top..bottom, None)
             }
         };
         let text_rows = span.start..span.end.saturating_sub(self.status_rows);
         let texts: Vec<(usize, &str)> = text_rows
-            .map(|i| (i, self.after_prompt(rows[i]).unwrap_or(trimmed(rows[i]))))
+            .map(|i| {
+                let row = within(i, &columns);
+                (i, self.after_prompt(row).unwrap_or(trimmed(row)))
+            })
             .collect();
+        // The cursor's column counts cells: a wide character takes two.
         let suggested = self.suggests
             && texts
                 .iter()
                 .find(|(_, t)| !t.is_empty())
                 .is_some_and(|(i, text)| {
-                    let column = rows[*i][..text.as_ptr() as usize - rows[*i].as_ptr() as usize]
-                        .chars()
-                        .count();
-                    cursor == Some((column, *i))
+                    let before = text.as_ptr() as usize - rows[*i].as_ptr() as usize;
+                    cursor == Some((rows[*i][..before].width(), *i))
                 });
         let text = texts
             .into_iter()
@@ -531,7 +544,11 @@ impl Description {
                 (i, text.to_owned(), not_draft)
             })
             .collect();
-        Ok(ComposerSeen { rows: span, text })
+        Ok(ComposerSeen {
+            rows: span,
+            columns,
+            text,
+        })
     }
 
     /// What follows a prompt sign and its blank (a no-break space too), if
@@ -549,6 +566,77 @@ impl Description {
 /// Ink composer draws after its cursor.
 fn trimmed(text: &str) -> &str {
     text.trim_matches(|c: char| c.is_whitespace() || c == '\u{200b}')
+}
+
+/// A row that one of a composer's edge patterns (`start`, `end`) matches:
+/// the columns it spans.
+struct Edge {
+    columns: Range<usize>,
+}
+
+impl Edge {
+    /// `row` as an edge `pattern` matches it: its drawn run, if that alone
+    /// matches (what stands further on the row, past two blanks or more, is
+    /// beside the composer: opencode's side panel); else the whole row, as
+    /// far as it has text.
+    fn of(pattern: &Pattern, row: &str) -> Option<Edge> {
+        let Some((run, columns)) = drawn_run(row) else {
+            // A blank row says nothing of where the composer ends.
+            return pattern.matches("").then_some(Edge {
+                columns: 0..usize::MAX,
+            });
+        };
+        if pattern.matches(run) {
+            return Some(Edge { columns });
+        }
+        pattern.matches(row.trim()).then(|| Edge {
+            columns: columns.start..row.trim_end().width(),
+        })
+    }
+}
+
+/// The first run of text on `row`, up to a gap of two blank cells or
+/// more, and the columns (cells) it spans; `None` for a blank row.
+fn drawn_run(row: &str) -> Option<(&str, Range<usize>)> {
+    let mut column = 0;
+    let mut blanks = 0;
+    // Its first and last bytes' offsets, and its columns.
+    let mut run: Option<(usize, usize, Range<usize>)> = None;
+    for (at, c) in row.char_indices() {
+        let cells = c.width().unwrap_or(0);
+        if c.is_whitespace() {
+            blanks += cells.max(1);
+            if run.is_some() && blanks >= 2 {
+                break;
+            }
+        } else {
+            blanks = 0;
+            let (_, to, columns) = run.get_or_insert((at, at, column..column));
+            *to = at + c.len_utf8();
+            columns.end = column + cells;
+        }
+        column += cells;
+    }
+    run.map(|(from, to, columns)| (&row[from..to], columns))
+}
+
+/// What `row` draws within `columns`: the characters whose first cell is
+/// in them.
+fn within_columns<'r>(row: &'r str, columns: &Range<usize>) -> &'r str {
+    let mut column = 0;
+    let mut from = None;
+    let mut to = row.len();
+    for (at, c) in row.char_indices() {
+        if column >= columns.end {
+            to = at;
+            break;
+        }
+        if from.is_none() && column >= columns.start {
+            from = Some(at);
+        }
+        column += c.width().unwrap_or(0);
+    }
+    &row[from.unwrap_or(to)..to]
 }
 
 /// The descriptions in force: the person's first, then the built-in ones

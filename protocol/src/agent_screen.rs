@@ -5,6 +5,7 @@
 //! Which program a pane runs is told by its executable or script.
 
 use crate::agent_programs::{Description, Reading};
+use crate::launcher;
 use crate::shell_line::{prompt_line, shell_line, ShellLine};
 
 /// What `described_by` says of an agent told by its prompt line.
@@ -102,55 +103,13 @@ const AGENT_PROGRAMS: [&str; 8] = [
     "claude", "codex", "gemini", "opencode", "aider", "goose", "amp", "qwen",
 ];
 
-/// Agent programs whose script is named otherwise (`cli.js`,
-/// `cli-entry.js`), by the package folder it is in.
-const PACKAGES: [(&str, &str); 2] = [("/claude-code/", "claude"), ("/qwen-code/", "qwen")];
-
-/// Programs that run an agent's script.
-const INTERPRETERS: [&str; 4] = ["node", "bun", "deno", "python3"];
-
-/// The name of the program `argv` runs: its executable's, or for an
-/// interpreter the script's (`node …/claude-code/cli.js` is `claude`).
-pub fn program_name(argv: &[String]) -> Option<String> {
-    let stem = |arg: &str| {
-        let name = arg.rsplit('/').next().unwrap_or(arg);
-        name.split('.').next().unwrap_or(name).to_owned()
-    };
-    let named = |arg: &String| match PACKAGES.iter().find(|(folder, _)| arg.contains(folder)) {
-        Some((_, program)) => (*program).to_owned(),
-        None => stem(arg),
-    };
-    // An interpreter's options come before its script (Gemini CLI runs
-    // itself again as `node --max-old-space-size=… gemini.js`).
-    let script = |rest: &[String]| rest.iter().find(|a| !a.starts_with('-')).map(named);
-    match argv {
-        [program, rest @ ..] if INTERPRETERS.contains(&stem(program).as_str()) => {
-            script(rest).or_else(|| Some(stem(program)))
-        }
-        [program, ..] => Some(named(program)),
-        [] => None,
-    }
-}
-
-/// The name of the program a command line runs (split at whitespace; see
-/// [`program_name`]).
-pub fn program_of_command(command: &str) -> Option<String> {
-    let argv: Vec<String> = command.split_whitespace().map(str::to_owned).collect();
-    program_name(&argv)
-}
-
-/// Whether `program` runs scripts (`node`, `python3`, ...).
-pub fn is_interpreter(program: &str) -> bool {
-    let name = program.rsplit('/').next().unwrap_or(program);
-    INTERPRETERS.contains(&name.split('.').next().unwrap_or(name))
-}
-
-/// Whether `argv` runs an agent program (see [`program_name`]).
+/// Whether `argv` runs an agent program (see [`launcher::program_name`]).
 pub fn is_agent_program(argv: &[String]) -> bool {
-    program_name(argv).is_some_and(|name| names_an_agent(&name))
+    launcher::program_name(argv).is_some_and(|name| names_an_agent(&name))
 }
 
-/// Whether a program of this name (see [`program_name`]) is an agent's.
+/// Whether a program of this name (see [`launcher::program_name`]) is an
+/// agent's.
 pub fn names_an_agent(program: &str) -> bool {
     AGENT_PROGRAMS.contains(&program)
 }
@@ -212,30 +171,5 @@ mod tests {
         assert!(!is_agent_program(&argv(&["bash"])));
         assert!(!is_agent_program(&argv(&["vim", "claude.txt"])));
         assert!(!is_agent_program(&argv(&[])));
-    }
-
-    #[test]
-    fn a_program_is_named_by_its_executable_or_an_interpreter_s_script() {
-        let name = |a: &[&str]| program_name(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>());
-        assert_eq!(name(&["/usr/bin/sleep", "3600"]).as_deref(), Some("sleep"));
-        assert_eq!(
-            name(&["python3", "/srv/app/serve.py"]).as_deref(),
-            Some("serve")
-        );
-        assert_eq!(
-            name(&["node", "/x/claude-code/cli.js"]).as_deref(),
-            Some("claude")
-        );
-        assert_eq!(name(&["node", "--inspect", "a.js"]).as_deref(), Some("a"));
-        assert_eq!(
-            name(&["node", "--max-old-space-size=8192", "/x/bundle/gemini.js"]).as_deref(),
-            Some("gemini")
-        );
-        assert_eq!(name(&["node", "--version"]).as_deref(), Some("node"));
-        assert_eq!(
-            name(&["node", "--expose-gc", "/x/@qwen-code/qwen-code/cli.js"]).as_deref(),
-            Some("qwen")
-        );
-        assert_eq!(name(&[]), None);
     }
 }

@@ -41,6 +41,7 @@ pub mod errors;
 pub mod frames;
 pub mod fresh;
 pub mod keys;
+pub mod launcher;
 pub mod limits;
 pub mod matching;
 pub mod ops;

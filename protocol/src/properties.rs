@@ -10,6 +10,7 @@ use crate::cursor::Cursor;
 use crate::frames::{encode_reply, Assembler};
 use crate::fresh::Baseline;
 use crate::keys::key_bytes;
+use crate::launcher::{self, EnvChange};
 use crate::testing::property_config;
 use crate::text::{shape_read, tail_capped, trim_rows};
 use crate::Reply;
@@ -127,5 +128,140 @@ proptest! {
         for line in &lines {
             let _ = asm.push_line(line);
         }
+    }
+}
+
+/// An environment change as a launcher writes it: `env`'s options, in one
+/// of their spellings, or an assignment.
+fn env_change() -> impl Strategy<Value = (EnvChange, Vec<String>)> {
+    let name = "[A-Z_][A-Z0-9_]{0,8}";
+    let value = "[a-z0-9/:.=-]{0,8}";
+    prop_oneof![
+        (name, 0..3usize).prop_map(|(n, spelling)| {
+            let words = match spelling {
+                0 => vec!["-u".to_owned(), n.clone()],
+                1 => vec![format!("--unset={n}")],
+                _ => vec![format!("-u{n}")],
+            };
+            (EnvChange::Unset(n), words)
+        }),
+        Just((EnvChange::Clear, vec!["-i".to_owned()])),
+        ("/[a-z]{1,6}", any::<bool>()).prop_map(|(d, long)| {
+            let words = match long {
+                true => vec![format!("--chdir={d}")],
+                false => vec!["-C".to_owned(), d.clone()],
+            };
+            (EnvChange::Chdir(d), words)
+        }),
+        (name, value).prop_map(|(n, v)| (
+            EnvChange::Set(n.clone(), v.clone()),
+            vec![format!("{n}={v}")]
+        )),
+    ]
+}
+
+/// A program as a command line names it, with the name it is known by.
+fn launched_program() -> impl Strategy<Value = (Vec<String>, &'static str)> {
+    let forms: [(&[&str], &str); 8] = [
+        (&["codex"], "codex"),
+        (&["/usr/local/bin/claude"], "claude"),
+        (
+            &[
+                "node",
+                "--no-warnings",
+                "/x/@google/gemini-cli/bundle/gemini.js",
+            ],
+            "gemini",
+        ),
+        (&["npx", "-y", "@openai/codex@0.1"], "codex"),
+        (&["npm", "exec", "--yes", "--", "opencode-ai"], "opencode"),
+        (&["uvx", "--from", "aider-chat", "aider"], "aider"),
+        (&["python3", "-m", "aider"], "aider"),
+        (&["bunx", "@qwen-code/qwen-code"], "qwen"),
+    ];
+    prop::sample::select(forms.to_vec())
+        .prop_map(|(words, name)| (words.iter().map(|w| w.to_string()).collect(), name))
+}
+
+/// Wrappers put before a program.
+fn wrappers() -> impl Strategy<Value = Vec<Vec<String>>> {
+    let forms: [&[&str]; 6] = [
+        &["nohup"],
+        &["nice", "-n", "5"],
+        &["timeout", "--foreground", "1h"],
+        &["setsid", "-w"],
+        &["stdbuf", "-oL"],
+        &["/usr/bin/time", "-p"],
+    ];
+    let form = prop::sample::select(forms.to_vec())
+        .prop_map(|w| w.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    prop::collection::vec(form, 0..3)
+}
+
+/// `word` as one word of a shell string.
+fn shell_quoted(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./=:,+%@".contains(c);
+    match !word.is_empty() && word.chars().all(plain) {
+        true => word.to_owned(),
+        false => format!("'{word}'"),
+    }
+}
+
+proptest! {
+    #![proptest_config(property_config())]
+
+    /// However a program is launched (env and its options, wrappers,
+    /// runners, interpreters, a shell's `-c`), it is found, its arguments
+    /// and the environment changes are read whole, and resuming it adds
+    /// the arguments after it and changes nothing else.
+    #[test]
+    fn launchers_keep_the_program_its_arguments_and_its_environment(
+        changes in prop::collection::vec(env_change(), 0..5),
+        outer in wrappers(),
+        (program, name) in launched_program(),
+        args in prop::collection::vec("[a-z0-9 =./-]{1,8}", 0..4),
+        in_shell in any::<bool>(),
+    ) {
+        // Options first, then assignments, as env reads them.
+        let (sets, options): (Vec<_>, Vec<_>) = changes
+            .into_iter()
+            .partition(|(change, _)| matches!(change, EnvChange::Set(..)));
+        let env: Vec<EnvChange> = options.iter().chain(&sets).map(|(c, _)| c.clone()).collect();
+        let mut words: Vec<String> = outer.concat();
+        if !env.is_empty() {
+            words.push("env".into());
+            words.extend(options.iter().chain(&sets).flat_map(|(_, w)| w.clone()));
+        }
+        words.extend(program);
+        words.extend(args.iter().cloned());
+        let argv = match in_shell {
+            true => {
+                let script: Vec<String> = words.iter().map(|w| shell_quoted(w)).collect();
+                vec!["bash".into(), "-lc".into(), format!("exec {}", script.join(" "))]
+            }
+            false => words,
+        };
+        let launch = launcher::read(&argv).map_err(|e| TestCaseError::fail(format!("{argv:?}: {e}")))?;
+        prop_assert_eq!(launch.name(), name);
+        prop_assert_eq!(launch.args(), args.iter().map(String::as_str).collect::<Vec<_>>());
+        prop_assert_eq!(&launch.env, &env);
+        let resume = vec!["--resume".to_owned(), "1f2e-id".to_owned()];
+        let resumed = launch.with_args(&argv, &resume);
+        let again = launcher::read(&resumed).map_err(|e| TestCaseError::fail(e.0))?;
+        prop_assert_eq!(again.name(), name);
+        prop_assert_eq!(&again.env, &env);
+        let mut expected: Vec<&str> = resume.iter().map(String::as_str).collect();
+        expected.extend(args.iter().map(String::as_str));
+        prop_assert_eq!(again.args(), expected);
+    }
+
+    #[test]
+    fn any_command_line_is_read_or_unreadable_without_panicking(
+        argv in prop::collection::vec("[ -~é]{0,12}", 0..8),
+    ) {
+        if let Ok(launch) = launcher::read(&argv) {
+            let _ = launch.with_args(&argv, &["x y".to_owned()]);
+        }
+        let _ = launcher::read_command(&argv.join(" "));
     }
 }

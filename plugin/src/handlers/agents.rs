@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 
 use zellij_mcp_protocol::agent_name::check_agent_name;
 use zellij_mcp_protocol::agent_programs::{Description, Programs, FILE_NAME};
-use zellij_mcp_protocol::agent_screen::{program_name, program_of_command, Shown};
+use zellij_mcp_protocol::agent_screen::Shown;
+use zellij_mcp_protocol::launcher::{program_name, program_of_command};
 use zellij_mcp_protocol::ops::{
     AgentRow, AgentsResult, DescribeProgramsArgs, DescribeProgramsResult, ExplainArgs,
     ExplainResult, Happened, HoldReason, PaneEntry, PaneState, RegisterAgentArgs, TargetResult,

@@ -1,6 +1,6 @@
 //! Read-only ops: hello, session info, tabs, panes, layout.
 
-use zellij_mcp_protocol::agent_screen::{program_name, program_of_command};
+use zellij_mcp_protocol::launcher::{program_name, program_of_command};
 use zellij_mcp_protocol::ops::{
     ClientEntry, DumpLayoutArgs, DumpLayoutResult, HelloResult, ListPanesArgs, ListPanesResult,
     ListTabsResult, PaneEntry, PaneOfProcessArgs, PaneOfProcessResult, PluginMemory,

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
+use zellij_mcp_protocol::launcher;
 use zellij_mcp_protocol::PaneRef;
 
 use crate::host::files::read_capped;
@@ -162,8 +163,8 @@ pub struct Kept {
 #[derive(Debug, Clone, PartialEq)]
 pub struct HeldPane {
     pub pane: PaneRef,
-    /// Its program's name (see `agent_screen::program_name`).
-    pub program: Option<String>,
+    /// What it runs (see [`runs_command`]).
+    pub runs: String,
     /// Its tab's position, row and column.
     pub at: (usize, usize, usize),
 }
@@ -276,12 +277,11 @@ impl Kept {
         let mut groups: BTreeMap<(usize, String), (Vec<_>, Vec<_>)> = BTreeMap::new();
         let waiting = self.file.agents.iter().filter(|(_, a)| a.back.is_none());
         for (name, agent) in waiting {
-            let program = crate::state::kept::program_of(&agent.argv);
-            let key = (agent.at.0, program.unwrap_or_default());
+            let key = (agent.at.0, runs(&agent.argv));
             groups.entry(key).or_default().0.push((agent.at, name));
         }
         for pane in held {
-            let key = (pane.at.0, pane.program.clone().unwrap_or_default());
+            let key = (pane.at.0, pane.runs.clone());
             if let Some((_, panes)) = groups.get_mut(&key) {
                 panes.push((pane.at, pane.pane));
             }
@@ -297,14 +297,25 @@ impl Kept {
     }
 }
 
-/// The program `argv` runs, past an `env` prefix.
+/// The program `argv` runs, read past its launchers; `None` when the line
+/// cannot be read for sure.
 pub fn program_of(argv: &[String]) -> Option<String> {
-    let at = zellij_mcp_protocol::agent_programs::program_index(argv)?;
-    let start = argv[..at]
-        .iter()
-        .rposition(|a| zellij_mcp_protocol::agent_screen::is_interpreter(a))
-        .unwrap_or(at);
-    zellij_mcp_protocol::agent_screen::program_name(&argv[start..])
+    launcher::read(argv).ok().map(|launch| launch.name())
+}
+
+/// What `argv` runs, as agents and held panes are matched by: its
+/// program's name, or the whole line when it cannot be read for sure (such
+/// an agent takes its name back in its pane, and is not started).
+fn runs(argv: &[String]) -> String {
+    program_of(argv).unwrap_or_else(|| argv.join(" "))
+}
+
+/// [`runs`] of a command line as Zellij tells it (its words joined).
+pub fn runs_command(command: &str) -> String {
+    match launcher::read_command(command) {
+        Ok(launch) => launch.name(),
+        Err(_) => command.split_whitespace().collect::<Vec<_>>().join(" "),
+    }
 }
 
 #[cfg(test)]
@@ -329,7 +340,7 @@ mod tests {
     fn held(id: u32, program: &str, at: (usize, usize, usize)) -> HeldPane {
         HeldPane {
             pane: PaneRef::terminal(id),
-            program: Some(program.into()),
+            runs: runs_command(program),
             at,
         }
     }

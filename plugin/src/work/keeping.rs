@@ -8,12 +8,13 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
+use zellij_mcp_protocol::launcher;
 use zellij_mcp_protocol::ops::{Conversation, PaneState, ResumeArgs, TargetResult};
 use zellij_mcp_protocol::{Error, ErrorBody, PaneKind, PaneRef};
 
 use crate::handlers::{now, HandlerResult, Zellij};
 use crate::host::{Content, Host};
-use crate::state::kept::{program_of, HeldPane, KeptAgent, BACK_WITHIN, NEXT_AFTER};
+use crate::state::kept::{program_of, runs_command, HeldPane, KeptAgent, BACK_WITHIN, NEXT_AFTER};
 use crate::McpPlugin;
 
 /// What the conversation look-up's context carries.
@@ -97,16 +98,18 @@ impl<H: Host> McpPlugin<H> {
     /// when it can.
     fn why_not_resumed(&self, name: &str) -> Option<String> {
         let agent = self.keeping.kept.agents().get(name)?;
-        let description = self.programs.named(&agent.description);
-        let says_how = description.is_some_and(|d| !d.resume.is_empty());
-        let why = match () {
-            _ if !self.keeping.resume_on => "not resumed: resuming is off (resume_agents false)",
-            _ if !agent.resume => "not resumed: turned off for this agent",
-            _ if !says_how => "not resumed: its description says no resume arguments",
-            _ if agent.conversation.is_none() => "not resumed: no conversation of its was found",
-            _ => return None,
+        let why = match self.programs.named(&agent.description) {
+            _ if !self.keeping.resume_on => "resuming is off (resume_agents false)".into(),
+            _ if !agent.resume => "turned off for this agent".into(),
+            None => format!("no description is named {}", agent.description),
+            Some(description) => {
+                let conversation = agent.conversation.as_deref().unwrap_or_default();
+                description
+                    .resume_command(&agent.argv, conversation)
+                    .err()?
+            }
         };
-        Some(why.into())
+        Some(format!("not resumed: {why}"))
     }
 
     /// Starts the next queued agent once the one before tells a state on
@@ -141,12 +144,12 @@ impl<H: Host> McpPlugin<H> {
     fn resume_in(&mut self, name: &str, pane: PaneRef, now: Instant) -> Result<PaneRef, ErrorBody> {
         let agent = self.keeping.kept.agents().get(name).cloned();
         let agent = agent.ok_or_else(|| not_kept(name))?;
-        let conversation = agent.conversation.as_deref().unwrap_or_default();
         let description = self.programs.named(&agent.description);
+        let conversation = agent.conversation.as_deref().unwrap_or_default();
         let argv = description
+            .ok_or_else(|| format!("no description is named {}", agent.description))
             .and_then(|d| d.resume_command(&agent.argv, conversation))
-            .ok_or_else(|| {
-                let why = self.why_not_resumed(name).unwrap_or_default();
+            .map_err(|why| {
                 ErrorBody::from(Error::BadRequest {
                     problem: format!("agent '{name}' cannot be resumed ({why})"),
                     fix: "start it again with zellij_new_pane".into(),
@@ -248,7 +251,10 @@ impl<H: Host> McpPlugin<H> {
             .keeping
             .launch_of(pane)
             .or_else(|| Some((facts.running.clone()?, facts.cwd.clone())))?;
-        let program = program_of(&argv)?;
+        // A line that cannot be read is kept all the same, named by the
+        // program that runs: it comes back held, under its name.
+        let running = || launcher::program_name(facts.running.as_deref()?);
+        let program = program_of(&argv).or_else(running)?;
         let description = self.programs.for_program(&program)?.name.clone();
         Some(KeptAgent {
             pane,
@@ -346,10 +352,7 @@ impl<H: Host> McpPlugin<H> {
                     kind: PaneKind::Terminal,
                     id: p.id,
                 },
-                program: p
-                    .terminal_command
-                    .as_deref()
-                    .and_then(zellij_mcp_protocol::agent_screen::program_of_command),
+                runs: runs_command(p.terminal_command.as_deref().unwrap_or_default()),
                 at: (tab, p.pane_y, p.pane_x),
             })
             .collect()

@@ -456,3 +456,490 @@ fn a_description_names_where_its_program_keeps_its_record_or_replies_come_from_t
     let bad = Programs::with_file(&file.replace("\"codex\"", "\"notes\""), "f").unwrap_err();
     assert!(bad.problem.contains("one of claude-code, codex"), "{bad:?}");
 }
+
+// After a long answer, at 80, 120 and 200 columns, with a panel or other
+// text beside the composer: each built-in program's composer is idle when
+// empty and a draft only with text typed in the composer itself.
+
+/// The long answer's text: prose, a list, wide characters and an emoji.
+const LONG_ANSWER: &str = "A long answer, longer than the pane, so that the rows above the composer are the answer's own, as wide as the pane lets them be. It holds wide characters, 日本語のテキスト and 中文字符, and an emoji, 🚀, which take two columns each. - one more item, short; - another, a little longer than the one before it, with `inline code` in it; - a third, with an emoji at its end 🚀. ";
+
+/// `text` wrapped at `width` columns (cells), its first row after `first`,
+/// the others after `rest`.
+fn wrapped(text: &str, width: usize, first: &str, rest: &str) -> Vec<String> {
+    let mut rows = Vec::new();
+    let mut row = first.to_owned();
+    let mut bare = true;
+    for word in text.split_whitespace() {
+        if !bare && row.width() + 1 + word.width() > width {
+            rows.push(std::mem::replace(&mut row, rest.to_owned()));
+            bare = true;
+        }
+        if !bare {
+            row.push(' ');
+        }
+        row.push_str(word);
+        bare = false;
+    }
+    rows.push(row);
+    rows
+}
+
+/// The answer, several times over (more rows than a pane of 50 has).
+fn long_answer(width: usize, first: &str, rest: &str) -> Vec<String> {
+    let text = LONG_ANSWER.repeat(12);
+    let mut rows = wrapped(&text, width, first, rest);
+    rows.truncate(60);
+    rows
+}
+
+/// `text` right-aligned in a row `width` wide, after `left`.
+fn aligned(left: &str, text: &str, width: usize) -> String {
+    let gap = width.saturating_sub(left.width() + text.width()).max(2);
+    format!("{left}{}{text}", " ".repeat(gap))
+}
+
+/// `rows` with a panel drawn beside them at `column` (cells): each of
+/// `panel`'s texts on the row it names, the panel's own rows.
+fn beside(rows: &mut [String], column: usize, panel: &[(usize, &str)]) {
+    for (at, text) in panel {
+        let row = &mut rows[*at];
+        assert!(row.width() < column, "{row:?} reaches column {column}");
+        let gap = column - row.width();
+        row.push_str(&" ".repeat(gap));
+        row.push_str(text);
+    }
+}
+
+/// What `program`'s built-in description reads of `rows`: the state, and
+/// the composer's draft.
+fn reads(
+    program: &str,
+    rows: &[String],
+    cursor: Option<(usize, usize)>,
+    title: &str,
+) -> (Option<AgentScreen>, String) {
+    let programs = Programs::built_in();
+    let description = programs.for_program(program).expect("described");
+    let reading = description.read_at(rows, cursor, title);
+    let draft = reading.composer.as_ref().map(|c| c.draft());
+    (reading.state, draft.unwrap_or_default())
+}
+
+const WIDTHS: [usize; 3] = [80, 120, 200];
+/// What a person typed, with wide characters.
+const TYPED: &str = "hello 日本語 draft 🚀 not sent";
+
+/// opencode's session screen `width` columns wide after the long answer,
+/// its composer holding `text`: over 120 columns, with its side panel (as
+/// measured at 140, 160 and 200: 40 columns at the right, the composer
+/// and the answer 44 columns narrower), the folder long enough to wrap
+/// over the panel's last rows, beside the composer's own. The cursor is
+/// after the text.
+fn opencode_after_long_answer(width: usize, text: &[&str]) -> (Vec<String>, (usize, usize)) {
+    let panel = width > 120;
+    let inner = if panel { width - 44 } else { width - 2 };
+    let mut rows: Vec<String> = vec!["".into()];
+    rows.extend(long_answer(inner - 5, "     ", "     "));
+    rows.extend([
+        "".into(),
+        "     ▣  Build · Claude Sonnet 4.5 (latest) · 4.3s".into(),
+        "".into(),
+    ]);
+    let top = rows.len();
+    rows.push("  ┃".into());
+    let mut cursor = (5, top + 1);
+    for line in text {
+        cursor = (5 + line.width(), rows.len());
+        rows.push(format!("  ┃  {line}"));
+    }
+    if text.is_empty() {
+        rows.push("  ┃".into());
+    }
+    rows.push("  ┃".into());
+    rows.push("  ┃  Build · Claude Sonnet 4.5 (latest) Anthropic".into());
+    rows.push(format!("  ╹{}", "▀".repeat(inner - 3)));
+    let footer = "2 (0%) · $0.00  ctrl+p commands";
+    let footer = match panel {
+        true => aligned(
+            "   ~/work",
+            &format!("{footer}    • OpenCode 1.18.33"),
+            width - 2,
+        ),
+        false => aligned("   ~/work", footer, width - 2),
+    };
+    rows.push(footer);
+    rows.extend(["".into(), "".into()]);
+    let skip = rows.len().saturating_sub(50);
+    rows.drain(..skip);
+    let (top, cursor) = (top - skip, (cursor.0, cursor.1 - skip));
+    if panel {
+        let status = top
+            + rows[top..]
+                .iter()
+                .position(|r| r.contains("Anthropic"))
+                .unwrap();
+        beside(
+            &mut rows,
+            width - 40,
+            &[
+                (1, "STANDIN-REPLY: ok"),
+                (3, "Context"),
+                (4, "2 tokens"),
+                (5, "0% used"),
+                (6, "$0.00 spent"),
+                (8, "LSP"),
+                (9, "LSPs are disabled"),
+                (status - 2, "~/projects/a-rather-long-folder-name/"),
+                (status - 1, "and-a-deeper-one/with-the-project-in-"),
+                (status, "it:master"),
+            ],
+        );
+    }
+    (rows, cursor)
+}
+
+#[test]
+fn opencode_s_side_panel_is_never_its_draft() {
+    let title = "OC | STANDIN-REPLY: ok";
+    for width in WIDTHS {
+        let (empty, cursor) = opencode_after_long_answer(width, &[]);
+        assert_eq!(
+            reads("opencode", &empty, Some(cursor), title),
+            (Some(Idle), String::new()),
+            "{width} columns:\n{}",
+            empty.join("\n")
+        );
+        let (typed, cursor) = opencode_after_long_answer(width, &[TYPED]);
+        assert_eq!(
+            reads("opencode", &typed, Some(cursor), title),
+            (Some(Draft), TYPED.to_owned()),
+            "{width} columns:\n{}",
+            typed.join("\n")
+        );
+        let lines = ["first line of a paste", "second line 中文 of it"];
+        let (pasted, cursor) = opencode_after_long_answer(width, &lines);
+        assert_eq!(
+            reads("opencode", &pasted, Some(cursor), title),
+            (Some(Draft), lines.join("\n")),
+            "{width} columns"
+        );
+        let working = empty
+            .iter()
+            .map(|r| r.replace("   ~/work   ", "   ⬝■■■■■■⬝  esc interrupt   "))
+            .collect::<Vec<_>>();
+        assert_eq!(
+            reads("opencode", &working, None, title).0,
+            Some(Working),
+            "{width} columns"
+        );
+    }
+}
+
+/// The screen measured (opencode 1.18.33, 200x50, a folder name long
+/// enough to wrap in the side panel), its right part: the panel's rows
+/// beside the answer and beside the composer's empty row and status row.
+#[test]
+fn opencode_1_18_33_at_200_columns_as_seen() {
+    let mut rows: Vec<String> = vec![
+        "     pane forty rows high.".into(),
+        "".into(),
+        "     It also shows that a reply may say the same thing twice without harm. Records keep repeated text as it came, and a test that looks for a line finds it".into(),
+        "     wherever it is.".into(),
+        "".into(),
+        "     The last paragraph ends this reply without a line break after its final word, so that no one has to wonder whether trailing white space belongs to the".into(),
+        "     text or not. The end 🚀".into(),
+        "".into(),
+        "     ▣  Build · Claude Sonnet 4.5 (latest) · 7.3s".into(),
+        "".into(),
+        "  ┃".into(),
+        "  ┃".into(),
+        "  ┃".into(),
+        "  ┃  Build · Claude Sonnet 4.5 (latest) Anthropic".into(),
+        format!("  ╹{}", "▀".repeat(153)),
+        "   ~/ocwork-with-a-rather-long-folder-name/and-deeper-project                                                               2 (0%) · $0.00  ctrl+p commands    • OpenCode 1.18.33".into(),
+        "".into(),
+        "".into(),
+    ];
+    beside(
+        &mut rows,
+        160,
+        &[
+            (12, "~/ocwork-with-a-rather-long-folder-"),
+            (13, "name/and-deeper-project:master"),
+        ],
+    );
+    let title = "OC | STANDIN-REPLY: ok";
+    assert_eq!(
+        reads("opencode", &rows, Some((5, 11)), title),
+        (Some(Idle), String::new())
+    );
+    rows[11] = "  ┃  hello draft not sent".into();
+    assert_eq!(
+        reads("opencode", &rows, Some((25, 11)), title),
+        (Some(Draft), "hello draft not sent".to_owned())
+    );
+    let programs = Programs::built_in();
+    let explained = programs
+        .named("opencode")
+        .unwrap()
+        .explain(&rows, None, title);
+    assert_eq!(explained[0], "opencode: draft");
+    let explained = explained.join("\n");
+    assert!(
+        explained.contains("row 12 \"┃  hello draft not sent\": a draft"),
+        "{explained}"
+    );
+    assert!(explained.contains("-folder-\": empty"), "{explained}");
+}
+
+/// The last 50 rows of `rows`, and how many went.
+fn last_50(mut rows: Vec<String>) -> (Vec<String>, usize) {
+    let skip = rows.len().saturating_sub(50);
+    rows.drain(..skip);
+    (rows, skip)
+}
+
+/// What a side panel in the last 26 columns shows, beside the rows from
+/// `top` on (a program that would draw one: Claude Code and Qwen Code draw
+/// none), one row of it beside each of the composer's.
+fn a_panel(top: usize) -> Vec<(usize, &'static str)> {
+    let texts = [
+        "Context",
+        "2 tokens",
+        "~/projects/work:main",
+        "$0.00 spent",
+        "LSP 中文 🚀",
+    ];
+    texts
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| (top + i, t))
+        .collect()
+}
+
+/// A composer between two rules of ─, `width` columns wide after the long
+/// answer (`first`, `rest`: its rows' starts), holding `composer`; with
+/// `panel`, the rules end 30 columns early and a panel stands beside them.
+/// The rows, and the composer's row.
+fn between_rules(
+    width: usize,
+    (first, rest): (&str, &str),
+    composer: &str,
+    footer: &[&str],
+    panel: bool,
+) -> (Vec<String>, usize) {
+    let inner = if panel { width - 30 } else { width };
+    let mut rows = vec![String::new()];
+    rows.extend(long_answer(inner, first, rest));
+    rows.extend(["".into(), "  Worked for 4s".into(), "".into()]);
+    let rule = "─".repeat(inner);
+    rows.extend([rule.clone(), composer.to_owned(), rule]);
+    rows.extend(footer.iter().map(|r| r.to_string()));
+    rows.extend(["".into(), "".into()]);
+    let (mut rows, _) = last_50(rows);
+    let at = rows.iter().rposition(|r| r.starts_with(composer)).unwrap();
+    if panel {
+        beside(&mut rows, width - 26, &a_panel(at - 2));
+    }
+    (rows, at)
+}
+
+#[test]
+fn claude_code_after_a_long_answer_with_anything_beside_its_composer() {
+    let footer = ["  ⏸ manual mode on · ? for shortcuts · ← for agents"];
+    let starts = ("● ", "  ");
+    for width in WIDTHS {
+        for panel in [false, true] {
+            let (rows, _) = between_rules(width, starts, "❯\u{a0}", &footer, panel);
+            let told = reads("claude", &rows, None, "✳ Claude Code");
+            assert_eq!(
+                told,
+                (Some(Idle), String::new()),
+                "{width}, {panel}:\n{}",
+                rows.join("\n")
+            );
+            let typed = format!("❯\u{a0}{TYPED}");
+            let (rows, _) = between_rules(width, starts, &typed, &footer, panel);
+            let told = reads("claude", &rows, None, "✳ Claude Code");
+            assert_eq!(told, (Some(Draft), TYPED.to_owned()), "{width}, {panel}");
+        }
+    }
+}
+
+#[test]
+fn qwen_code_after_a_long_answer_with_anything_beside_its_composer() {
+    let footer = [
+        "  ➜ work · standin-model",
+        "  ⏸ Ask permissions (shift + tab to cycle)",
+    ];
+    let starts = ("  ◆ ", "    ");
+    let title = "Qwen - work";
+    for width in WIDTHS {
+        for panel in [false, true] {
+            let empty = ">   Type your message or @path/to/file";
+            let (rows, at) = between_rules(width, starts, empty, &footer, panel);
+            let told = reads("qwen", &rows, Some((2, at)), title);
+            assert_eq!(
+                told,
+                (Some(Idle), String::new()),
+                "{width}, {panel}:\n{}",
+                rows.join("\n")
+            );
+            let suggested = "> STANDIN-SUGGESTION run the tests";
+            let (rows, at) = between_rules(width, starts, suggested, &footer, panel);
+            let told = reads("qwen", &rows, Some((2, at)), title);
+            assert_eq!(
+                told,
+                (Some(Idle), String::new()),
+                "{width}, {panel}: a suggestion"
+            );
+            let typed = format!("> {TYPED} \u{200b}");
+            let (rows, at) = between_rules(width, starts, &typed, &footer, panel);
+            let told = reads("qwen", &rows, Some((2 + TYPED.width(), at)), title);
+            assert_eq!(told, (Some(Draft), TYPED.to_owned()), "{width}, {panel}");
+        }
+    }
+}
+
+#[test]
+fn codex_gemini_and_aider_after_a_long_answer_at_any_width() {
+    for width in WIDTHS {
+        // Codex: its warning stays at the right of the hint row, which a
+        // draft leaves blank.
+        let codex = |composer: &str, hints: &str| {
+            let mut rows = vec![String::new()];
+            rows.extend(long_answer(width - 2, "• ", "  "));
+            rows.extend(["".into(), "  Worked for 6s • 15:09".into(), "".into()]);
+            rows.extend([
+                composer.to_owned(),
+                "".into(),
+                "  standin-model default · ~/work".into(),
+            ]);
+            rows.push(aligned(hints, "⚠ 2 warnings · f2 to view", width - 2));
+            last_50(rows).0
+        };
+        let idle = codex(
+            "› Ask Codex to do anything",
+            "  ← for agents · ? for shortcuts",
+        );
+        assert_eq!(
+            reads("codex", &idle, None, "work"),
+            (Some(Idle), String::new()),
+            "{width}"
+        );
+        let typed = codex(&format!("› {TYPED}"), "");
+        assert_eq!(
+            reads("codex", &typed, None, "work"),
+            (Some(Draft), TYPED.to_owned()),
+            "{width}"
+        );
+        // Gemini CLI: `? for shortcuts` at the right above its rule, gone
+        // with a draft; its footer spread over the width.
+        let gemini = |composer: &str, hints: &str| {
+            let mut rows = vec![String::new()];
+            rows.extend(long_answer(width - 2, "✦ ", "  "));
+            rows.extend(["".into(), "".into(), aligned("", hints, width - 2)]);
+            rows.extend([
+                "─".repeat(width),
+                " Shift+Tab to accept edits".into(),
+                "".into(),
+            ]);
+            rows.extend([composer.to_owned(), "".into()]);
+            rows.push(aligned(
+                " workspace (/directory)      sandbox",
+                "/model",
+                width - 1,
+            ));
+            rows.push(aligned(" ~/work      no sandbox", "Auto", width - 1));
+            last_50(rows).0
+        };
+        let title = "◇  Ready (work)";
+        let idle = gemini(" >   Type your message or @path/to/file", "? for shortcuts");
+        assert_eq!(
+            reads("gemini", &idle, None, title),
+            (Some(Idle), String::new()),
+            "{width}"
+        );
+        let typed = gemini(&format!(" > {TYPED}"), "");
+        assert_eq!(
+            reads("gemini", &typed, None, title),
+            (Some(Draft), TYPED.to_owned()),
+            "{width}"
+        );
+        // aider: its prompt is the last row.
+        let aider = |prompt: &str| {
+            let mut rows = long_answer(width, "", "");
+            rows.extend([
+                "".into(),
+                "Tokens: 2.3k sent, 8 received.".into(),
+                "─".repeat(width),
+            ]);
+            rows.extend([prompt.to_owned(), "".into()]);
+            last_50(rows).0
+        };
+        assert_eq!(
+            reads("aider", &aider("diff> "), None, "vm"),
+            (Some(Idle), String::new()),
+            "{width}"
+        );
+        let typed = aider(&format!("diff> {TYPED}"));
+        assert_eq!(
+            reads("aider", &typed, None, "vm"),
+            (Some(Draft), TYPED.to_owned()),
+            "{width}"
+        );
+    }
+}
+
+#[test]
+fn a_composer_s_edges_bound_it_for_any_description() {
+    // A program of one's own whose composer is a box open at the right:
+    // text beside the box (past its bottom's run) is not its; a rule that
+    // a panel stands beside is still its edge.
+    let file = r#"agent "boxed" {
+    programs "boxed"
+    prompt "│"
+    composer start="^┌─+$" end="^└─+$"
+}"#;
+    let programs = Programs::with_file(file, "f").unwrap();
+    let boxed = programs.named("boxed").unwrap();
+    let screen = |inside: &str| {
+        vec![
+            "answer text as wide as the pane, right up to the panel's column".to_owned(),
+            format!("┌{}    Context", "─".repeat(30)),
+            format!("│ {inside}{}    2 tokens", " ".repeat(30 - inside.width())),
+            format!("└{}    ~/work 日本", "─".repeat(30)),
+        ]
+    };
+    let read = |rows: &[String]| {
+        let reading = boxed.read(rows, "");
+        let composer = reading.composer.unwrap();
+        (reading.state, composer.draft(), composer.columns)
+    };
+    assert_eq!(read(&screen("")), (Some(Idle), String::new(), Some(0..31)));
+    let typed = read(&screen("a 中文 draft"));
+    assert_eq!(typed, (Some(Draft), "a 中文 draft".to_owned(), Some(0..31)));
+    // A row that the pattern matches only whole (a gap inside) spans all
+    // its text.
+    let gapped =
+        "agent \"gapped\" {\n  programs \"g\"\n  prompt \">\"\n  composer end=\"^==  end  ==$\"\n}";
+    let programs = Programs::with_file(gapped, "f").unwrap();
+    let gapped = programs.named("gapped").unwrap();
+    let reading = gapped.read(&["> ", "==  end  =="], "");
+    assert_eq!(reading.state, Some(Idle));
+    assert_eq!(reading.composer.unwrap().columns, Some(0..11));
+    let reading = gapped.read(&["> a draft", "==  end  =="], "");
+    assert_eq!(reading.state, Some(Draft));
+}
+
+#[test]
+fn a_suggestion_is_told_by_the_cursor_s_cell_past_wide_characters() {
+    let file = "agent \"wide\" {\n  programs \"wide\"\n  prompt \"🤖\"\n  suggestions cursor=\"at-start\"\n}";
+    let programs = Programs::with_file(file, "f").unwrap();
+    let wide = programs.named("wide").unwrap();
+    let rows = ["🤖 run the tests"];
+    // The text starts at cell 3: the sign takes two.
+    assert_eq!(wide.read_at(&rows, Some((3, 0)), "").state, Some(Idle));
+    assert_eq!(wide.read_at(&rows, Some((2, 0)), "").state, Some(Draft));
+}
