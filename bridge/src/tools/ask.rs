@@ -94,7 +94,7 @@ pub struct AskResult {
 impl ZellijMcp {
     #[tool(
         name = "zellij_ask",
-        description = "Send a message as zellij_send_message does; returns the reply to its turn, from the program's record (else its screen). state: idle, asking (at once; never answered), exited, working (timed_out), undelivered. On: the target. Focus: never moves. After: the turn over. Don't: poll zellij_read. Needs: an agent's pane.",
+        description = "Send a message as zellij_send_message does, then return the reply to its turn from the program's record (else its screen), or asking at once if a dialog waits (never answered). On: the target. Focus: none. After: the turn over. Don't: poll zellij_read. Needs: an agent's pane.",
         input_schema = input::<AskArgs>(),
         output_schema = output::<AskResult>(),
         annotations(destructive_hint = false, open_world_hint = false)

@@ -15,7 +15,7 @@ use zellij_mcp_protocol::ops::{
 };
 use zellij_mcp_protocol::text::shape_read;
 
-use super::schema::{input, output_in_session as output};
+use super::schema::{events_output, input, output_in_session as output};
 use super::{bad_request, parse, paths, FromSession, InSession, OnRequest, ToolResult, ZellijMcp};
 use crate::pane_state::pane_state;
 
@@ -23,7 +23,7 @@ use crate::pane_state::pane_state;
 impl ZellijMcp {
     #[tool(
         name = "zellij_read",
-        description = "A pane's text without ANSI: the screen, or with full the scrollback; tail_lines keeps the last lines; since (an earlier cursor) returns only newer lines; reply: an agent's last reply and prompt. On: pane_id. Focus: never moves. After: unchanged; returns cursor. Don't: poll it to wait (use zellij_wait_for). Needs: a pane id.",
+        description = "A pane's text without ANSI: its screen, scrollback, the lines after a cursor, or an agent's last reply. On: pane_id. Focus: none. After: unchanged. Don't: poll it to wait (use zellij_wait_for). Needs: a pane id.",
         input_schema = input::<ReadArgs>(),
         output_schema = output::<ReadResult>(),
         annotations(read_only_hint = true, open_world_hint = false)
@@ -67,7 +67,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_write",
-        description = "Type text, then keys; paste: as a bracketed paste; submit: then a lone CR after submit_delay_ms (Ink-safe), returning after it. On: a terminal pane_id. Focus: never moves. After: returns pane_id, tab_id. Don't: end text with \\r when submitting; answer a dialog (state asking) unless meant (answer: true). Needs: a live pane, not its own (allow_exited, force).",
+        description = "Type text, then keys (submit: then a lone CR, Ink-safe). On: a terminal pane_id. Focus: none. After: typed. Don't: end text with \\r when submitting; answer a dialog (state asking) unless meant (answer). Needs: a live pane, not its own (allow_exited, force).",
         input_schema = input::<WriteArgs>(),
         output_schema = output::<WriteResult>(),
         annotations(destructive_hint = false, open_world_hint = false)
@@ -85,7 +85,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_wait_for",
-        description = "Wait until pattern (regex, or literal) shows, no output for idle_ms, the command exits (exit), or the pane reaches until_state; stop patterns end it early. Sends progress; cancellable. On: a terminal pane_id. Focus: never moves. After: unchanged; outcome says why it ended. Don't: loop zellij_read instead. Needs: a terminal pane.",
+        description = "Wait for pattern, idle_ms of quiet, the exit, or until_state; stop patterns end it early. Sends progress; cancellable. On: a terminal pane_id. Focus: none. After: unchanged. Don't: loop zellij_read instead. Needs: a terminal pane.",
         input_schema = input::<WaitForArgs>(),
         output_schema = output::<WaitForResult>(),
         annotations(read_only_hint = true, open_world_hint = false)
@@ -108,7 +108,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_run",
-        description = "Run command (argv) in a new hidden pane, or with pane_id one command line typed into that pane's bash/zsh/fish; returns exit_code, output, elapsed_ms, timed_out (it runs on unless kill_on_timeout; a shell run's exit is then a run_exited event). On: a tab (default: the caller's), or pane_id. Focus: never moves. After: a new pane stays unless close_on_exit; a shell is back at its prompt. Don't: pass a string without pane_id. Needs: cwd exists; the shell at an empty prompt (else draft).",
+        description = "Run a command in a new hidden pane, or in pane_id's bash/zsh/fish; returns the exit code and output (a shell run's exit after a timeout is a run_exited event). On: a tab (default: the caller's) or pane_id. Focus: none. After: a new pane stays unless close_on_exit; a shell is back at its prompt. Don't: pass a string without pane_id. Needs: cwd exists; the shell at an empty prompt (else draft).",
         input_schema = input::<RunArgs>(),
         output_schema = output::<RunResult>(),
         annotations(destructive_hint = false)
@@ -154,7 +154,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_send_message",
-        description = "Type [#seq from sender] text into an agent's empty composer and submit it (Ink-safe). In seq order per target; held (held_because) while it asks, has a draft or no composer; retried until ttl_s if missing. On: the target. Focus: never moves. After: returns seq, status. Don't: use zellij_write for agents. Needs: an agent's pane, text up to 64 KiB.",
+        description = "Type [#seq from sender] text into an agent's empty composer and submit it (Ink-safe), in seq order per target, held while it cannot take it (held_because). On: the target. Focus: none. After: queued or delivered (status). Don't: use zellij_write for agents. Needs: an agent's pane, text up to 64 KiB.",
         input_schema = input::<SendMessageArgs>(),
         output_schema = output::<SendMessageResult>(),
         annotations(destructive_hint = false, open_world_hint = false)
@@ -169,7 +169,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_cancel_messages",
-        description = "Cancel this server's queued messages (seq, or all). On: its undelivered messages. Focus: never moves. After: returns the seqs cancelled. Don't: expect it to stop one being typed. Needs: a queued seq.",
+        description = "Cancel this server's queued messages. On: its undelivered messages. Focus: none. After: they are never typed. Don't: expect it to stop one being typed. Needs: a queued seq.",
         input_schema = input::<CancelMessagesArgs>(),
         output_schema = output::<CancelMessagesResult>(),
         annotations(destructive_hint = true, idempotent_hint = true, open_world_hint = false)
@@ -180,9 +180,9 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_read_events",
-        description = "Event log after since_seq: messages (queued, held, retry, delivered, expired, cancelled), agents (registered, asking, answered, replied, stalled, exited, closed), run_exited. On: the session. Focus: never moves. After: unchanged; pass last_seq next (more: another page). Don't: poll; subscribe to zellij://<session>/events. Needs: the plugin.",
+        description = "Event log after since_seq: messages (queued, held, retry, delivered, expired, cancelled), agents (registered, asking, answered, replied, stalled, exited, closed), run_exited. On: the session. Focus: none. After: unchanged; pass last_seq next (more: another page). Don't: poll; subscribe to zellij://<session>/events. Needs: the plugin.",
         input_schema = input::<ReadEventsArgs>(),
-        output_schema = output::<ReadEventsResult>(),
+        output_schema = events_output(),
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn read_events(&self, args: JsonObject) -> ToolResult<ReadEventsResult> {
@@ -191,7 +191,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_signal",
-        description = "interrupt types Ctrl-C (0x03) as a user would; sigint or sigkill signal the pane's process. On: a terminal pane_id. Focus: never moves. After: returns pane_id. Don't: assume it stopped; follow with zellij_wait_for. Needs: a running pane, not its own (or force).",
+        description = "Ctrl-C (interrupt), or sigint or sigkill to the pane's process. On: a terminal pane_id. Focus: none. After: signalled. Don't: assume it stopped; follow with zellij_wait_for. Needs: a running pane, not its own (or force).",
         input_schema = input::<SignalArgs>(),
         output_schema = output::<PaneResult>(),
         annotations(destructive_hint = true, open_world_hint = false)

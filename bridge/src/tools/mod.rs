@@ -492,8 +492,9 @@ impl ServerHandler for ZellijMcp {
         info.instructions = Some(
             "Drive a live Zellij session by pane id without moving the user's focus. Start with \
              zellij_list_panes (or zellij_session_info); act on panes by pane_id. Only zellij_focus \
-             moves focus. Every tool takes an optional `session`; without it, the tool acts in the \
-             session this server runs in (or the one configured, or the only one)."
+             moves focus. Pane ids are terminal_N or plugin_N; a tab is its tab_id or its name. \
+             Every tool takes an optional `session`; without it, the tool acts in the session \
+             this server runs in (or the one configured, or the only one)."
                 .into(),
         );
         info

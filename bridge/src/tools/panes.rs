@@ -17,7 +17,7 @@ use super::{parse, paths, InSession, ToolResult, ZellijMcp};
 impl ZellijMcp {
     #[tool(
         name = "zellij_new_tab",
-        description = "Create a tab with name, cwd and an optional layout (KDL, layout name or .kdl path). On: the session. Focus: none; made in the background unless focus: true. After: returns tab_id and its pane_ids. Don't: make a tab per command (use zellij_run). Needs: cwd exists.",
+        description = "Create a tab, from a layout if given. On: the session. Focus: none unless focus: true. After: the tab exists. Don't: make a tab per command (use zellij_run). Needs: cwd exists.",
         input_schema = input::<NewTabArgs>(),
         output_schema = output::<NewTabResult>(),
         annotations(destructive_hint = false, open_world_hint = false)
@@ -33,7 +33,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_new_pane",
-        description = "Open a pane running command (argv) or a shell, with cwd, name and agent_name; placement tiled, floating or background (hidden). On: a tab (default: the caller's, else the active one). Focus: none unless focus: true. After: returns pane_id, tab_id. Don't: use it for exit codes (zellij_run). Needs: cwd exists.",
+        description = "Open a pane running a command or a shell. On: a tab. Focus: none unless focus: true. After: the pane runs. Don't: use it for exit codes (zellij_run). Needs: cwd exists.",
         input_schema = input::<NewPaneArgs>(),
         output_schema = output::<PaneResult>(),
         annotations(destructive_hint = false, open_world_hint = false)
@@ -50,7 +50,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_register_agent",
-        description = "Name this server's own pane as an agent others can address (dotted: main.auth's parent is main). On: this server's pane. Focus: never moves. After: returns pane_id, name; freed when the pane closes. Don't: take a live pane's name. Needs: to run in a pane of the session.",
+        description = "Name this server's own pane as an agent others can address (main.auth's parent is main). On: this server's pane. Focus: none. After: named until the pane closes. Don't: take a live pane's name. Needs: to run in a pane of the session.",
         input_schema = input::<RegisterAgentArgs>(),
         output_schema = output::<TargetResult>(),
         annotations(destructive_hint = false, idempotent_hint = true, open_world_hint = false)
@@ -61,7 +61,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_close",
-        description = "Close a pane or a whole tab, killing what runs there; destructive. Refuses this server's own pane or tab and the last tab unless force. On: pane_id or tab. Focus: unchanged unless the closed pane had it. After: returns what was closed. Don't: reuse closed ids. Needs: ids from the list tools.",
+        description = "Close a pane or a whole tab, killing what runs there. On: pane_id or tab. Focus: unchanged unless the closed pane had it. After: returns what was closed. Don't: reuse closed ids. Needs: not its own pane or tab, nor the last tab (or force).",
         input_schema = input::<CloseArgs>(),
         output_schema = output::<CloseResult>(),
         annotations(destructive_hint = true, open_world_hint = false)
@@ -74,7 +74,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_rename",
-        description = "Rename a pane or a tab. On: pane_id or tab. Focus: never moves. After: returns the new name and ids. Don't: rename to find panes later; keep the ids. Needs: a non-empty name.",
+        description = "Rename a pane or a tab. On: pane_id or tab. Focus: none. After: the new name shows. Don't: rename to find panes later; keep the ids. Needs: a non-empty name.",
         input_schema = input::<RenameArgs>(),
         output_schema = output::<TargetResult>(),
         annotations(destructive_hint = false, idempotent_hint = true, open_world_hint = false)
@@ -85,7 +85,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_focus",
-        description = "Move focus to a pane (a hidden one is shown floating) or a tab. On: pane_id or tab. Focus: moves; the only tool that does, and every attached client sees it. After: returns the focused ids. Don't: call it unless the user asked. Needs: a selectable pane.",
+        description = "Move focus to a pane (a hidden one is shown floating) or a tab. On: pane_id or tab. Focus: moves, for every attached client; the only tool that does. After: it has focus. Don't: call it unless the user asked. Needs: a selectable pane.",
         input_schema = input::<Target>(),
         output_schema = output::<TargetResult>(),
         annotations(destructive_hint = false, idempotent_hint = true, open_world_hint = false)
@@ -96,7 +96,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_arrange_pane",
-        description = "Float or embed (floating), move_to_tab, resize (direction; amount in steps, negative shrinks), fullscreen, pin (floating only). On: pane_id. Focus: never moves, except fullscreen: true shows that pane in its tab. After: returns floating, fullscreen, geometry. Don't: resize in a loop. Needs: a terminal pane, not its own (or force).",
+        description = "Float or embed, move to a tab, resize, fullscreen or pin a pane. On: pane_id. Focus: none, but fullscreen shows it in its tab. After: moved or resized. Don't: resize in a loop. Needs: a terminal pane, not its own (or force).",
         input_schema = input::<ArrangePaneArgs>(),
         output_schema = output::<ArrangePaneResult>(),
         annotations(destructive_hint = false, open_world_hint = false)
@@ -109,7 +109,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_open_file",
-        description = "Open path (at line) in the session's $EDITOR (else vi) in a new pane; tab and placement as zellij_new_pane. On: a tab. Focus: none unless focus: true. After: returns pane_id; the editor waits for the user. Don't: write into it to edit. Needs: the file's folder exists.",
+        description = "Open path (at line) in the session's $EDITOR (else vi) in a new pane. On: a tab. Focus: none unless focus: true. After: the editor waits for the user. Don't: write into it to edit. Needs: the file's folder exists.",
         input_schema = input::<OpenFileArgs>(),
         output_schema = output::<PaneResult>(),
         annotations(destructive_hint = false, open_world_hint = false)

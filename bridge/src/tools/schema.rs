@@ -1,5 +1,6 @@
 //! Input and output schemas as published in `tools/list`, made compact: the
-//! whole list must stay small enough for an agent's context (under 24 KB).
+//! whole list must stay small enough for an agent's context (at most 24 KiB,
+//! which a test keeps, with every field each tool can return named).
 
 use std::sync::Arc;
 
@@ -8,56 +9,118 @@ use rmcp::model::JsonObject;
 use schemars::JsonSchema;
 use serde_json::Value;
 
+use zellij_mcp_protocol::ops::{PaneState, ReadEventsResult};
+use zellij_mcp_protocol::{PaneRef, TabRef};
+
 use super::{FromSession, InSession};
 
 /// Keywords that only repeat what the type already says, or what the
 /// server checks with a clearer error (a pane id's `pattern`).
 const NOISE: &[&str] = &["$schema", "title", "format", "pattern"];
-/// Output schemas describe the shape of a result; the tool description
-/// explains its fields, and which are always there needs no saying (a
-/// client checks a result against the types, not for missing fields).
-const OUTPUT_NOISE: &[&str] = &["description", "default", "required"];
+/// Output schemas name and type every field of a result; its name and the
+/// tool's description say what it means (`tools/list` has no room for a
+/// description per field), which are always there needs no saying (a
+/// client checks a result against the types, not for missing fields), nor
+/// the bound of a Rust integer type (`u16`).
+const OUTPUT_NOISE: &[&str] = &["description", "default", "required", "maximum"];
 
 /// The input schema of a tool taking `T` plus `session`. An optional
 /// argument is simply not required (no `null` type): clients that map
 /// schemas onto a one-type dialect (Gemini, OpenAPI 3.0) reject type arrays.
 pub fn input<T: JsonSchema + 'static>() -> Arc<JsonObject> {
     let mut schema = compact(schema_for_type::<InSession<T>>(), &[]);
-    one_type_each(Arc::make_mut(&mut schema));
-    schema
-}
-
-/// The output schema of a tool returning `T`. A field without a value is
-/// left out of the result rather than `null` (see `FromSession`), so no
-/// type here includes `null`: one-type dialects take it as it is.
-pub fn output<T: JsonSchema + 'static>() -> Arc<JsonObject> {
-    let mut schema = compact(schema_for_type::<T>(), OUTPUT_NOISE);
     let map = Arc::make_mut(&mut schema);
     one_type_each(map);
-    shallow(map);
     inline_defs(map);
-    untyped_items(map);
+    let shared = [
+        schema_for_type::<PaneRef>(),
+        schema_for_type::<TabRef>(),
+        schema_for_type::<PaneState>(),
+    ];
+    let shared: Vec<&Value> = shared.iter().filter_map(|s| s.get("description")).collect();
+    said_once(map, &shared);
     schema
 }
 
-/// Output objects nested in a result (a pane of a list, a client) are
-/// typed `object` without their fields: the tool's description names
-/// them, and listing every field of every nested type took a tenth of
-/// `tools/list`.
-fn shallow(schema: &mut JsonObject) {
-    if let Some(Value::Object(defs)) = schema.get_mut("$defs") {
-        for def in defs.values_mut() {
-            if let Value::Object(def) = def {
-                def.remove("properties");
+/// Drops the description a property has from its type alone when many
+/// tools take that type (a pane id, a tab, a state): the server's
+/// instructions say once what a pane id and a tab are, and a state's
+/// values are its `enum`.
+fn said_once(schema: &mut JsonObject, shared: &[&Value]) {
+    if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+        for property in properties.values_mut() {
+            if let Value::Object(property) = property {
+                if property
+                    .get("description")
+                    .is_some_and(|d| shared.contains(&d))
+                {
+                    property.remove("description");
+                }
+                said_once(property, shared);
             }
         }
     }
 }
 
-/// Each `$ref` replaced by the (shallow) type it names, and `$defs` gone:
-/// a client that checks results against the schema (the Python SDK does,
-/// on every call) resolves a reference per item of a list, which cost more
-/// than the rest of its check together.
+/// The output schema of a tool returning `T`: every field it can return,
+/// nested ones too (a pane of a list, its flags only there when true), as
+/// `properties`, so that an agent knows each one exists. A field without a
+/// value is left out of the result rather than `null` (see `FromSession`),
+/// so no type here includes `null`: one-type dialects take it as it is.
+pub fn output<T: JsonSchema + 'static>() -> Arc<JsonObject> {
+    let mut schema = compact(schema_for_type::<T>(), OUTPUT_NOISE);
+    let map = Arc::make_mut(&mut schema);
+    one_type_each(map);
+    inline_defs(map);
+    one_enum(map);
+    schema
+}
+
+/// The output schema of `zellij_read_events`: its events are the log's
+/// lines as they are (JSON objects), typed here as one line of any kind.
+pub fn events_output() -> Arc<JsonObject> {
+    let mut schema = output_in_session::<ReadEventsResult>();
+    let line = Value::Object((*output::<EventLine>()).clone());
+    let events = Arc::make_mut(&mut schema)
+        .get_mut("properties")
+        .and_then(|properties| properties.get_mut("events"));
+    if let Some(Value::Object(events)) = events {
+        events.insert("items".into(), line);
+    }
+    schema
+}
+
+/// One line of the session's event log: every field of every kind of event
+/// (`Happened`'s variants together), each there for the kinds that have it.
+/// A test keeps it in step with the events.
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+struct EventLine {
+    seq: u64,
+    at_ms: u64,
+    event: String,
+    message: u64,
+    to: String,
+    from: String,
+    text: String,
+    expires_at_ms: u64,
+    client: String,
+    pane_id: PaneRef,
+    attempts: u32,
+    /// A retry's reason, or a hold's (asking, draft, no_composer, working).
+    why: String,
+    next_in_ms: u64,
+    name: String,
+    first_line: String,
+    code: i32,
+}
+
+/// Each `$ref` replaced by the type it names, and `$defs` gone: a client
+/// that checks results against the schema (the Python SDK does, on every
+/// call) resolves a reference per item of a list, which costs more than
+/// the rest of its check together; one-type dialects (Gemini) take no
+/// references; and no type is used twice in one schema, so a reference
+/// saves no bytes (a definition's name and reference cost about 40).
 fn inline_defs(schema: &mut JsonObject) {
     let Some(Value::Object(defs)) = schema.remove("$defs") else {
         return;
@@ -100,17 +163,40 @@ fn inline_defs(schema: &mut JsonObject) {
     }
 }
 
-/// A list of objects is typed `array` alone: the tool's description names
-/// its items' fields, and a client that checks results (the Python SDK)
-/// would check each item for being an object, 0.4 ms for 100 panes.
-fn untyped_items(schema: &mut JsonObject) {
-    let object = serde_json::json!({"type": "object"});
-    if schema.get("type").and_then(Value::as_str) == Some("array")
-        && schema.get("items") == Some(&object)
-    {
-        schema.remove("items");
+/// A choice of string values split into branches (`WaitOutcome`, to
+/// describe one of them; descriptions are not in output schemas) as one
+/// `enum`.
+fn one_enum(schema: &mut JsonObject) {
+    for key in ["oneOf", "anyOf"] {
+        let values = match schema.get(key) {
+            Some(Value::Array(branches)) => branches
+                .iter()
+                .map(string_values)
+                .collect::<Option<Vec<_>>>(),
+            _ => None,
+        };
+        if let Some(values) = values {
+            schema.remove(key);
+            schema.insert("type".into(), "string".into());
+            schema.insert("enum".into(), Value::Array(values.concat()));
+        }
     }
-    below(schema, untyped_items);
+    below(schema, one_enum);
+}
+
+/// The values of a branch that is only a string `enum` or `const`.
+fn string_values(branch: &Value) -> Option<Vec<Value>> {
+    let branch = branch.as_object()?;
+    let only =
+        |keys: &[&str]| branch.len() == keys.len() && keys.iter().all(|k| branch.contains_key(*k));
+    if branch.get("type")? != "string" {
+        return None;
+    }
+    match (branch.get("enum"), branch.get("const")) {
+        (Some(Value::Array(values)), None) if only(&["type", "enum"]) => Some(values.clone()),
+        (None, Some(value)) if only(&["type", "const"]) => Some(vec![value.clone()]),
+        _ => None,
+    }
 }
 
 /// No `null` types (see [`not_null`]), and a choice of types as `anyOf`
@@ -242,6 +328,9 @@ fn drop_null_type(schema: &mut JsonObject) {
 }
 
 #[cfg(test)]
+mod fields;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
@@ -282,12 +371,18 @@ mod tests {
     }
 
     #[test]
-    fn nested_output_objects_are_typed_without_their_fields() {
+    fn nested_output_objects_name_their_fields_in_place() {
         use zellij_mcp_protocol::ops::ListPanesResult;
         let schema = Value::Object((*output_in_session::<ListPanesResult>()).clone());
-        let panes = &schema["properties"]["panes"];
-        assert_eq!(panes["type"], "array");
-        assert_eq!(*panes, json!({"type": "array"}));
+        let pane = &schema["properties"]["panes"]["items"]["properties"];
+        for flag in ["exited", "floating", "is_self", "focused", "hidden", "held"] {
+            assert_eq!(pane[flag], json!({"type": "boolean"}), "{flag}: {schema}");
+        }
+        assert_eq!(pane["exit_status"]["type"], "integer", "{schema}");
+        assert!(pane["state"]["enum"]
+            .as_array()
+            .is_some_and(|states| states.contains(&json!("stalled"))));
+        assert_eq!(pane["geometry"]["properties"]["rows"]["type"], "integer");
         assert!(!schema.to_string().contains("$ref"), "{schema}");
         assert!(schema.get("$defs").is_none(), "{schema}");
     }

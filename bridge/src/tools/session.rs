@@ -17,7 +17,7 @@ use crate::pane_state::pane_state;
 impl ZellijMcp {
     #[tool(
         name = "zellij_session_info",
-        description = "Session name, versions, transport, attached clients with their focused pane and tab, this server's own pane and tab, active_waits. On: the session. Focus: never moves. After: unchanged. Don't: poll it. Needs: the plugin.",
+        description = "The session's versions, clients and waits, and this server's own pane. On: the session. Focus: none. After: unchanged. Don't: poll it. Needs: the plugin.",
         input_schema = input::<NoArgs>(),
         output_schema = output_in_session::<SessionInfoResult>(),
         annotations(read_only_hint = true, open_world_hint = false)
@@ -35,7 +35,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_list_sessions",
-        description = "Live sessions; default: true marks the one calls without `session` use, current: true the one this server runs in. On: this machine. Focus: never moves. After: unchanged. Don't: guess session names. Needs: nothing.",
+        description = "Live sessions; default: used by calls without `session`; current: this server's. On: this machine. Focus: none. After: unchanged. Don't: guess session names. Needs: nothing.",
         input_schema = input::<NoArgs>(),
         output_schema = output::<ListSessionsResult>(),
         annotations(read_only_hint = true, open_world_hint = false)
@@ -61,7 +61,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_list_tabs",
-        description = "Every tab: tab_id (stable), position, name, panes; active, tiled/floating/hidden pane counts, fullscreen, floating_visible only when true or non-zero. On: the session. Focus: never moves. After: unchanged. Don't: address tabs by position. Needs: the plugin.",
+        description = "Every tab; tab_id is stable; counts and flags only when non-zero or true. On: the session. Focus: none. After: unchanged. Don't: address tabs by position. Needs: the plugin.",
         input_schema = input::<NoArgs>(),
         output_schema = output_in_session::<ListTabsResult>(),
         annotations(read_only_hint = true, open_world_hint = false)
@@ -72,7 +72,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_list_panes",
-        description = "Terminal panes in all tabs (plugins with include_plugins): ids, title, agent, program, state; flags only when true. details: true adds more facts. Filters AND together. On: the session. Focus: never moves. After: unchanged. Don't: guess pane ids. Needs: the plugin.",
+        description = "Terminal panes of all tabs; flags only when true. Filters AND together. On: the session. Focus: none. After: unchanged. Don't: guess pane ids. Needs: the plugin.",
         input_schema = input::<ListPanesArgs>(),
         output_schema = output_in_session::<ListPanesResult>(),
         annotations(read_only_hint = true, open_world_hint = false)
@@ -108,7 +108,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_dump_layout",
-        description = "The session's layout as KDL, or one tab's. On: the session or a tab. Focus: never moves. After: unchanged. Don't: feed it back to zellij_new_tab whole (it holds every tab). Needs: the plugin.",
+        description = "The session's layout as KDL, or one tab's. On: the session or a tab. Focus: none. After: unchanged. Don't: feed it whole to zellij_new_tab (it holds every tab). Needs: the plugin.",
         input_schema = input::<DumpLayoutArgs>(),
         output_schema = output_in_session::<DumpLayoutResult>(),
         annotations(read_only_hint = true, open_world_hint = false)
