@@ -243,6 +243,7 @@ impl<H: Host> McpPlugin<H> {
                 Zellij::of(&p.host, &p.view, &p.programs).list_panes(
                     &mut p.pane_facts,
                     &p.agents,
+                    &p.attention,
                     a,
                 )
             }),

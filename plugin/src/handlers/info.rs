@@ -12,6 +12,7 @@ use super::{now, to_json, Zellij};
 use super::{Handled, HandlerResult};
 use crate::host::{ref_of_id, Host};
 use crate::state::agents::{Agents, Named};
+use crate::state::attention::Attention;
 use crate::state::later::{Asker, Live};
 use crate::state::lease::Acting;
 use crate::state::pane_facts::PaneFacts;
@@ -90,6 +91,7 @@ impl<H: Host> Zellij<'_, H> {
         &self,
         facts: &mut PaneFacts,
         agents: &Agents,
+        attention: &Attention,
         args: ListPanesArgs,
     ) -> HandlerResult {
         self.require_ready()?;
@@ -137,7 +139,8 @@ impl<H: Host> Zellij<'_, H> {
                     .as_deref()
                     .is_some_and(|p| self.programs.is_agent(p));
             if agent && pane.state.is_none() {
-                pane.state = self.shown_state(facts, pane.pane_id, false, named).0;
+                let shown = self.shown_state(facts, pane.pane_id, false, named).0;
+                pane.state = attention.told(pane.pane_id, shown);
             }
         }
         if let Some(needle) = &args.command {

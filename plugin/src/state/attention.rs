@@ -105,6 +105,17 @@ impl Attention {
         self.last.get(&pane).copied()
     }
 
+    /// `state` as the screen tells it now, `stalled` where it still says
+    /// working and the last look found the agent stalled (as the board
+    /// tells it).
+    pub fn told(&self, pane: PaneRef, state: Option<PaneState>) -> Option<PaneState> {
+        let stalled = self.of(pane).is_some_and(|s| s.state == PaneState::Stalled);
+        match state {
+            Some(PaneState::Working) if stalled => Some(PaneState::Stalled),
+            state => state,
+        }
+    }
+
     /// Forgets the panes no longer looked at.
     pub fn keep_only(&mut self, panes: &[PaneRef]) {
         self.last.retain(|pane, _| panes.contains(pane));
@@ -195,6 +206,19 @@ mod tests {
         let home = shown(AgentScreen::Idle, "", "my own draft");
         assert_eq!(told(home), Some(AgentScreen::Draft));
         assert_eq!(told(suggested), Some(AgentScreen::Idle));
+    }
+
+    #[test]
+    fn a_stalled_agent_is_told_stalled_while_its_screen_says_working() {
+        let mut attention = Attention::default();
+        let pane = PaneRef::terminal(1);
+        let working = Some(PaneState::Working);
+        assert_eq!(attention.told(pane, working), working);
+        attention.seen(pane, PaneState::Stalled, 1);
+        assert_eq!(attention.told(pane, working), Some(PaneState::Stalled));
+        // The screen moved on: what it says now.
+        let idle = Some(PaneState::Idle);
+        assert_eq!(attention.told(pane, idle), idle);
     }
 
     #[test]
