@@ -42,8 +42,73 @@ fn impatient_session(test: &str) -> Session {
     sandbox.start_session(&name, &path, true)
 }
 
+/// How a person may launch an agent: each form puts `-u ZELLIJ` in the
+/// command's `env` (a variable every pane has) and wraps it otherwise.
+#[derive(Clone, Copy, Debug)]
+enum Launcher {
+    Env,
+    Stdbuf,
+    Nice,
+    ShellExec,
+}
+
+impl Launcher {
+    fn wrap(self, mut command: Vec<String>) -> Vec<String> {
+        assert_eq!(command[0], "env", "{command:?}");
+        command.splice(1..1, ["-u".to_owned(), UNSET.to_owned()]);
+        let front: &[&str] = match self {
+            Launcher::Env => &[],
+            Launcher::Stdbuf => &["stdbuf", "-oL"],
+            Launcher::Nice => &["nice", "-n", "1"],
+            Launcher::ShellExec => {
+                let quoted: Vec<String> = command.iter().map(|w| format!("'{w}'")).collect();
+                return vec![
+                    "bash".into(),
+                    "-c".into(),
+                    format!("exec {}", quoted.join(" ")),
+                ];
+            }
+        };
+        front.iter().map(|w| w.to_string()).chain(command).collect()
+    }
+}
+
+/// The variable every launcher form unsets.
+const UNSET: &str = "ZELLIJ";
+
+/// The environment of the program in agent `name`'s pane.
+fn agent_environment(s: &Session, name: &str) -> std::collections::BTreeMap<String, String> {
+    let rows = agents(s);
+    let pane = row(&rows, name).and_then(|r| r["pane_id"].as_str().map(str::to_owned));
+    let pane = pane.unwrap_or_else(|| panic!("{name} has no pane: {rows:?}"));
+    let mcp = mcp(s, "socket");
+    let read = mcp.ok("zellij_read", json!({"pane_id": pane, "tail_lines": 1}));
+    let pid = read["pid"].as_u64().expect("the pane's pid");
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
+    environ
+        .split(|b| *b == 0)
+        .filter_map(|pair| {
+            let (k, v) = std::str::from_utf8(pair).ok()?.split_once('=')?;
+            Some((k.to_owned(), v.to_owned()))
+        })
+        .collect()
+}
+
 /// An agent of `program` opened as `name` in a tab of its own, idle.
 fn open_agent(s: &Session, mcp: &Mcp, api: &ModelApi, program: &str, name: &str) -> String {
+    open_agent_as(s, mcp, api, program, name, Launcher::Env).0
+}
+
+/// [`open_agent`], launched as `launcher` says; with the variables its
+/// command line sets.
+fn open_agent_as(
+    s: &Session,
+    mcp: &Mcp,
+    api: &ModelApi,
+    program: &str,
+    name: &str,
+    launcher: Launcher,
+) -> (String, Vec<String>) {
     let work = s.sandbox().work().join(name);
     let command = match program {
         "claude" => {
@@ -58,6 +123,12 @@ fn open_agent(s: &Session, mcp: &Mcp, api: &ModelApi, program: &str, name: &str)
         "gemini" => Program::GeminiCli.command(s, api, &work),
         _ => Program::Opencode.command(s, api, &work),
     };
+    let set: Vec<String> = command
+        .iter()
+        .filter_map(|w| Some(w.split_once('=')?.0.to_owned()))
+        .filter(|k| k.chars().all(|c| c.is_ascii_uppercase() || c == '_'))
+        .collect();
+    let command = launcher.wrap(command);
     // A tab of its own, which it fills: its whole screen is drawn.
     let tab = mcp.ok("zellij_new_tab", json!({"name": name}));
     let args = json!({"command": command, "cwd": work, "placement": "tiled",
@@ -70,7 +141,7 @@ fn open_agent(s: &Session, mcp: &Mcp, api: &ModelApi, program: &str, name: &str)
         mcp.ok("zellij_close", json!({"pane_id": shell}));
     }
     common::until_state(mcp, &pane, "idle");
-    pane
+    (pane, set)
 }
 
 /// The agents' rows, as `zellij-mcp agents --json` prints them.
@@ -133,26 +204,45 @@ fn until_back(s: &Session, name: &str) -> Value {
 }
 
 fn ask(mcp: &Mcp, name: &str, text: &str) -> Value {
-    mcp.ok(
+    let asked = mcp.ok(
         "zellij_ask",
         json!({"to": name, "text": text, "from": "lead", "timeout_s": 120}),
-    )
+    );
+    if asked["state"] != "idle" {
+        // What the pane showed then, to tell why.
+        let pane = asked["pane_id"].clone();
+        let screen = mcp.ok("zellij_read", json!({"pane_id": pane}));
+        eprintln!(
+            "{name} after {text}: {asked}\n{}",
+            screen["text"].as_str().unwrap_or_default()
+        );
+    }
+    asked
 }
 
 /// Each program's turn names a word before the end; after it, its
 /// conversation carries the word, and a message queued for the first
 /// agent while its session was down reaches it once.
-fn survive(test: &str, programs: &[&str], how: Ending) {
+fn survive(test: &str, programs: &[(&str, Launcher)], how: Ending) {
     let s = kept_session(test);
     let client = s.attach_and_wait().0;
     let mcp = mcp(&s, "socket");
     let api = ModelApi::start(&s.sandbox().root().join("requests.jsonl"));
-    let names: Vec<String> = programs.iter().map(|p| format!("{p}-agent")).collect();
-    for (program, name) in programs.iter().zip(&names) {
-        open_agent(&s, &mcp, &api, program, name);
+    let names: Vec<String> = programs.iter().map(|p| format!("{}-agent", p.0)).collect();
+    let mut before = Vec::new();
+    for ((program, launcher), name) in programs.iter().zip(&names) {
+        let (_, set) = open_agent_as(&s, &mcp, &api, program, name, *launcher);
         let asked = ask(&mcp, name, &format!("SAY REMEMBER-{program}"));
-        assert_eq!(asked["state"], "idle", "{asked}");
+        assert_eq!(asked["state"], "idle", "{name}: {asked}");
+        let environment = agent_environment(&s, name);
+        assert!(!environment.contains_key(UNSET), "{name}: {environment:?}");
+        let set: Vec<(String, Option<String>)> = set
+            .into_iter()
+            .map(|k| (k.clone(), environment.get(&k).cloned()))
+            .collect();
+        before.push(set);
     }
+    let programs: Vec<&str> = programs.iter().map(|p| p.0).collect();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     until_conversations_known(&s, &names);
     until_saved(&s, names.len());
@@ -180,9 +270,17 @@ fn survive(test: &str, programs: &[&str], how: Ending) {
             attached.elapsed()
         );
     }
-    for (program, name) in programs.iter().zip(&names) {
+    for ((program, name), before) in programs.iter().zip(&names).zip(&before) {
         let row = until_back(&s, name);
         assert!(row["conversation"].is_string(), "{row}");
+        // Its environment as its command line made it, unsets included.
+        let after = agent_environment(&s, name);
+        assert!(!after.contains_key(UNSET), "{name}: {after:?}");
+        let set: Vec<(String, Option<String>)> = before
+            .iter()
+            .map(|(k, _)| (k.clone(), after.get(k).cloned()))
+            .collect();
+        assert_eq!(&set, before, "{name}'s environment after the restart");
         let asked = ask(&mcp, name, &format!("SAY after-{program}"));
         assert_eq!(asked["state"], "idle", "{asked}");
         let carried = api.carried_by(&format!("SAY after-{program}"));
@@ -198,16 +296,26 @@ fn survive(test: &str, programs: &[&str], how: Ending) {
 
 #[test]
 fn agents_come_back_in_their_conversations_after_kill_session() {
-    survive(
-        "back-kill",
-        &["codex", "claude", "gemini", "opencode"],
-        Ending::KillSession,
-    );
+    use Launcher::*;
+    let agents = [
+        ("codex", ShellExec),
+        ("claude", Stdbuf),
+        ("gemini", Nice),
+        ("opencode", Nice),
+    ];
+    survive("back-kill", &agents, Ending::KillSession);
 }
 
 #[test]
 fn agents_come_back_in_their_conversations_after_their_server_is_killed() {
-    survive("back-crash", &["codex", "opencode"], Ending::Crash);
+    use Launcher::*;
+    let agents = [
+        ("codex", Stdbuf),
+        ("opencode", ShellExec),
+        ("claude", Nice),
+        ("gemini", ShellExec),
+    ];
+    survive("back-crash", &agents, Ending::Crash);
 }
 
 /// An agent whose program quits reads `exited`; `agents resume` starts it
@@ -269,6 +377,18 @@ fn an_agent_whose_model_never_answers_reads_stalled() {
     let stalled = common::logged(&mcp, "stalled");
     assert_eq!(stalled.len(), 1, "{stalled:?}");
     assert_eq!(stalled[0]["name"], "waiter");
+    // zellij_list_panes tells it as the board does.
+    let listed = mcp.ok("zellij_list_panes", json!({}));
+    let waiter = listed["panes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["agent"] == "waiter");
+    assert_eq!(
+        waiter.map(|p| &p["state"]),
+        Some(&json!("stalled")),
+        "{listed}"
+    );
     std::fs::write(&release, "").unwrap();
     until_agent_state(&s, "waiter", "idle");
 }

@@ -150,6 +150,7 @@ pub struct Following {
     /// Records untouched since before this are not looked in.
     since: SystemTime,
     jsonl: jsonl::Search,
+    opencode: opencode::Follow,
     /// The record the pane's processes lead to, once found, and when they
     /// were last looked at (a look reads the process table).
     own: Option<PathBuf>,
@@ -167,6 +168,7 @@ impl Following {
             place,
             since,
             jsonl: jsonl::Search::default(),
+            opencode: opencode::Follow::default(),
             own: None,
             own_looked: None,
         }
@@ -188,7 +190,7 @@ impl Following {
     /// holds it yet.
     pub fn turn(&mut self) -> Result<Option<Turn>, String> {
         match self.record {
-            Record::Opencode => opencode::turn(&self.place, &self.started),
+            Record::Opencode => self.opencode.turn(&self.place, &self.started),
             record => {
                 // Its own record first, where its processes lead to it.
                 let own = self.own_record(record);

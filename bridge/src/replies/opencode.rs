@@ -1,6 +1,6 @@
 //! opencode's record: a SQLite database it holds open (WAL), with a row per
 //! session (its folder), message (its role) and part (text, a tool call,
-//! or a step's end). Opened read-only for each look.
+//! or a step's end). Opened read-only, once for all the looks of an ask.
 
 use std::path::PathBuf;
 
@@ -38,20 +38,35 @@ fn open(path: &std::path::Path) -> Result<Connection, String> {
     Ok(db)
 }
 
-/// The turn `started` names, in the session of the place's folder that
-/// holds it.
-pub fn turn(place: &Place, started: &Started) -> Result<Option<Turn>, String> {
-    let Some(path) = database(place) else {
-        return Ok(None);
-    };
-    let db = open(&path)?;
-    let cwd = place.cwd.as_ref().map(|c| c.display().to_string());
-    let Some((session, from)) = start(&db, cwd.as_deref(), started).map_err(|e| e.to_string())?
-    else {
-        return Ok(None);
-    };
-    let entries = entries(&db, &session, &from).map_err(|e| e.to_string())?;
-    Ok(turn_of(entries, started))
+/// A turn followed in the database: opened once, and the turn's session
+/// and first message found once, for all the looks of one ask.
+#[derive(Default)]
+pub struct Follow {
+    db: Option<Connection>,
+    start: Option<(String, String)>,
+}
+
+impl Follow {
+    /// The turn `started` names, in the session of the place's folder that
+    /// holds it.
+    pub fn turn(&mut self, place: &Place, started: &Started) -> Result<Option<Turn>, String> {
+        let db = match &mut self.db {
+            Some(db) => db,
+            empty => match database(place) {
+                Some(path) => empty.insert(open(&path)?),
+                None => return Ok(None),
+            },
+        };
+        if self.start.is_none() {
+            let cwd = place.cwd.as_ref().map(|c| c.display().to_string());
+            self.start = start(db, cwd.as_deref(), started).map_err(|e| e.to_string())?;
+        }
+        let Some((session, from)) = &self.start else {
+            return Ok(None);
+        };
+        let entries = entries(db, session, from).map_err(|e| e.to_string())?;
+        Ok(turn_of(entries, started))
+    }
 }
 
 /// The session and the first message the turn may start at.
