@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use zellij_mcp_protocol::agent_screen::{AgentScreen, Shown, Telling};
+use zellij_mcp_protocol::agent_programs::{AgentScreen, Telling};
+use zellij_mcp_protocol::agent_screen::Shown;
 use zellij_mcp_protocol::ops::{Direction as Edge, Signal};
 use zellij_mcp_protocol::shell_line::ShellLine;
 use zellij_mcp_protocol::{PaneRef, PIPE_NAME};

@@ -35,8 +35,7 @@ use kdl::{KdlDocument, KdlEntry, KdlNode, KdlValue};
 use regex_automata::dfa::regex::Regex;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-use crate::agent_screen::{names_an_agent, AgentScreen, Telling};
-use crate::launcher;
+use crate::launcher::{self, names_an_agent};
 use crate::matching::compile;
 
 mod explain;
@@ -189,6 +188,34 @@ pub struct Description {
     empty: Vec<Pattern>,
     working: Signs,
     asking: Signs,
+}
+
+/// What an agent's screen shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentScreen {
+    /// An empty composer, with a turn under way (what is typed is queued).
+    Working,
+    /// A turn under way and no composer: what is typed would wait in the
+    /// program's input and could answer its next question, so nothing is.
+    Busy,
+    /// An empty composer, waiting.
+    Idle,
+    /// The composer holds text nobody sent.
+    Draft,
+    /// A dialog, question or menu: a key would answer it.
+    Asking,
+}
+
+/// How to tell an agent's state: the description of the program the pane
+/// runs (or, for a pane named as an agent's whose program none describes,
+/// every description, the first that tells a state), and the pane's title.
+#[derive(Debug, Clone, Copy)]
+pub struct Telling<'a> {
+    pub descriptions: &'a [Description],
+    pub title: &'a str,
+    /// The pane's agent was named as one that reads lines: an empty prompt
+    /// line, when no description tells a state, is `idle`.
+    pub reads_lines: bool,
 }
 
 /// A pattern with its text, so that a person can be told which matched.

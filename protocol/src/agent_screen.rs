@@ -4,8 +4,7 @@
 //! program's description ([`crate::agent_programs`]); and a shell's line.
 //! Which program a pane runs is told by its executable or script.
 
-use crate::agent_programs::{Description, Reading};
-use crate::launcher;
+use crate::agent_programs::{AgentScreen, Reading, Telling};
 use crate::shell_line::{prompt_line, shell_line, ShellLine};
 
 /// What `described_by` says of an agent told by its prompt line.
@@ -16,7 +15,7 @@ pub const LINES: &str = "reads lines";
 pub struct Shown {
     /// What an agent's screen shows; `None` when it is no agent's.
     pub agent: Option<AgentScreen>,
-    /// The description that told it ([`Description::label`]).
+    /// The description that told it ([`crate::agent_programs::Description::label`]).
     pub described_by: Option<String>,
     /// What the agent's composer holds, where one was found.
     pub composer: Option<Composing>,
@@ -37,18 +36,6 @@ pub struct Composing {
     pub suggestion: String,
     /// A fingerprint of the rest of the screen ([`Reading::around`]).
     pub around: u64,
-}
-
-/// How to tell an agent's state: the description of the program the pane
-/// runs (or, for a pane named as an agent's whose program none describes,
-/// every description, the first that tells a state), and the pane's title.
-#[derive(Debug, Clone, Copy)]
-pub struct Telling<'a> {
-    pub descriptions: &'a [Description],
-    pub title: &'a str,
-    /// The pane's agent was named as one that reads lines: an empty prompt
-    /// line, when no description tells a state, is `idle`.
-    pub reads_lines: bool,
 }
 
 impl Shown {
@@ -98,38 +85,6 @@ fn composing<S: AsRef<str>>(reading: &Reading, rows: &[S]) -> Option<Composing> 
     })
 }
 
-/// Agent programs, by the name their executable or script has.
-const AGENT_PROGRAMS: [&str; 8] = [
-    "claude", "codex", "gemini", "opencode", "aider", "goose", "amp", "qwen",
-];
-
-/// Whether `argv` runs an agent program (see [`launcher::program_name`]).
-pub fn is_agent_program(argv: &[String]) -> bool {
-    launcher::program_name(argv).is_some_and(|name| names_an_agent(&name))
-}
-
-/// Whether a program of this name (see [`launcher::program_name`]) is an
-/// agent's.
-pub fn names_an_agent(program: &str) -> bool {
-    AGENT_PROGRAMS.contains(&program)
-}
-
-/// What an agent's screen shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AgentScreen {
-    /// An empty composer, with a turn under way (what is typed is queued).
-    Working,
-    /// A turn under way and no composer: what is typed would wait in the
-    /// program's input and could answer its next question, so nothing is.
-    Busy,
-    /// An empty composer, waiting.
-    Idle,
-    /// The composer holds text nobody sent.
-    Draft,
-    /// A dialog, question or menu: a key would answer it.
-    Asking,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,23 +108,5 @@ mod tests {
         let claude: Vec<&str> = claude.iter().map(String::as_str).collect();
         let by_claude = (Some(AgentScreen::Idle), Some("claude-code".to_owned()));
         assert_eq!(told(&claude, telling), by_claude);
-    }
-
-    #[test]
-    fn agent_programs_are_known_by_their_executable_or_script() {
-        let argv = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert!(is_agent_program(&argv(&[
-            "/x/bin/claude.exe",
-            "--permission-mode",
-            "default"
-        ])));
-        assert!(is_agent_program(&argv(&[
-            "node",
-            "/x/@anthropic-ai/claude-code/cli.js"
-        ])));
-        assert!(is_agent_program(&argv(&["codex"])));
-        assert!(!is_agent_program(&argv(&["bash"])));
-        assert!(!is_agent_program(&argv(&["vim", "claude.txt"])));
-        assert!(!is_agent_program(&argv(&[])));
     }
 }

@@ -114,6 +114,22 @@ pub fn program_of_command(command: &str) -> Option<String> {
     }
 }
 
+/// Agent programs, by the name their executable or script has.
+const AGENT_PROGRAMS: [&str; 8] = [
+    "claude", "codex", "gemini", "opencode", "aider", "goose", "amp", "qwen",
+];
+
+/// Whether `argv` runs an agent program (see [`program_name`]).
+pub fn is_agent_program(argv: &[String]) -> bool {
+    program_name(argv).is_some_and(|name| names_an_agent(&name))
+}
+
+/// Whether a program of this name (see [`program_name`]) is an
+/// agent's.
+pub fn names_an_agent(program: &str) -> bool {
+    AGENT_PROGRAMS.contains(&program)
+}
+
 /// Whether `program` runs scripts (`node`, `python3`, ...).
 pub fn is_interpreter(program: &str) -> bool {
     interpreter(program).is_some()
@@ -1001,5 +1017,22 @@ mod tests {
         );
         assert_eq!(name(&["vim", "claude.txt"]).as_deref(), Some("vim"));
         assert_eq!(name(&[]), None);
+    }
+
+    #[test]
+    fn agent_programs_are_known_by_their_executable_or_script() {
+        assert!(is_agent_program(&argv(&[
+            "/x/bin/claude.exe",
+            "--permission-mode",
+            "default"
+        ])));
+        assert!(is_agent_program(&argv(&[
+            "node",
+            "/x/@anthropic-ai/claude-code/cli.js"
+        ])));
+        assert!(is_agent_program(&argv(&["codex"])));
+        assert!(!is_agent_program(&argv(&["bash"])));
+        assert!(!is_agent_program(&argv(&["vim", "claude.txt"])));
+        assert!(!is_agent_program(&argv(&[])));
     }
 }

@@ -2,7 +2,8 @@
 
 use std::time::Duration;
 
-use zellij_mcp_protocol::agent_screen::{AgentScreen, Shown, Telling};
+use zellij_mcp_protocol::agent_programs::{AgentScreen, Telling};
+use zellij_mcp_protocol::agent_screen::Shown;
 use zellij_mcp_protocol::keys::key_bytes;
 use zellij_mcp_protocol::ops::{
     Happened, LocateArgs, LocateResult, PaneResult, PaneState, ReadArgs, ReadResult, RunInPaneArgs,

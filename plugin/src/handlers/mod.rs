@@ -23,7 +23,7 @@ pub use waiting::run_result;
 
 use serde::Serialize;
 use zellij_mcp_protocol::agent_programs::Programs;
-use zellij_mcp_protocol::agent_screen::Telling;
+use zellij_mcp_protocol::agent_programs::Telling;
 use zellij_mcp_protocol::launcher::{program_name, program_of_command};
 use zellij_mcp_protocol::{Error, ErrorBody, JsonText, PaneKind, PaneRef};
 use zellij_tile::prelude::PaneInfo;

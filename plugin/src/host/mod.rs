@@ -10,7 +10,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use zellij_mcp_protocol::agent_screen::{Shown, Telling};
+use zellij_mcp_protocol::agent_programs::Telling;
+use zellij_mcp_protocol::agent_screen::Shown;
 use zellij_mcp_protocol::ops::{Direction as Edge, Signal};
 use zellij_mcp_protocol::{PaneKind, PaneRef};
 use zellij_tile::prelude::*;

@@ -6,7 +6,8 @@
 
 use std::collections::BTreeMap;
 
-use zellij_mcp_protocol::agent_screen::{AgentScreen, Shown};
+use zellij_mcp_protocol::agent_programs::AgentScreen;
+use zellij_mcp_protocol::agent_screen::Shown;
 use zellij_mcp_protocol::ops::{LastMessage, LastReply, PaneState};
 use zellij_mcp_protocol::PaneRef;
 

@@ -26,8 +26,9 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
 
+use zellij_mcp_protocol::agent_programs::AgentScreen;
 use zellij_mcp_protocol::agent_programs::Delivery;
-use zellij_mcp_protocol::agent_screen::{AgentScreen, Shown};
+use zellij_mcp_protocol::agent_screen::Shown;
 use zellij_mcp_protocol::{Error, ErrorBody, PaneRef};
 
 use crate::state::later::{Asker, TIMER_SLACK};

@@ -5,7 +5,8 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use zellij_mcp_protocol::agent_screen::{AgentScreen, Shown};
+use zellij_mcp_protocol::agent_programs::AgentScreen;
+use zellij_mcp_protocol::agent_screen::Shown;
 use zellij_mcp_protocol::ops::{
     op, ArrangePaneResult, ClientEntry, CloseResult, ClosedPane, DeliveryStatus, DumpLayoutResult,
     Geometry, HoldReason, NewTabResult, PaneResult, RequestState, TargetResult, WaitOutcome,

@@ -7,8 +7,9 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use zellij_mcp_protocol::agent_name::{parent_of, SERVER_NAME};
+use zellij_mcp_protocol::agent_programs::AgentScreen;
 use zellij_mcp_protocol::agent_programs::{Delivery, Multiline, WhileWorking};
-use zellij_mcp_protocol::agent_screen::{AgentScreen, Shown};
+use zellij_mcp_protocol::agent_screen::Shown;
 use zellij_mcp_protocol::ops::{
     AgentsResult, Happened, HoldReason, PaneEntry, PaneState, DEFAULT_MESSAGE_TTL_S,
 };

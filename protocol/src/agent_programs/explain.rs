@@ -4,7 +4,7 @@
 //! dialog, and which pattern matched each; or why none was found.
 
 use super::{Description, Hit, NoComposer, Pattern, Reading};
-use crate::agent_screen::AgentScreen;
+use crate::agent_programs::AgentScreen;
 
 /// The state's name as the tools say it.
 pub fn state_name(state: Option<AgentScreen>) -> &'static str {

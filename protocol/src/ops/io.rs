@@ -147,9 +147,9 @@ impl PaneState {
     }
 }
 
-impl From<crate::agent_screen::AgentScreen> for PaneState {
-    fn from(screen: crate::agent_screen::AgentScreen) -> Self {
-        use crate::agent_screen::AgentScreen;
+impl From<crate::agent_programs::AgentScreen> for PaneState {
+    fn from(screen: crate::agent_programs::AgentScreen) -> Self {
+        use crate::agent_programs::AgentScreen;
         match screen {
             AgentScreen::Working | AgentScreen::Busy => PaneState::Working,
             AgentScreen::Idle => PaneState::Idle,
