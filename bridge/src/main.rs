@@ -8,20 +8,20 @@ use std::time::Duration;
 use clap::Parser;
 use rmcp::ServiceExt;
 
-use zellij_mcp::agents::{self, AgentsArgs};
-use zellij_mcp::call::{self, CallArgs};
-use zellij_mcp::client::{ClientConfig, PluginClient, TransportChoice};
-use zellij_mcp::doctor::{self, DoctorArgs};
-use zellij_mcp::http::{self, ServeArgs};
-use zellij_mcp::notify::{notify, NotifyArgs};
-use zellij_mcp::own_pane::OwnPane;
+use zellij_mcp::commands::agents::{self, AgentsArgs};
+use zellij_mcp::commands::call::{self, CallArgs};
+use zellij_mcp::commands::doctor::{self, DoctorArgs};
+use zellij_mcp::commands::notify::{notify, NotifyArgs};
 use zellij_mcp::replies::conversation;
-use zellij_mcp::sessions::SessionDefaults;
+use zellij_mcp::server::http::{self, ServeArgs};
+use zellij_mcp::server::own_pane::OwnPane;
 use zellij_mcp::setup::places::installed_plugin_url;
 use zellij_mcp::setup::{self, SetupArgs};
 use zellij_mcp::tmux::{self, launch::ClaudeArgs};
 use zellij_mcp::tools;
+use zellij_mcp::transport::client::{ClientConfig, PluginClient, TransportChoice};
 use zellij_mcp::transport::exit_report;
+use zellij_mcp::transport::sessions::SessionDefaults;
 use zellij_mcp_protocol::agent_programs::Record;
 use zellij_mcp_protocol::ops::DeliveryStatus;
 
@@ -230,7 +230,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             configured: cli.session,
             enclosing: enclosing.clone(),
         },
-        agents_file: Some(zellij_mcp::agent_file::path()),
+        agents_file: Some(zellij_mcp::setup::agent_file::path()),
     };
     let options = tools::Options {
         read_only: cli.read_only,

@@ -15,10 +15,12 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::claude::{until_sent, ModelApi};
-use common::{bridge, listed_state, logged, mcp, screen, session, times_sent, until_state};
+use common::{
+    bridge, delivered_after, listed_state, logged, mcp, screen, session, times_sent, until_state,
+};
 use serde_json::{json, Value};
 use zellij_mcp_harness::programs::{Program, ASKBOT};
-use zellij_mcp_harness::{wait_for, Mcp, Session};
+use zellij_mcp_harness::{wait_for, AttachedClient, Mcp, Session};
 
 #[test]
 fn codex_is_a_peer() {
@@ -188,6 +190,53 @@ fn asked_for_a_reply(mcp: &Mcp, pane: &str, api: &ModelApi, program: Program) {
     until_state(mcp, pane, "idle");
 }
 
+/// In its pane 80, 120 and 200 columns wide (whole in its tab, the
+/// client's window resized), a reply longer than the pane, then three
+/// asks: each delivered at once, whatever the program draws beside its
+/// composer (opencode's side panel, past 120 columns). Last: the pane is
+/// left so.
+fn long_answers_at_every_width(client: &AttachedClient, mcp: &Mcp, pane: &str, api: &ModelApi) {
+    let columns = || {
+        let listed = mcp.ok("zellij_list_panes", json!({"details": true}));
+        let panes = listed["panes"].as_array().unwrap().clone();
+        let this = panes.into_iter().find(|p| p["pane_id"] == pane);
+        this.and_then(|p| p["geometry"]["cols"].as_u64())
+    };
+    mcp.ok(
+        "zellij_arrange_pane",
+        json!({"pane_id": pane, "fullscreen": true}),
+    );
+    for cols in [80u64, 120, 200] {
+        client.resize(cols as u16, 50);
+        let seen = std::cell::Cell::new(None);
+        let sized = zellij_mcp_harness::poll_for(Duration::from_secs(30), || {
+            seen.set(columns());
+            (seen.get()? == cols).then_some(())
+        });
+        assert!(sized.is_some(), "{pane} {cols} columns: {:?}", seen.get());
+        let ask = |text: &str| {
+            let args = json!({"to": pane, "text": text, "from": "lead", "timeout_s": 60});
+            let asked = mcp.ok("zellij_ask", args);
+            assert_eq!(asked["state"], "idle", "{cols} columns, {text}: {asked}");
+            assert!(
+                asked.get("held_because").is_none(),
+                "{cols} columns: {asked}"
+            );
+            assert_eq!(times_sent(api, text), 1, "{cols} columns");
+        };
+        // The long answer itself: sent, and over once the pane is idle (a
+        // reply read from the screen is not whole once it scrolls).
+        let long = format!("LONG at {cols}");
+        let sent = send(mcp, pane, &long, 20000);
+        assert_eq!(sent["status"], "delivered", "{cols} columns: {sent}");
+        until_sent(api, &long);
+        until_state(mcp, pane, "idle");
+        for n in 1..=3 {
+            ask(&format!("SAY after-long-{cols}-{n}"));
+        }
+    }
+}
+
 /// The stand-in's long reply (`fixtures/long-reply.md`).
 fn long_reply() -> String {
     let path = zellij_mcp_harness::workspace_root().join("bridge/tests/fixtures/long-reply.md");
@@ -212,7 +261,7 @@ fn a_peer(program: Program) {
         std::fs::create_dir_all(file.parent().unwrap()).unwrap();
         std::fs::write(file, ASKBOT).unwrap();
     }
-    let (_client, _) = s.attach_and_wait();
+    let (client, _) = s.attach_and_wait();
     let mcp = mcp(&s, "socket");
     let work = s.sandbox().work();
     let api = ModelApi::start(&s.sandbox().root().join("requests.jsonl"));
@@ -322,6 +371,7 @@ fn a_peer(program: Program) {
         (&json!("asking"), &json!("asking")),
         "{asked}"
     );
+    let held_message = asked["seq"].clone();
     for keys in [
         json!({"keys": ["Enter"]}),
         json!({"text": "y"}),
@@ -336,7 +386,8 @@ fn a_peer(program: Program) {
         let asking = logged(&mcp, "asking");
         asking.iter().any(|e| e["pane_id"] == pane).then_some(())
     });
-    std::thread::sleep(Duration::from_secs(3));
+    // No fixed wait here for nothing to answer the dialog: that is checked
+    // once the decline below has been read (see there).
     assert!(!made.exists(), "the command ran: the dialog was answered");
     assert_eq!(times_sent(&api, "after the dialog"), 0);
     // Declined on purpose (Esc; aider: n): the message then arrives once.
@@ -355,8 +406,13 @@ fn a_peer(program: Program) {
     );
     until_state(&mcp, &pane, "idle");
     assert_eq!(times_sent(&api, "after the dialog"), 1);
+    // The decline has been read, after anything the ask's submit left in
+    // the program's input (it reads in order): nothing answered Yes before
+    // it, and the held message was typed only after the answer.
     assert!(!made.exists(), "declined, the command never ran");
-    assert_eq!(logged(&mcp, "answered").len(), 1);
+    let answered = logged(&mcp, "answered");
+    assert_eq!(answered.len(), 1, "{answered:?}");
+    delivered_after(&mcp, &held_message, &answered[0]);
     if program == Program::Aider {
         // Each CR it read took a line: an empty one would leave a bare
         // prompt row behind (and one waiting would answer its question).
@@ -364,5 +420,8 @@ fn a_peer(program: Program) {
         let text = full["text"].as_str().unwrap();
         let bare = text.lines().filter(|row| row.trim() == "diff>").count();
         assert_eq!(bare, 1, "empty submissions:\n{text}");
+    }
+    if program != Program::Askbot {
+        long_answers_at_every_width(&client, &mcp, &pane, &api);
     }
 }

@@ -173,9 +173,13 @@ fn the_board_shows_who_needs_you_and_takes_you_to_them() {
     client.type_keys(b"m");
     until_board_shows(&client, "tab marks: on", 5);
 
-    // Down to the idler, Enter: its pane is focused, the board hidden.
+    // Down to the idler (drawn selected once the board took the key),
+    // Enter: its pane is focused, the board hidden.
+    assert!(!client.shows_highlighted("idler"), "selected before Down");
     client.type_keys(b"\x1b[B");
-    std::thread::sleep(Duration::from_millis(300));
+    wait_for("the idler's row selected", Duration::from_secs(5), || {
+        client.shows_highlighted("idler").then_some(())
+    });
     client.type_keys(b"\r");
     let idler_focused = format!("{idler} ");
     wait_for("the idler focused", Duration::from_secs(10), || {

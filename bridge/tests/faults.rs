@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use serde_json::{json, Value};
-use zellij_mcp_harness::{text_of, wait_for, Mcp};
+use zellij_mcp_harness::{poll_for, text_of, wait_for, Mcp};
 
 on_both_transports!(a_session_killed_during_a_wait_is_an_error_at_once);
 
@@ -124,8 +124,14 @@ fn clients_coming_and_going_never_double_or_drop_a_call() {
     std::thread::scope(|scope| {
         let churn = scope.spawn(|| {
             while !stop.load(std::sync::atomic::Ordering::SeqCst) {
-                let client = s.attach_client();
-                std::thread::sleep(Duration::from_millis(400));
+                let mut client = s.attach_client();
+                // It leaves once Zellij has drawn the session on it (it came
+                // in), its plugin instance perhaps still loading; one that
+                // exits first (attaching under load may) is just replaced.
+                poll_for(Duration::from_secs(10), || {
+                    let came = !client.screen().trim().is_empty();
+                    (came || !client.is_running()).then_some(())
+                });
                 drop(client);
                 std::thread::sleep(Duration::from_millis(100));
             }

@@ -13,10 +13,12 @@ use std::time::{Duration, Instant};
 use rmcp::ServiceExt;
 use serde_json::json;
 use tokio::sync::oneshot;
-use zellij_mcp::client::{ClientConfig, PluginClient, Reach, SessionsFuture, TransportChoice};
-use zellij_mcp::own_pane::OwnPane;
-use zellij_mcp::sessions::SessionDefaults;
+use zellij_mcp::server::own_pane::OwnPane;
 use zellij_mcp::tools::{Options, ZellijMcp};
+use zellij_mcp::transport::client::{
+    ClientConfig, PluginClient, Reach, SessionsFuture, TransportChoice,
+};
+use zellij_mcp::transport::sessions::SessionDefaults;
 use zellij_mcp::transport::{CallError, Carrier, Destination, Transport};
 use zellij_mcp_harness::Mcp;
 use zellij_mcp_plugin::fake::{shared_dir, FakeSession};
@@ -130,12 +132,7 @@ impl Carrier for Link {
         reply.ok_or(CallError::NoReply)
     }
 
-    async fn read_rows(
-        &self,
-        _: PaneRef,
-        _: Option<usize>,
-        _: Duration,
-    ) -> Result<Vec<String>, CallError> {
+    async fn read_rows(&self, _: PaneRef, _: Option<usize>) -> Result<Vec<String>, CallError> {
         Ok(Vec::new())
     }
 }

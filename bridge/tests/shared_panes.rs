@@ -9,7 +9,9 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::claude::{open_claude, until_sent, ModelApi, FIRST, NEWEST};
-use common::{listed_state, logged, mcp, screen, session, times_sent, until_state};
+use common::{
+    delivered_after, listed_state, logged, mcp, screen, session, times_sent, until_state,
+};
 use serde_json::{json, Value};
 use zellij_mcp_harness::{wait_for, Mcp, Session};
 
@@ -92,13 +94,15 @@ fn dialogs_and_drafts_stay_the_persons(fixture: &str) {
         (&json!("held"), &json!("asking")),
         "{sent}"
     );
+    let held_message = sent["seq"].clone();
     let refused = mcp.err("zellij_write", json!({"pane_id": pane, "keys": ["Enter"]}));
     assert!(refused.starts_with("asking"), "{refused}");
     wait_for("the asking event", Duration::from_secs(5), || {
         let asking = logged(&mcp, "asking");
         asking.iter().any(|e| e["pane_id"] == pane).then_some(())
     });
-    std::thread::sleep(Duration::from_secs(3));
+    // No fixed wait here for nothing to answer the dialog: that is checked
+    // once the Esc below has been read (see there).
     assert!(!made.exists(), "the command ran: the dialog was answered");
     assert_eq!(times_sent(&api, "after the dialog"), 0);
     // Answered on purpose (Esc declines): the message then arrives once.
@@ -112,9 +116,13 @@ fn dialogs_and_drafts_stay_the_persons(fixture: &str) {
     );
     until_state(&mcp, &pane, "idle");
     assert_eq!(times_sent(&api, "after the dialog"), 1);
+    // The Esc has been read, after anything the write's submit left in
+    // the program's input (it reads in order): nothing answered Yes before
+    // it, and the held message was typed only after the answer.
     assert!(!made.exists(), "declined, the command never ran");
     let answered = logged(&mcp, "answered");
     assert_eq!(answered.len(), 1, "{answered:?}");
+    delivered_after(&mcp, &held_message, &answered[0]);
     let held = logged(&mcp, "held");
     let reasons: Vec<&Value> = held.iter().map(|e| &e["why"]).collect();
     assert_eq!(reasons, [&json!("draft"), &json!("asking")], "{held:?}");

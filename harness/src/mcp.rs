@@ -379,4 +379,4 @@ pub struct Timed {
     pub caller: usize,
 }
 
-pub use zellij_mcp::call::text_of;
+pub use zellij_mcp::commands::call::text_of;

@@ -729,7 +729,7 @@ impl Session {
             child,
             keys,
             terminal,
-            _master: pty.master,
+            master: pty.master,
         }
     }
 }
@@ -774,7 +774,7 @@ pub struct AttachedClient {
     keys: Box<dyn std::io::Write + Send>,
     /// What the user sees.
     terminal: Arc<Mutex<vt100::Parser>>,
-    _master: Box<dyn portable_pty::MasterPty + Send>,
+    master: Box<dyn portable_pty::MasterPty + Send>,
 }
 
 /// How a client leaves its session, as people's clients do.
@@ -799,6 +799,20 @@ impl Leaving {
 }
 
 impl AttachedClient {
+    /// The client's terminal resized, as a person resizes a window.
+    pub fn resize(&self, cols: u16, rows: u16) {
+        let size = PtySize {
+            rows,
+            cols,
+            pixel_width: 0,
+            pixel_height: 0,
+        };
+        self.master
+            .resize(size)
+            .expect("resize the client's terminal");
+        self.terminal.lock().unwrap().set_size(rows, cols);
+    }
+
     pub fn is_running(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
     }
@@ -806,6 +820,39 @@ impl AttachedClient {
     /// The client's screen as its user sees it, as text.
     pub fn screen(&self) -> String {
         self.terminal.lock().unwrap().screen().contents()
+    }
+
+    /// Whether the first row of the screen that shows `text` shows it on a
+    /// background of its own, as a list draws its selected row; false
+    /// when no row shows it.
+    pub fn shows_highlighted(&self, text: &str) -> bool {
+        let terminal = self.terminal.lock().unwrap();
+        let screen = terminal.screen();
+        let (rows, cols) = screen.size();
+        for row in 0..rows {
+            // Each cell's text, and the cell it starts in.
+            let mut line = String::new();
+            let mut starts = Vec::new();
+            for col in 0..cols {
+                let Some(cell) = screen.cell(row, col) else {
+                    continue;
+                };
+                if cell.is_wide_continuation() {
+                    continue;
+                }
+                let contents = match cell.contents() {
+                    empty if empty.is_empty() => " ".to_owned(),
+                    contents => contents,
+                };
+                starts.extend(contents.chars().map(|_| col));
+                line.push_str(&contents);
+            }
+            let Some(at) = line.find(text) else { continue };
+            let col = starts[line[..at].chars().count()];
+            let cell = screen.cell(row, col);
+            return cell.is_some_and(|c| c.bgcolor() != vt100::Color::Default || c.inverse());
+        }
+        false
     }
 
     /// Types `bytes` on the client's terminal, as its user would.

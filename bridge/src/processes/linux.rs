@@ -207,7 +207,7 @@ fn parse_stat(text: &str) -> Option<Stat> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pane_state::state_of;
+    use crate::processes::pane_state::state_of;
 
     /// A recorded `/proc` with processes (pid, comm, state, pgrp, tpgid,
     /// wchan), each the child of pid 1.
@@ -227,44 +227,55 @@ mod tests {
         Procfs::at(&root)
     }
 
+    /// The panes' processes the tests below look at, in one recorded
+    /// `/proc` (each test its own copy, named `name`); pid 99 is gone.
+    fn panes(name: &str) -> Procfs {
+        procfs(
+            name,
+            &[
+                // Shells in the foreground: at the prompt, or in a read.
+                (10, "bash", 'S', 10, 10, "poll_schedule_timeout.constprop.0"),
+                (11, "bash", 'R', 11, 11, "0"),
+                (12, "zsh", 'S', 12, 12, "wait_woken"),
+                (13, "bash", 'S', 13, 13, "wait_woken"),
+                (14, "fish", 'S', 14, 98, "do_select"),
+                (15, "dash", 'S', 15, 15, "wait_woken"),
+                // A shell running a program that sleeps, or reads.
+                (20, "bash", 'S', 20, 21, "do_wait"),
+                (21, "sleep", 'S', 21, 21, "hrtimer_nanosleep"),
+                (30, "bash", 'S', 30, 31, "do_wait"),
+                (31, "cat", 'S', 31, 31, "wait_woken"),
+                // Command panes.
+                (40, "vim (x)", 'R', 40, 40, "0"),
+                (50, "cat", 'S', 50, 50, "wait_woken"),
+                // A pipeline: its group's leader reads the terminal.
+                (60, "bash", 'S', 60, 61, "do_wait"),
+                (61, "cat", 'S', 61, 61, "wait_woken"),
+                (62, "grep", 'S', 61, 61, "pipe_read"),
+                // A zombie, and a process without a terminal.
+                (70, "sh", 'Z', 70, 70, "0"),
+                (80, "daemon", 'S', 80, -1, "0"),
+            ],
+        )
+    }
+
     #[test]
     fn a_shell_in_the_foreground_is_at_its_prompt_or_in_a_read() {
-        let p = procfs(
-            "shell",
-            &[
-                (10, "bash", 'S', 10, 10, "poll_schedule_timeout.constprop.0"),
-                (20, "bash", 'S', 20, 20, "wait_woken"),
-                (30, "dash", 'S', 30, 30, "wait_woken"),
-            ],
-        );
+        let p = panes("shell");
         assert_eq!(state_of(&p, 10), Some(PaneState::Prompt));
-        assert_eq!(state_of(&p, 20), Some(PaneState::WaitingInput));
-        assert_eq!(state_of(&p, 30), Some(PaneState::Prompt));
+        assert_eq!(state_of(&p, 13), Some(PaneState::WaitingInput));
+        assert_eq!(state_of(&p, 15), Some(PaneState::Prompt));
     }
 
     #[test]
     fn a_foreground_program_runs_or_waits_for_input() {
-        let p = procfs(
-            "program",
-            &[
-                (10, "bash", 'S', 10, 11, "do_wait"),
-                (11, "sleep", 'S', 11, 11, "hrtimer_nanosleep"),
-                (20, "bash", 'S', 20, 21, "do_wait"),
-                (21, "cat", 'S', 21, 21, "wait_woken"),
-                (30, "vim (x)", 'R', 30, 30, "0"),
-                (40, "cat", 'S', 40, 40, "wait_woken"),
-                // A pipeline: its group's leader reads the terminal.
-                (50, "bash", 'S', 50, 51, "do_wait"),
-                (51, "cat", 'S', 51, 51, "wait_woken"),
-                (52, "grep", 'S', 51, 51, "pipe_read"),
-            ],
-        );
-        assert_eq!(state_of(&p, 10), Some(PaneState::Running));
-        assert_eq!(state_of(&p, 20), Some(PaneState::WaitingInput));
-        assert_eq!(state_of(&p, 30), Some(PaneState::Running), "a command pane");
-        assert_eq!(state_of(&p, 40), Some(PaneState::WaitingInput));
+        let p = panes("program");
+        assert_eq!(state_of(&p, 20), Some(PaneState::Running));
+        assert_eq!(state_of(&p, 30), Some(PaneState::WaitingInput));
+        assert_eq!(state_of(&p, 40), Some(PaneState::Running), "a command pane");
+        assert_eq!(state_of(&p, 50), Some(PaneState::WaitingInput));
         assert_eq!(
-            state_of(&p, 50),
+            state_of(&p, 60),
             Some(PaneState::WaitingInput),
             "a pipeline"
         );
@@ -273,15 +284,9 @@ mod tests {
 
     #[test]
     fn a_zombie_has_exited_and_a_process_without_a_terminal_is_unknown() {
-        let p = procfs(
-            "odd",
-            &[
-                (10, "sh", 'Z', 10, 10, "0"),
-                (20, "daemon", 'S', 20, -1, "0"),
-            ],
-        );
-        assert_eq!(state_of(&p, 10), Some(PaneState::Exited));
-        assert_eq!(state_of(&p, 20), None);
+        let p = panes("odd");
+        assert_eq!(state_of(&p, 70), Some(PaneState::Exited));
+        assert_eq!(state_of(&p, 80), None);
     }
 
     #[test]
@@ -352,21 +357,12 @@ mod tests {
 
     #[test]
     fn a_shell_is_at_its_line_editor_only_asleep_where_its_editor_waits() {
-        let p = procfs(
-            "editor",
-            &[
-                (10, "bash", 'S', 10, 10, "poll_schedule_timeout.constprop.0"),
-                (11, "bash", 'R', 11, 11, "0"),
-                (12, "zsh", 'S', 12, 12, "wait_woken"),
-                (13, "bash", 'S', 13, 13, "wait_woken"),
-                (14, "fish", 'S', 14, 99, "do_select"),
-            ],
-        );
+        let p = panes("editor");
         assert_eq!(p.at_line_editor(10), Some(true), "bash waiting in poll");
         assert_eq!(p.at_line_editor(11), Some(false), "between two commands");
         assert_eq!(p.at_line_editor(12), Some(true), "zsh reads at its prompt");
         assert_eq!(p.at_line_editor(13), Some(false), "bash in a read builtin");
         assert_eq!(p.at_line_editor(14), Some(false), "not in the foreground");
-        assert_eq!(p.at_line_editor(15), Some(false), "no such process");
+        assert_eq!(p.at_line_editor(99), Some(false), "no such process");
     }
 }

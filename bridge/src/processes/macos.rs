@@ -391,7 +391,7 @@ mod tests {
 
     #[test]
     fn states_are_told_where_macos_can_tell_them_and_nowhere_else() {
-        use crate::pane_state::state_of;
+        use crate::processes::pane_state::state_of;
         let mac = Macos(Recorded {
             records: vec![
                 (10, record(RUNNING, 1, "zsh", "zsh", 10, 1, 10)),

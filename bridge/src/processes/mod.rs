@@ -2,12 +2,13 @@
 //! platform behind [`ProcessTable`]: Linux reads `/proc` ([`linux`]), macOS
 //! asks the kernel through libproc ([`macos`]), and where neither applies
 //! (or `ZELLIJ_MCP_PROCESS_TABLE=none` says so, as a test does) nothing is
-//! told ([`Unknowing`]). Pane states ([`crate::pane_state`]), shell runs and
+//! told ([`Unknowing`]). Pane states ([`pane_state`]), shell runs and
 //! the server's own pane are built on these facts alone, and each platform
 //! tells what it can: a fact it cannot tell is `None`, never a guess.
 
 pub mod linux;
 pub mod macos;
+pub mod pane_state;
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -160,7 +161,10 @@ mod tests {
     #[test]
     fn a_table_that_tells_nothing_says_nothing_wrong() {
         let none = Unknowing("nowhere");
-        assert_eq!(crate::pane_state::state_of(&none, std::process::id()), None);
+        assert_eq!(
+            crate::processes::pane_state::state_of(&none, std::process::id()),
+            None
+        );
         assert_eq!(none.ancestors(std::process::id()), None);
         assert_eq!(none.at_line_editor(1), None);
         assert_eq!(none.process(1), Lookup::CannotTell);

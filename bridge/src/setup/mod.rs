@@ -6,8 +6,15 @@
 //! client config to paste (or adds it with `--client`). It first prints
 //! each change and asks; `--yes` does not ask, `--dry-run` only prints. A
 //! second run changes nothing; `--uninstall` undoes what it did.
+//!
+//! Beside it, what the bridge keeps of a setup: [`embedded`], the plugin
+//! this binary carries (installed here, compared by `doctor`), and
+//! [`agent_file`], the person's agent descriptions, checked and sent to
+//! each session's plugin.
 
+pub mod agent_file;
 mod clients;
+pub mod embedded;
 pub mod grants;
 pub mod places;
 mod record;
@@ -22,8 +29,6 @@ use places::{shown, Places};
 use record::Record;
 use zellij_config::{Change, ZellijConfig};
 use zellij_mcp_protocol::PERMISSIONS;
-
-use crate::embedded;
 
 #[derive(Debug, clap::Args)]
 pub struct SetupArgs {

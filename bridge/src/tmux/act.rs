@@ -41,7 +41,11 @@ impl Shim<'_> {
             Verb::KillPane(a) => self.kill_pane(a).await,
             Verb::SendKeys(a) => self.send_keys(a).await,
             Verb::CapturePane(a) => self.capture_pane(a).await,
-            Verb::NewWindow(a) => self.new_window(a.name, a.launch, a.printing).await,
+            Verb::NewWindow(a) => {
+                let window = a.window;
+                self.new_window(window.name, a.launch, window.printing)
+                    .await
+            }
             Verb::NewSession(a) => {
                 let name = a.name.or(a.window_name);
                 self.new_window(name, a.launch, a.printing).await
@@ -57,7 +61,7 @@ impl Shim<'_> {
     /// `cat`) with the caller's environment and directory.
     /// In the team tab when `zellij-mcp claude --tab` named one.
     async fn split_window(&self, a: SplitWindow) -> Output {
-        let target = self.pane(a.target.as_deref())?;
+        let target = self.pane(a.position.target.get())?;
         let beside = self.locate(target).await?.tab_id.map(TabRef::Id);
         let (tab, spare) = match std::env::var(TEAM_TAB) {
             Ok(name) if !name.is_empty() => self.team_tab(&name).await?,
@@ -151,7 +155,7 @@ impl Shim<'_> {
     /// A title (`-T`) names the pane and, when it is a valid agent name,
     /// registers it as that agent. Focus never moves.
     async fn select_pane(&self, a: SelectPane) -> Output {
-        let pane = self.pane(a.target.as_deref())?;
+        let pane = self.pane(a.target.get())?;
         let Some(title) = a.title else {
             self.locate(pane).await?;
             return Ok(String::new());
@@ -179,7 +183,7 @@ impl Shim<'_> {
     /// Hands the command to the pane's waiting placeholder: the pane keeps
     /// its id, as in tmux.
     async fn respawn_pane(&self, a: RespawnPane) -> Output {
-        let pane = self.pane(a.target.as_deref())?;
+        let pane = self.pane(a.target.get())?;
         self.locate(pane).await?;
         let spec = spec_of(a.launch, BTreeMap::new(), String::new);
         let folder = placeholder::folder(&self.session).map_err(io_failure)?;
@@ -196,7 +200,7 @@ impl Shim<'_> {
         if !a.print {
             return Ok(String::new());
         }
-        let pane = self.pane(a.target.as_deref())?;
+        let pane = self.pane(a.target.get())?;
         self.locate(pane).await?;
         let vars = match self.entry(pane).await? {
             Some((entry, index)) => pane_variables(&entry, &self.session, index),
@@ -206,12 +210,12 @@ impl Shim<'_> {
     }
 
     async fn list_panes(&self, a: ListPanes) -> Output {
-        let tab = match a.all || a.session {
+        let tab = match a.listing.all || a.session {
             true => None,
-            false => self.tab(a.target.as_deref()).await?,
+            false => self.tab(a.listing.target.get()).await?,
         };
         let panes = self.terminal_panes(tab).await?;
-        let format = a.format.unwrap_or_else(|| LIST_PANES_FORMAT.into());
+        let format = a.listing.format.unwrap_or_else(|| LIST_PANES_FORMAT.into());
         let mut out = String::new();
         let mut index_in_tab = BTreeMap::new();
         for pane in &panes {
@@ -224,7 +228,7 @@ impl Shim<'_> {
         Ok(out)
     }
 
-    async fn list_windows(&self, a: ListWindows) -> Output {
+    async fn list_windows(&self, a: Listing) -> Output {
         let tabs = self.call::<op::ListTabs>(&Default::default()).await?.tabs;
         let panes = self.terminal_panes(None).await?;
         let format = a.format.unwrap_or_else(|| LIST_WINDOWS_FORMAT.into());
@@ -249,8 +253,8 @@ impl Shim<'_> {
     }
 
     /// The one session there is: the Zellij session the shim runs in.
-    fn has_session(&self, a: TargetOnly) -> Output {
-        let name = a.target.unwrap_or_default();
+    fn has_session(&self, a: TmuxTarget) -> Output {
+        let name = a.get().unwrap_or_default();
         let name = name.trim_start_matches('=');
         let name = name.split(':').next().unwrap_or_default();
         match name.is_empty() || name == self.session {
@@ -265,7 +269,7 @@ impl Shim<'_> {
                 "kill-pane -a is not supported by zellij-mcp tmux".into(),
             ));
         }
-        let pane = self.pane(a.target.as_deref())?;
+        let pane = self.pane(a.target.get())?;
         self.locate(pane).await?;
         let close = CloseArgs {
             target: pane_target(pane),
@@ -278,7 +282,7 @@ impl Shim<'_> {
     /// Each argument is a tmux key name or literal text (all text with
     /// `-l`), typed in order.
     async fn send_keys(&self, a: SendKeys) -> Output {
-        let pane = self.pane(a.target.as_deref())?;
+        let pane = self.pane(a.target.get())?;
         self.locate(pane).await?;
         for _ in 0..a.repeat.unwrap_or(1).max(1) {
             for key in &a.keys {
@@ -301,7 +305,7 @@ impl Shim<'_> {
     /// `-p` prints the screen, or with `-S -` (or a negative start) the
     /// scrollback too.
     async fn capture_pane(&self, a: CapturePane) -> Output {
-        let pane = self.pane(a.target.as_deref())?;
+        let pane = self.pane(a.target.get())?;
         self.locate(pane).await?;
         if !a.print {
             return Ok(String::new());
@@ -349,20 +353,20 @@ impl Shim<'_> {
         let pane = self.pane(a.source.as_deref())?;
         self.locate(pane).await?;
         let tab = NewTabArgs {
-            name: a.name,
+            name: a.window.name,
             ..Default::default()
         };
         let made = self.call::<op::NewTab>(&tab).await?;
         self.move_to(pane, made.tab_id).await?;
         self.close_all_but(&made.pane_ids, pane).await;
-        self.printed(pane, a.printing).await
+        self.printed(pane, a.window.printing).await
     }
 
     /// Moves the source pane into the target pane's tab.
     async fn join_pane(&self, a: JoinPane) -> Output {
         let pane = self.pane(a.source.as_deref())?;
         self.locate(pane).await?;
-        let target = self.pane(a.target.as_deref())?;
+        let target = self.pane(a.position.target.get())?;
         let Some(tab) = self.locate(target).await?.tab_id else {
             return Err(Failure(format!("can't find window of pane %{}", target.id)));
         };

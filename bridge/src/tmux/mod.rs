@@ -26,7 +26,7 @@ use clap::Parser;
 use zellij_mcp_protocol::ops::{op, LocateArgs, LocateResult, Op};
 use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneRef};
 
-use crate::client::PluginClient;
+use crate::transport::client::PluginClient;
 pub use placeholder::run_pane;
 use verbs::TmuxLine;
 

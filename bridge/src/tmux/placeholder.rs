@@ -36,7 +36,7 @@ pub fn folder(session: &str) -> std::io::Result<PathBuf> {
         .map(PathBuf::from)
         .filter(|dir| dir.is_dir())
         .unwrap_or_else(std::env::temp_dir);
-    let uid = crate::sessions::user_id();
+    let uid = crate::transport::sessions::user_id();
     let own = base.join(format!("zellij-mcp-{uid}"));
     std::fs::create_dir_all(&own)?;
     std::fs::set_permissions(&own, std::fs::Permissions::from_mode(0o700))?;
@@ -47,7 +47,7 @@ pub fn folder(session: &str) -> std::io::Result<PathBuf> {
 
 /// Writes `spec` for a new pane; its path, for the pane's command.
 pub fn write_spec(folder: &Path, spec: &Spec) -> std::io::Result<PathBuf> {
-    let name = format!("spec-{}.json", crate::private::random_hex(8)?);
+    let name = format!("spec-{}.json", crate::server::private::random_hex(8)?);
     let path = folder.join(name);
     write_whole(&path, spec)?;
     Ok(path)

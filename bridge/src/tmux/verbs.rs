@@ -38,9 +38,9 @@ pub enum Verb {
     #[command(name = "list-panes", alias = "lsp")]
     ListPanes(ListPanes),
     #[command(name = "list-windows", alias = "lsw")]
-    ListWindows(ListWindows),
+    ListWindows(Listing),
     #[command(name = "has-session", alias = "has")]
-    HasSession(TargetOnly),
+    HasSession(TmuxTarget),
     #[command(name = "kill-pane", alias = "killp")]
     KillPane(KillPane),
     #[command(name = "send-keys", alias = "send")]
@@ -73,10 +73,18 @@ pub struct Ignored {
     pub rest: Vec<String>,
 }
 
+/// `-t`: what a verb acts on: a pane (`%N`), a window (`@N`) or a session.
 #[derive(Debug, Args)]
-pub struct TargetOnly {
+pub struct TmuxTarget {
     #[arg(short = 't')]
-    pub target: Option<String>,
+    target: Option<String>,
+}
+
+impl TmuxTarget {
+    /// The target as given; `None` when there is none.
+    pub fn get(&self) -> Option<&str> {
+        self.target.as_deref()
+    }
 }
 
 /// What a new pane runs: in `-c`, with `-e`'s assignments, the command
@@ -100,7 +108,8 @@ pub struct Printing {
     pub format: Option<String>,
 }
 
-/// Where tmux would put a pane (Zellij lays panes out itself).
+/// Where tmux would put a pane, beside `-t`'s (Zellij lays panes out
+/// itself).
 #[derive(Debug, Args)]
 pub struct Position {
     #[arg(short = 'b')]
@@ -115,6 +124,40 @@ pub struct Position {
     pub vertical: bool,
     #[arg(short = 'l')]
     pub size: Option<String>,
+    #[command(flatten)]
+    pub target: TmuxTarget,
+}
+
+/// A new window (a tab here) that a pane goes in: after or before (`-a`,
+/// `-b`) `-t`'s, not selected (`-d`), named `-n`; `-P` prints the pane.
+#[derive(Debug, Args)]
+pub struct Window {
+    #[arg(short = 'a')]
+    pub after: bool,
+    #[arg(short = 'b')]
+    pub before: bool,
+    #[arg(short = 'd')]
+    pub detached: bool,
+    #[arg(short = 'n')]
+    pub name: Option<String>,
+    #[command(flatten)]
+    pub target: TmuxTarget,
+    #[command(flatten)]
+    pub printing: Printing,
+}
+
+/// What a list prints: of all (`-a`) or `-t`'s, in `-F`'s format, the
+/// ones `-f` keeps.
+#[derive(Debug, Args)]
+pub struct Listing {
+    #[arg(short = 'a')]
+    pub all: bool,
+    #[arg(short = 'F')]
+    pub format: Option<String>,
+    #[arg(short = 'f')]
+    pub filter: Option<String>,
+    #[command(flatten)]
+    pub target: TmuxTarget,
 }
 
 #[derive(Debug, Args)]
@@ -127,8 +170,6 @@ pub struct SplitWindow {
     pub zoom: bool,
     #[arg(short = 'p')]
     pub percent: Option<String>,
-    #[arg(short = 't')]
-    pub target: Option<String>,
     #[command(flatten)]
     pub printing: Printing,
     #[command(flatten)]
@@ -161,16 +202,16 @@ pub struct SelectPane {
     pub style: Option<String>,
     #[arg(short = 'T')]
     pub title: Option<String>,
-    #[arg(short = 't')]
-    pub target: Option<String>,
+    #[command(flatten)]
+    pub target: TmuxTarget,
 }
 
 #[derive(Debug, Args)]
 pub struct RespawnPane {
     #[arg(short = 'k')]
     pub kill: bool,
-    #[arg(short = 't')]
-    pub target: Option<String>,
+    #[command(flatten)]
+    pub target: TmuxTarget,
     #[command(flatten)]
     pub launch: Launch,
 }
@@ -191,44 +232,26 @@ pub struct DisplayMessage {
     pub client: Option<String>,
     #[arg(short = 'd')]
     pub delay: Option<String>,
-    #[arg(short = 't')]
-    pub target: Option<String>,
+    #[command(flatten)]
+    pub target: TmuxTarget,
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     pub message: Vec<String>,
 }
 
 #[derive(Debug, Args)]
 pub struct ListPanes {
-    #[arg(short = 'a')]
-    pub all: bool,
     #[arg(short = 's')]
     pub session: bool,
-    #[arg(short = 'F')]
-    pub format: Option<String>,
-    #[arg(short = 'f')]
-    pub filter: Option<String>,
-    #[arg(short = 't')]
-    pub target: Option<String>,
-}
-
-#[derive(Debug, Args)]
-pub struct ListWindows {
-    #[arg(short = 'a')]
-    pub all: bool,
-    #[arg(short = 'F')]
-    pub format: Option<String>,
-    #[arg(short = 'f')]
-    pub filter: Option<String>,
-    #[arg(short = 't')]
-    pub target: Option<String>,
+    #[command(flatten)]
+    pub listing: Listing,
 }
 
 #[derive(Debug, Args)]
 pub struct KillPane {
     #[arg(short = 'a')]
     pub all_but: bool,
-    #[arg(short = 't')]
-    pub target: Option<String>,
+    #[command(flatten)]
+    pub target: TmuxTarget,
 }
 
 #[derive(Debug, Args)]
@@ -249,8 +272,8 @@ pub struct SendKeys {
     pub copy_mode: bool,
     #[arg(short = 'N')]
     pub repeat: Option<usize>,
-    #[arg(short = 't')]
-    pub target: Option<String>,
+    #[command(flatten)]
+    pub target: TmuxTarget,
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     pub keys: Vec<String>,
 }
@@ -281,28 +304,18 @@ pub struct CapturePane {
     pub end: Option<String>,
     #[arg(short = 'S', allow_hyphen_values = true)]
     pub start: Option<String>,
-    #[arg(short = 't')]
-    pub target: Option<String>,
+    #[command(flatten)]
+    pub target: TmuxTarget,
 }
 
 #[derive(Debug, Args)]
 pub struct NewWindow {
-    #[arg(short = 'a')]
-    pub after: bool,
-    #[arg(short = 'b')]
-    pub before: bool,
-    #[arg(short = 'd')]
-    pub detached: bool,
+    #[command(flatten)]
+    pub window: Window,
     #[arg(short = 'k')]
     pub kill: bool,
     #[arg(short = 'S')]
     pub select: bool,
-    #[arg(short = 'n')]
-    pub name: Option<String>,
-    #[arg(short = 't')]
-    pub target: Option<String>,
-    #[command(flatten)]
-    pub printing: Printing,
     #[command(flatten)]
     pub launch: Launch,
 }
@@ -339,20 +352,10 @@ pub struct NewSession {
 
 #[derive(Debug, Args)]
 pub struct BreakPane {
-    #[arg(short = 'a')]
-    pub after: bool,
-    #[arg(short = 'b')]
-    pub before: bool,
-    #[arg(short = 'd')]
-    pub detached: bool,
-    #[arg(short = 'n')]
-    pub name: Option<String>,
+    #[command(flatten)]
+    pub window: Window,
     #[arg(short = 's')]
     pub source: Option<String>,
-    #[arg(short = 't')]
-    pub target: Option<String>,
-    #[command(flatten)]
-    pub printing: Printing,
 }
 
 #[derive(Debug, Args)]
@@ -361,8 +364,6 @@ pub struct JoinPane {
     pub position: Position,
     #[arg(short = 's')]
     pub source: Option<String>,
-    #[arg(short = 't')]
-    pub target: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -383,8 +384,8 @@ pub struct ShowOptions {
     pub value_only: bool,
     #[arg(short = 'w')]
     pub window: bool,
-    #[arg(short = 't')]
-    pub target: Option<String>,
+    #[command(flatten)]
+    pub target: TmuxTarget,
     pub option: Option<String>,
 }
 
@@ -441,8 +442,55 @@ mod tests {
         };
         assert!(a.position.horizontal);
         assert_eq!(
-            (a.source.as_deref(), a.target.as_deref()),
+            (a.source.as_deref(), a.position.target.get()),
             (Some("%2"), Some("%1"))
+        );
+    }
+
+    #[test]
+    fn the_shared_target_list_and_window_flags_are_read_in_each_verb() {
+        let Verb::ListPanes(a) = verb(&["lsp", "-s", "-F", "#{pane_id}", "-t", "@1"]) else {
+            panic!("list-panes")
+        };
+        assert!(a.session && !a.listing.all);
+        assert_eq!(a.listing.format.as_deref(), Some("#{pane_id}"));
+        assert_eq!(a.listing.target.get(), Some("@1"));
+        let Verb::ListWindows(a) = verb(&["lsw", "-a", "-f", "x"]) else {
+            panic!("list-windows")
+        };
+        assert!(a.all && a.target.get().is_none());
+        assert_eq!(a.filter.as_deref(), Some("x"));
+        let Verb::NewWindow(a) = verb(&["neww", "-d", "-n", "w", "-P", "-c", "/w", "cat"]) else {
+            panic!("new-window")
+        };
+        assert!(a.window.detached && a.window.printing.print);
+        assert_eq!(a.window.name.as_deref(), Some("w"));
+        assert_eq!(a.launch.command, ["cat"]);
+        let Verb::BreakPane(a) = verb(&["breakp", "-s", "%2", "-t", "@1", "-n", "b"]) else {
+            panic!("break-pane")
+        };
+        assert_eq!(
+            (a.source.as_deref(), a.window.target.get()),
+            (Some("%2"), Some("@1"))
+        );
+        assert_eq!(a.window.name.as_deref(), Some("b"));
+        let Verb::NewSession(a) = verb(&["new", "-t", "g", "-n", "w"]) else {
+            panic!("new-session")
+        };
+        assert_eq!(
+            (a.group.as_deref(), a.window_name.as_deref()),
+            (Some("g"), Some("w"))
+        );
+        let Verb::HasSession(a) = verb(&["has", "-t", "=team"]) else {
+            panic!("has-session")
+        };
+        assert_eq!(a.get(), Some("=team"));
+        let Verb::SendKeys(a) = verb(&["send", "-t", "%3", "-l", "x"]) else {
+            panic!("send-keys")
+        };
+        assert_eq!(
+            (a.target.get(), &a.keys[..]),
+            (Some("%3"), &["x".to_owned()][..])
         );
     }
 }

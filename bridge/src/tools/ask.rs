@@ -23,7 +23,7 @@ use super::schema::{input, output_in_session as output};
 use super::{
     bad_request, parse, FromSession, InSession, OnRequest, ToolFailure, ToolResult, ZellijMcp,
 };
-use crate::pane_state::pane_state;
+use crate::processes::pane_state::pane_state;
 use crate::replies::place::Place;
 use crate::replies::{screen, Following, Started, Turn};
 

@@ -37,8 +37,8 @@ use zellij_mcp_protocol::{Error, ErrorBody, ErrorCode, PaneRef};
 
 use super::scrollback::STATE_LOOK;
 use super::{bad_request, FromSession, OnRequest, ToolFailure, ZellijMcp};
-use crate::private::random_hex;
 use crate::processes::{table, Lookup};
+use crate::server::private::random_hex;
 use crate::transport::cli::cli_configuration;
 use crate::transport::Destination;
 
@@ -187,7 +187,7 @@ fn report_script(
 /// someone else owns it or can write to it (a shell sources what is there).
 pub fn scripts_folder() -> Result<PathBuf, ToolFailure> {
     use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
-    let uid = crate::sessions::user_id();
+    let uid = crate::transport::sessions::user_id();
     let folder = std::env::var_os("XDG_RUNTIME_DIR")
         .map(PathBuf::from)
         .filter(|dir| dir.is_absolute() && dir.is_dir())
@@ -460,7 +460,7 @@ impl ZellijMcp {
         })?;
         let to = self.client.destination(session).await?;
         let binary = own_binary()?;
-        let socket = crate::sessions::socket_dir().join(session);
+        let socket = crate::transport::sessions::socket_dir().join(session);
         let sender = Sender::for_session(&binary, &socket, &self.client.config().zellij);
         let report = report_command(&sender, &to)?;
         let path = scripts_folder()?.join(&token);

@@ -17,7 +17,7 @@ use zellij_mcp_protocol::text::shape_read;
 
 use super::schema::{events_output, input, output_in_session as output};
 use super::{bad_request, parse, paths, FromSession, InSession, OnRequest, ToolResult, ZellijMcp};
-use crate::pane_state::pane_state;
+use crate::processes::pane_state::pane_state;
 
 #[tool_router(router = io_tools, vis = "pub(super)")]
 impl ZellijMcp {

@@ -8,6 +8,8 @@
 //! - [`in_shell`]: a command line run in a pane's own shell.
 //! - [`scrollback`]: the work on whole scrollbacks that stays out of the plugin.
 //! - [`resources`]: the session's event log as a resource, with subscriptions.
+//! - [`tables`]: pane, tab, session and agent lists as text tables (a list
+//!   tool's text, and what the commands for people print).
 
 mod ask;
 pub mod in_shell;
@@ -19,6 +21,7 @@ mod resources;
 mod schema;
 mod scrollback;
 mod session;
+pub mod tables;
 
 use std::time::Duration;
 
@@ -43,9 +46,9 @@ use tokio_util::task::TaskTracker;
 use zellij_mcp_protocol::ops::{op, CancelArgs, Op, ReplayArgs, RequestState, SendMessageResult};
 use zellij_mcp_protocol::{Error, ErrorBody, ErrorCode, PaneRef};
 
-use crate::client::{Sending, SharedClient};
-use crate::own_pane::{OwnPane, Whereabouts};
-use crate::pane_state::LastListed;
+use crate::processes::pane_state::LastListed;
+use crate::server::own_pane::{OwnPane, Whereabouts};
+use crate::transport::client::{Sending, SharedClient};
 use policy::{Outcome, Policy};
 
 /// A tool's arguments: the op's own, plus the session to act in.
@@ -114,7 +117,7 @@ fn drop_nulls(value: &mut serde_json::Value) {
 type ToolResult<R> = Result<Json<FromSession<R>>, ToolFailure>;
 
 /// A list's result: structured as any other, its text the list as a table
-/// (see [`crate::tables`]) rather than the same JSON again.
+/// (see [`tables`]) rather than the same JSON again.
 pub struct Tabled<R> {
     tool: &'static str,
     result: FromSession<R>,
@@ -124,7 +127,7 @@ impl<R: Serialize> IntoCallToolResult for Tabled<R> {
     fn into_call_tool_result(self) -> Result<CallToolResponse, ErrorData> {
         let value = serde_json::to_value(&self.result)
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
-        let text = crate::tables::of(self.tool, &value).unwrap_or_else(|| value.to_string());
+        let text = tables::of(self.tool, &value).unwrap_or_else(|| value.to_string());
         let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
         result.structured_content = Some(value);
         Ok(result.into())

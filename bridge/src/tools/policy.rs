@@ -39,7 +39,7 @@ impl Policy {
             .map(|tool| tool.name.to_string())
             .collect();
         let audit = match audit_log {
-            Some(path) => Some(Mutex::new(crate::private::append_privately(path)?)),
+            Some(path) => Some(Mutex::new(crate::server::private::append_privately(path)?)),
             None => None,
         };
         Ok(Policy {

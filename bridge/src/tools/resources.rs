@@ -17,7 +17,7 @@ use zellij_mcp_protocol::ops::{op, ReadEventsArgs, ReadEventsResult, MAX_EVENTS_
 use zellij_mcp_protocol::ErrorBody;
 
 use super::ZellijMcp;
-use crate::client::SharedClient;
+use crate::transport::client::SharedClient;
 
 /// How often a subscription looks for new events.
 const WATCH_EVERY: Duration = Duration::from_millis(250);

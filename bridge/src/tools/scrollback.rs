@@ -20,7 +20,7 @@ use zellij_mcp_protocol::ops::{
 use zellij_mcp_protocol::text::tail_capped;
 use zellij_mcp_protocol::{Error, ErrorBody, ErrorCode, PaneRef};
 
-use crate::pane_state::pane_state;
+use crate::processes::pane_state::pane_state;
 use crate::processes::table;
 
 use super::{FromSession, OnRequest, ZellijMcp};

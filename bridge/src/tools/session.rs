@@ -11,7 +11,7 @@ use zellij_mcp_protocol::ops::{
 
 use super::schema::{input, output, output_in_session};
 use super::{parse, InSession, Tabled, ToolFailure, ToolResult, ZellijMcp};
-use crate::pane_state::pane_state;
+use crate::processes::pane_state::pane_state;
 
 #[tool_router(router = session_tools, vis = "pub(super)")]
 impl ZellijMcp {

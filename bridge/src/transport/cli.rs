@@ -28,7 +28,7 @@ use tokio::time::Instant;
 use zellij_mcp_protocol::ops::{op, ReplayArgs};
 use zellij_mcp_protocol::{PaneRef, Reply, Request, PIPE_NAME};
 
-use super::{CallError, Carrier, Destination, ReplyReader};
+use super::{within, CallError, Carrier, Destination, ReplyReader};
 
 /// Idle children kept per target.
 const MAX_IDLE: usize = 4;
@@ -103,36 +103,32 @@ impl CliTransport {
         self.start(&mut cmd)
     }
 
+    /// The rows of one `zellij subscribe`'s first update; the child dies
+    /// with the future.
     async fn subscribe_once(
         &self,
         pane: PaneRef,
         tail: Option<usize>,
-        timeout: Duration,
     ) -> Result<Vec<String>, CallError> {
         let mut child = self.subscribe(pane, tail)?;
         let (Some(stdout), Some(mut stderr)) = (child.stdout.take(), child.stderr.take()) else {
             return Err(CallError::Transport("zellij subscribe has no stdio".into()));
         };
-        let read = async {
-            let mut line = String::new();
-            BufReader::new(stdout)
-                .read_line(&mut line)
-                .await
-                .map_err(|e| CallError::Transport(e.to_string()))?;
-            if line.trim().is_empty() {
-                let mut said = String::new();
-                let _ = tokio::io::AsyncReadExt::read_to_string(&mut stderr, &mut said).await;
-                return Err(CallError::Refused(said.trim().to_owned()));
-            }
-            let update: SubscribedUpdate = serde_json::from_str(&line)
-                .map_err(|e| CallError::Transport(format!("zellij subscribe printed {e}")))?;
-            let mut rows = update.scrollback.unwrap_or_default();
-            rows.extend(update.viewport);
-            Ok(rows)
-        };
-        tokio::time::timeout(timeout, read)
+        let mut line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut line)
             .await
-            .unwrap_or(Err(CallError::Timeout))
+            .map_err(|e| CallError::Transport(e.to_string()))?;
+        if line.trim().is_empty() {
+            let mut said = String::new();
+            let _ = tokio::io::AsyncReadExt::read_to_string(&mut stderr, &mut said).await;
+            return Err(CallError::Refused(said.trim().to_owned()));
+        }
+        let update: SubscribedUpdate = serde_json::from_str(&line)
+            .map_err(|e| CallError::Transport(format!("zellij subscribe printed {e}")))?;
+        let mut rows = update.scrollback.unwrap_or_default();
+        rows.extend(update.viewport);
+        Ok(rows)
     }
 
     /// Starts `cmd`; the child dies with its handle.
@@ -145,7 +141,7 @@ impl CliTransport {
     /// `zellij`, looking for sessions where this bridge does.
     fn command(&self) -> Command {
         let mut cmd = Command::new(&self.zellij);
-        cmd.env("ZELLIJ_SOCKET_DIR", crate::sessions::socket_base());
+        cmd.env("ZELLIJ_SOCKET_DIR", super::sessions::socket_base());
         cmd
     }
 
@@ -154,7 +150,7 @@ impl CliTransport {
     /// whose server went away without telling it never exits (it reads
     /// nothing, forever). Without a socket to look at, never resolves.
     async fn session_ended(&self) {
-        let socket = crate::sessions::socket_dir().join(&self.session);
+        let socket = super::sessions::socket_dir().join(&self.session);
         if !socket.exists() {
             return std::future::pending().await;
         }
@@ -204,9 +200,7 @@ impl Exchanger for CliTransport {
                 ))),
             }
         };
-        let result = tokio::time::timeout(timeout, exchange)
-            .await
-            .unwrap_or(Err(Exchange::Failed(CallError::Timeout)));
+        let result = within(timeout, exchange).await;
         if result.is_ok() {
             self.put_idle(target, child);
         }
@@ -333,13 +327,10 @@ impl Carrier for CliTransport {
         &self,
         pane: PaneRef,
         tail: Option<usize>,
-        timeout: Duration,
     ) -> Result<Vec<String>, CallError> {
-        let deadline = Instant::now() + timeout;
         let mut tries = 0;
         loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.subscribe_once(pane, tail, left).await {
+            match self.subscribe_once(pane, tail).await {
                 Err(CallError::Refused(said)) if said.is_empty() && tries < 2 => tries += 1,
                 other => return other,
             }
@@ -375,6 +366,12 @@ enum Exchange {
     /// The child went away mid-request: the plugin may have the request.
     ChildExited(String),
     Failed(CallError),
+}
+
+impl From<CallError> for Exchange {
+    fn from(error: CallError) -> Self {
+        Exchange::Failed(error)
+    }
 }
 
 impl Exchange {

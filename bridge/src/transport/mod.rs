@@ -1,6 +1,9 @@
 //! How requests reach the plugin, and how scrollbacks are read outside it:
-//! one trait, two implementations.
+//! picking the session, then one trait, two implementations.
 //!
+//! - [`client`]: the request plumbing every tool shares: picks the session,
+//!   links it once and sends each op on its transport.
+//! - [`sessions`]: finding sessions and choosing one.
 //! - [`socket`]: speaks Zellij's client protocol on the session socket
 //!   directly; one connection, many requests in flight, matched by pipe id;
 //!   a scrollback read subscribes to the pane on a short connection.
@@ -14,7 +17,9 @@
 //! to its request id and drops anything else.
 
 pub mod cli;
+pub mod client;
 pub mod exit_report;
+pub mod sessions;
 pub mod socket;
 pub mod wire;
 
@@ -78,12 +83,11 @@ pub trait Carrier: Send + Sync {
         timeout: Duration,
     ) -> impl Future<Output = Result<Reply, CallError>> + Send;
 
-    /// See [`Transport::rows`].
+    /// See [`Transport::rows`], which gives it the call's timeout.
     fn read_rows(
         &self,
         pane: PaneRef,
         tail: Option<usize>,
-        timeout: Duration,
     ) -> impl Future<Output = Result<Vec<String>, CallError>> + Send;
 
     /// See [`Transport::changes`]. Without one, waits look on their timer.
@@ -107,7 +111,7 @@ impl<C: Carrier> Transport for C {
     }
 
     fn rows<'a>(&'a self, pane: PaneRef, tail: Option<usize>, timeout: Duration) -> RowsFuture<'a> {
-        Box::pin(self.read_rows(pane, tail, timeout))
+        Box::pin(within(timeout, self.read_rows(pane, tail)))
     }
 
     fn changes<'a>(&'a self, pane: PaneRef, changed: mpsc::Sender<()>) -> WatchFuture<'a> {
@@ -142,6 +146,17 @@ pub trait Transport: Send + Sync {
 
     /// `socket` or `cli`.
     fn kind(&self) -> &'static str;
+}
+
+/// `work`'s outcome, or a `Timeout` once `timeout` has passed: how every
+/// carrier bounds its wait on Zellij.
+pub(crate) async fn within<T, E: From<CallError>>(
+    timeout: Duration,
+    work: impl Future<Output = Result<T, E>>,
+) -> Result<T, E> {
+    tokio::time::timeout(timeout, work)
+        .await
+        .unwrap_or_else(|_| Err(CallError::Timeout.into()))
 }
 
 /// Collects pipe output (which may split or join lines) into the reply for one id.

@@ -25,7 +25,7 @@ use zellij_mcp_protocol::Request;
 use zellij_mcp_protocol::PaneRef;
 
 use super::wire::{self, server_to_client::Message as ServerMsg, ServerToClientMsg};
-use super::{CallError, Carrier, Destination, ReplyReader};
+use super::{within, CallError, Carrier, Destination, ReplyReader};
 
 /// Larger frames from the server are treated as a broken stream.
 const MAX_SERVER_FRAME: usize = 64 * 1024 * 1024;
@@ -144,9 +144,7 @@ impl Carrier for SocketTransport {
             }
             Err(CallError::Transport("connection closed".into()))
         };
-        tokio::time::timeout(timeout, wait)
-            .await
-            .unwrap_or(Err(CallError::Timeout))
+        within(timeout, wait).await
     }
 
     /// The pane's rows (scrollback, then screen) on a connection of their own.
@@ -154,41 +152,35 @@ impl Carrier for SocketTransport {
         &self,
         pane: PaneRef,
         tail: Option<usize>,
-        timeout: Duration,
     ) -> Result<Vec<String>, CallError> {
-        let read = async {
-            let stream = self.connect().await?;
-            write_frame(&stream, &wire::subscribe(pane, tail)).await?;
-            loop {
-                match read_frame(&stream).await?.message {
-                    // Dropping the connection ends the subscription. No
-                    // `ClientExited`: Zellij 0.45.1 removes such a client
-                    // twice, and the second removal can hit a newer client
-                    // that was given the same (reused) id.
-                    Some(ServerMsg::PaneRenderUpdate(update)) if update.is_initial => {
-                        let mut rows = update.scrollback;
-                        rows.extend(update.viewport);
-                        return Ok(rows);
-                    }
-                    Some(ServerMsg::LogError(log)) => {
-                        return Err(CallError::Refused(log.lines.join("; ")))
-                    }
-                    Some(ServerMsg::SubscribedPaneClosed(_)) => {
-                        return Err(CallError::Refused(format!("{pane} closed")))
-                    }
-                    Some(ServerMsg::Exit(exit)) => {
-                        return Err(CallError::Transport(format!(
-                            "Zellij ended the connection (reason {})",
-                            exit.exit_reason
-                        )))
-                    }
-                    _ => {}
+        let stream = self.connect().await?;
+        write_frame(&stream, &wire::subscribe(pane, tail)).await?;
+        loop {
+            match read_frame(&stream).await?.message {
+                // Dropping the connection ends the subscription. No
+                // `ClientExited`: Zellij 0.45.1 removes such a client
+                // twice, and the second removal can hit a newer client
+                // that was given the same (reused) id.
+                Some(ServerMsg::PaneRenderUpdate(update)) if update.is_initial => {
+                    let mut rows = update.scrollback;
+                    rows.extend(update.viewport);
+                    return Ok(rows);
                 }
+                Some(ServerMsg::LogError(log)) => {
+                    return Err(CallError::Refused(log.lines.join("; ")))
+                }
+                Some(ServerMsg::SubscribedPaneClosed(_)) => {
+                    return Err(CallError::Refused(format!("{pane} closed")))
+                }
+                Some(ServerMsg::Exit(exit)) => {
+                    return Err(CallError::Transport(format!(
+                        "Zellij ended the connection (reason {})",
+                        exit.exit_reason
+                    )))
+                }
+                _ => {}
             }
-        };
-        tokio::time::timeout(timeout, read)
-            .await
-            .unwrap_or(Err(CallError::Timeout))
+        }
     }
 
     /// A subscription on a connection of its own, for as long as it lasts.

@@ -240,3 +240,19 @@ pub fn logged(mcp: &Mcp, name: &str) -> Vec<Value> {
     let events = read["events"].as_array().cloned().unwrap_or_default();
     events.into_iter().filter(|e| e["event"] == name).collect()
 }
+
+/// Waits for the `delivered` event of `message` (its seq), logged when its
+/// write ends (a while after its program has it), and checks that it
+/// comes after the logged event `after`.
+pub fn delivered_after(mcp: &Mcp, message: &Value, after: &Value) {
+    let what = format!("message {message}'s delivered event");
+    let delivered = wait_for(&what, Duration::from_secs(20), || {
+        let read = mcp.ok("zellij_read_events", json!({"since_seq": message}));
+        let mut events = read["events"].as_array()?.clone().into_iter();
+        events.find(|e| e["event"] == "delivered" && e["message"] == *message)
+    });
+    assert!(
+        delivered["seq"].as_u64() > after["seq"].as_u64(),
+        "delivered before {after}: {delivered}"
+    );
+}

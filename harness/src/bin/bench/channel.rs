@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use zellij_mcp::sessions::CONTRACT_DIR;
 use zellij_mcp::transport::cli::CliTransport;
+use zellij_mcp::transport::sessions::CONTRACT_DIR;
 use zellij_mcp::transport::socket::SocketTransport;
 use zellij_mcp::transport::{Destination, Transport};
 use zellij_mcp_harness::Session;

@@ -14,8 +14,8 @@ use std::sync::Mutex;
 use zellij_mcp_protocol::ops::{op, PaneOfProcessArgs};
 use zellij_mcp_protocol::PaneRef;
 
-use crate::client::PluginClient;
 use crate::processes::table;
+use crate::transport::client::PluginClient;
 
 pub struct OwnPane {
     /// What the environment says: the session and, maybe, the pane.

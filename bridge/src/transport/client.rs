@@ -18,9 +18,9 @@ use zellij_mcp_protocol::ops::{op, DescribeProgramsArgs, HelloArgs, HelloResult,
 use zellij_mcp_protocol::text::trim_rows;
 use zellij_mcp_protocol::{Error, ErrorBody, PaneRef, Reply, Request};
 
-use crate::agent_file::{AgentFile, Checked};
-use crate::sessions::{self, SessionDefaults};
+use crate::setup::agent_file::{AgentFile, Checked};
 use crate::transport::cli::CliTransport;
+use crate::transport::sessions::{self, SessionDefaults};
 use crate::transport::socket::SocketTransport;
 use crate::transport::{CallError, Destination, Transport};
 use zellij_mcp_protocol::agent_programs::{Programs, FILE_NAME};
@@ -508,7 +508,7 @@ impl PluginClient {
         let Some(url) = hello.plugin_url else {
             return Err(not_ready(session));
         };
-        crate::private::keep_plugin_folder_private(&url);
+        crate::server::private::keep_plugin_folder_private(&url);
         Ok(Arc::new(Link {
             transport,
             target: Destination::Plugin {
@@ -632,12 +632,7 @@ mod tests {
             Ok(Reply::ok(&request.id, serde_json::to_value(hello).unwrap()))
         }
 
-        async fn read_rows(
-            &self,
-            _: PaneRef,
-            _: Option<usize>,
-            _: Duration,
-        ) -> Result<Vec<String>, CallError> {
+        async fn read_rows(&self, _: PaneRef, _: Option<usize>) -> Result<Vec<String>, CallError> {
             Ok(Vec::new())
         }
     }

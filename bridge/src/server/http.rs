@@ -174,7 +174,7 @@ fn non_empty(token: &str, from: &str) -> Result<String, String> {
 
 /// 32 random bytes as hex.
 fn new_token() -> std::io::Result<String> {
-    crate::private::random_hex(32)
+    crate::server::private::random_hex(32)
 }
 
 /// Writes the token where only this user can read it.

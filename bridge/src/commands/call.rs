@@ -10,7 +10,7 @@ use rmcp::service::RunningService;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::Value;
 
-use crate::tables;
+use crate::tools::tables;
 use crate::tools::ZellijMcp;
 
 #[derive(Debug, clap::Args)]

@@ -8,8 +8,8 @@ use std::time::Duration;
 use zellij_mcp_protocol::ops::{op, AgentsResult, ExplainArgs, ExplainResult, NoArgs, ResumeArgs};
 use zellij_mcp_protocol::{ErrorBody, PaneRef};
 
-use crate::client::PluginClient;
-use crate::tables;
+use crate::tools::tables;
+use crate::transport::client::PluginClient;
 use crate::transport::Destination;
 
 #[derive(Debug, clap::Args)]

@@ -13,14 +13,14 @@ use zellij_mcp_protocol::ops::{
 };
 use zellij_mcp_protocol::{PaneKind, PROTOCOL_VERSION};
 
-use crate::agent_file::{self, Checked};
-use crate::client::PluginClient;
-use crate::embedded;
 use crate::processes::{self, ProcessTable};
-use crate::sessions;
+use crate::setup::agent_file::{self, Checked};
+use crate::setup::embedded;
 use crate::setup::grants;
 use crate::setup::places::{shown, Places};
 use crate::setup::zellij_config::{ZellijConfig, ALIAS};
+use crate::transport::client::PluginClient;
+use crate::transport::sessions;
 
 /// The Zellij version this zellij-mcp is built and tested for.
 pub const ZELLIJ_VERSION: &str = "0.45.1";
