@@ -58,9 +58,12 @@ fn session_tabs_panes_and_layout_are_listed() {
         json!([{"name": s.name(), "default": true}])
     );
 
-    let tabs = mcp.ok("zellij_list_tabs", json!({}))["tabs"].clone();
+    // Active once Zellij has told the plugin the client shows it.
+    let tabs = wait_for("the main tab shown", Duration::from_secs(20), || {
+        let tabs = mcp.ok("zellij_list_tabs", json!({}))["tabs"].clone();
+        (tabs[0]["active"] == true).then_some(tabs)
+    });
     assert_eq!(tabs[0]["name"], "main");
-    assert_eq!(tabs[0]["active"], true);
     let in_main = s
         .zellij_panes()
         .into_iter()

@@ -5,7 +5,9 @@
 //! arrives as its own read, some time after the text. Its request is answered
 //! after the CR. While a pane has a write in progress, later writes to it wait
 //! their turn. Where the caller looks at what the pane shows ([`Shows`]), a
-//! CR also waits, at most [`MOST_CR_WAIT`], until the text shows as a draft.
+//! CR also waits until the text shows as a draft: at most [`MOST_CR_WAIT`]
+//! where the screen is not told, [`MOST_UNREAD_WAIT`] where it is told
+//! without the text (the program has not read it yet).
 //! Only where the look says a CR may go again ([`Shows::Draft`]'s `again`:
 //! the composer holds this very text, and its program is described as one
 //! that takes a CR soon after a paste as a new line, as Gemini CLI does
@@ -37,6 +39,9 @@ use crate::state::later::{Asker, TIMER_SLACK};
 const MOST_QUEUED_WRITES: usize = 64;
 /// How long a CR waits for its pane to show the text, after its delay.
 pub const MOST_CR_WAIT: Duration = Duration::from_secs(2);
+/// How long a CR waits for a pane whose screen is told, but without the
+/// text yet (its program has not read it).
+pub const MOST_UNREAD_WAIT: Duration = Duration::from_secs(10);
 /// How often a waiting CR's pane is looked at.
 const CR_LOOK_EVERY: Duration = Duration::from_millis(20);
 /// Most CRs one submit sends, where its pane is looked at.
@@ -239,7 +244,13 @@ impl WriteQueue {
                 let since_cr = |wait| queue.last_cr.is_some_and(|at| now < at + wait);
                 let unchanged = |around| queue.around_at_cr == Some(around);
                 let next = match (queue.crs_sent, shows) {
-                    (0, Shows::Other | Shows::Clear) if now < first_due + MOST_CR_WAIT => {
+                    (0, Shows::Other) if now < first_due + MOST_CR_WAIT => {
+                        Some(again(CR_LOOK_EVERY))
+                    }
+                    // Told, and the text not shown yet: the program has not
+                    // read it, and a CR now would reach it with the text, in
+                    // one read (a new line, not Return) on a loaded machine.
+                    (0, Shows::Clear) if now < first_due + MOST_UNREAD_WAIT => {
                         Some(again(CR_LOOK_EVERY))
                     }
                     // A screen not told after the CR says nothing of the
