@@ -330,7 +330,6 @@ const RUNNER: Options = Options {
         "offline",
         "bun",
         "shell-mode",
-        "silent",
     ],
     long_values: &[
         "package",
