@@ -437,6 +437,10 @@ fn note_event(sent: &mut SendMessageResult, event: &serde_json::Map<String, serd
                 .get("why")
                 .and_then(|w| serde_json::from_value(w.clone()).ok());
         }
+        Some("unsent") => {
+            sent.status = DeliveryStatus::Failed;
+            sent.held_because = Some(HoldReason::Draft);
+        }
         Some("expired") => sent.status = DeliveryStatus::Failed,
         Some("cancelled") => sent.status = DeliveryStatus::Cancelled,
         _ => {}

@@ -18,7 +18,9 @@ use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use zellij_mcp_protocol::ops::{DeliveryStatus, Happened, LoggedEvent, ReadEventsResult};
+use zellij_mcp_protocol::ops::{
+    DeliveryStatus, Happened, HoldReason, LoggedEvent, ReadEventsResult,
+};
 use zellij_mcp_protocol::PaneRef;
 
 /// A log file is rotated once it is this large.
@@ -40,6 +42,8 @@ pub struct Settled {
     pub status: DeliveryStatus,
     pub attempts: u32,
     pub pane_id: Option<PaneRef>,
+    /// `draft` for a message typed but left unsent in its composer.
+    pub held_because: Option<HoldReason>,
 }
 
 #[derive(Debug, Default)]
@@ -304,16 +308,23 @@ fn settled(what: &Happened) -> Option<(u64, Settled)> {
             pane_id,
             attempts,
         } => (message, DeliveryStatus::Delivered, attempts, Some(pane_id)),
+        Happened::Unsent {
+            message,
+            pane_id,
+            attempts,
+        } => (message, DeliveryStatus::Failed, attempts, Some(pane_id)),
         Happened::Expired { message, attempts } => {
             (message, DeliveryStatus::Failed, attempts, None)
         }
         Happened::Cancelled { message } => (message, DeliveryStatus::Cancelled, 0, None),
         _ => return None,
     };
+    let unsent = matches!(what, Happened::Unsent { .. });
     let settled = Settled {
         status,
         attempts,
         pane_id,
+        held_because: unsent.then_some(HoldReason::Draft),
     };
     Some((message, settled))
 }

@@ -225,6 +225,7 @@ impl Watched {
             status: DeliveryStatus::Queued,
             attempts: 0,
             pane_id: None,
+            held_because: None,
         };
         let settled = settled.unwrap_or(queued);
         SendMessageResult {
@@ -233,7 +234,7 @@ impl Watched {
             attempts: settled.attempts,
             pane_id: settled.pane_id,
             from: self.from.clone(),
-            held_because: None,
+            held_because: settled.held_because,
         }
     }
 }
@@ -473,16 +474,35 @@ impl Outbox {
     }
 
     /// The message was typed and submitted; the answer for a request
-    /// still waiting on it.
-    /// Also the attempts it took.
+    /// still waiting on it. Also the attempts it took.
     pub fn delivered(&mut self, seq: u64) -> (Option<Answer>, u32) {
+        self.end(seq, DeliveryStatus::Delivered, None)
+    }
+
+    /// It was typed, but stayed in its composer as a draft: it ends
+    /// `failed`, held because of that draft, and is never typed again.
+    pub fn unsent(&mut self, seq: u64) -> (Option<Answer>, u32) {
+        self.end(seq, DeliveryStatus::Failed, Some(HoldReason::Draft))
+    }
+
+    fn end(
+        &mut self,
+        seq: u64,
+        status: DeliveryStatus,
+        held_because: Option<HoldReason>,
+    ) -> (Option<Answer>, u32) {
         let Some(index) = self.queue.iter().position(|m| m.seq == seq) else {
             return (None, 0);
         };
         let message = self.queue.remove(index);
-        let result = message.result(DeliveryStatus::Delivered);
-        let attempts = message.attempts;
-        (message.waiter.map(|(asker, _)| (asker, result)), attempts)
+        let result = SendMessageResult {
+            held_because,
+            ..message.result(status)
+        };
+        (
+            message.waiter.map(|(asker, _)| (asker, result)),
+            message.attempts,
+        )
     }
 
     /// Answers for requests that waited long enough (queued) or whose
@@ -677,6 +697,7 @@ mod tests {
                 status: DeliveryStatus::Delivered,
                 attempts: 2,
                 pane_id: Some(PaneRef::terminal(4)),
+                held_because: None,
             })
         };
         let answers = outbox.follow(
@@ -712,6 +733,7 @@ mod tests {
                 status: DeliveryStatus::Cancelled,
                 attempts: 0,
                 pane_id: None,
+                held_because: None,
             })
         };
         let answers = outbox.settle_watched(t0, cancelled);

@@ -15,7 +15,10 @@
 //! while the text is still there a delay after the last one and the rest of
 //! the screen is as it was at the first: a CR the program kept in its input
 //! could answer its next question. Such a write is answered as soon as the
-//! pane no longer shows the text. No CR goes while the pane shows a dialog.
+//! pane no longer shows the text; one whose text still shows
+//! [`MOST_UNREAD_WAIT`] after its last CR ends [`Step::Unsent`] (the program
+//! took its CR as a new line: nothing was sent). No CR goes while the pane
+//! shows a dialog.
 //!
 //! The order holds across the plugin's instances too: a write starts only
 //! once this instance holds the pane's claim ([`PaneClaims`]), which another
@@ -40,7 +43,8 @@ const MOST_QUEUED_WRITES: usize = 64;
 /// How long a CR waits for its pane to show the text, after its delay.
 pub const MOST_CR_WAIT: Duration = Duration::from_secs(2);
 /// How long a CR waits for a pane whose screen is told, but without the
-/// text yet (its program has not read it).
+/// text yet (its program has not read it); and how long the text may stay
+/// after the last CR before it counts as left unsent.
 pub const MOST_UNREAD_WAIT: Duration = Duration::from_secs(10);
 /// How often a waiting CR's pane is looked at.
 const CR_LOOK_EVERY: Duration = Duration::from_millis(20);
@@ -76,12 +80,17 @@ impl PaneClaims for Alone {
 pub enum Shows {
     /// Not looked at: the CR goes once, after its delay.
     Unlooked,
-    /// The composer holds a draft: `again` when it is this write's own text
-    /// and its program takes a further CR ([`Delivery::cr_again`]);
-    /// `around`, a fingerprint of the rest of the screen.
+    /// The composer holds a draft: `ours` when it is this write's own text;
+    /// `again` when, besides, its program takes a further CR
+    /// ([`Delivery::cr_again`]); `around`, a fingerprint of the rest of the
+    /// screen.
     ///
     /// [`Delivery::cr_again`]: zellij_mcp_protocol::agent_programs::Delivery::cr_again
-    Draft { again: bool, around: u64 },
+    Draft {
+        ours: bool,
+        again: bool,
+        around: u64,
+    },
     /// A dialog: a CR would answer it.
     Dialog,
     /// A screen told, without the text: an empty composer, or the program
@@ -100,6 +109,7 @@ impl Shows {
             Some((AgentScreen::Draft, composer)) => {
                 let ours = composer.is_some_and(|c| !own.is_empty() && c.draft.contains(own));
                 Shows::Draft {
+                    ours,
                     again: ours && delivery.cr_again,
                     around: composer.map_or(0, |c| c.around),
                 }
@@ -151,6 +161,9 @@ pub enum Step {
     ArmTimer(Duration),
     /// The write is done: answer its request.
     Reply(PendingWrite),
+    /// The write is over, but its text stays in the composer after its CRs:
+    /// typed, not sent.
+    Unsent(PendingWrite),
 }
 
 #[derive(Debug, Default)]
@@ -243,6 +256,7 @@ impl WriteQueue {
                 let stays = queue.last_cr.is_some_and(|at| now >= at + settle);
                 let since_cr = |wait| queue.last_cr.is_some_and(|at| now < at + wait);
                 let unchanged = |around| queue.around_at_cr == Some(around);
+                let mut unsent = false;
                 let next = match (queue.crs_sent, shows) {
                     (0, Shows::Other) if now < first_due + MOST_CR_WAIT => {
                         Some(again(CR_LOOK_EVERY))
@@ -270,6 +284,7 @@ impl WriteQueue {
                         Shows::Draft {
                             again: true,
                             around,
+                            ..
                         },
                     ) if stays && unchanged(around) => {
                         steps.push(Step::WriteCr(*pane));
@@ -279,6 +294,15 @@ impl WriteQueue {
                     }
                     // Sent: answered as soon as the pane no longer shows the text.
                     (1.., Shows::Draft { .. }) if !stays => Some(again(CR_LOOK_EVERY)),
+                    // Its own text still there: the program may not have
+                    // read the CR yet, on a loaded machine.
+                    (1.., Shows::Draft { ours: true, .. }) if since_cr(MOST_UNREAD_WAIT) => {
+                        Some(again(CR_LOOK_EVERY))
+                    }
+                    (1.., Shows::Draft { ours: true, .. }) => {
+                        unsent = true;
+                        None
+                    }
                     (0, Shows::Unlooked) => {
                         steps.push(Step::WriteCr(*pane));
                         None
@@ -293,7 +317,10 @@ impl WriteQueue {
                 (queue.cr_due, queue.cr_first_due, queue.crs_sent) = (None, None, 0);
                 (queue.last_cr, queue.around_at_cr) = (None, None);
                 if let Some(done) = queue.items.pop_front() {
-                    steps.push(Step::Reply(done));
+                    steps.push(match unsent {
+                        true => Step::Unsent(done),
+                        false => Step::Reply(done),
+                    });
                     queue.quiet_until = Some(now + settle);
                     steps.push(Step::ArmTimer(settle));
                 }
@@ -525,6 +552,7 @@ mod tests {
         let ms = Duration::from_millis;
         let cr = |pane| Step::WriteCr(PaneRef::terminal(pane));
         let ours = Shows::Draft {
+            ours: true,
             again: true,
             around: 1,
         };
@@ -575,6 +603,7 @@ mod tests {
             (
                 4,
                 Shows::Draft {
+                    ours: true,
                     again: false,
                     around: 1,
                 },
@@ -583,6 +612,7 @@ mod tests {
             (
                 5,
                 Shows::Draft {
+                    ours: true,
                     again: true,
                     around: 0,
                 },
@@ -601,11 +631,51 @@ mod tests {
             assert_eq!(sent, usize::from(crs), "pane {pane}");
         }
         // A dialog: the write ends without a CR.
+        let mut q = WriteQueue::default();
         let t3 = t2 + ms(5000);
         q.push(write("d", 6, "hi", Some(150)), t3);
         let steps = q.on_timer(t3 + ms(150), |_| Shows::Dialog);
         assert!(!steps.contains(&cr(6)));
         assert_eq!(replied(&steps), ["d"]);
+    }
+
+    #[test]
+    fn its_own_text_left_in_the_composer_ends_unsent_and_another_draft_does_not() {
+        let ms = Duration::from_millis;
+        let draft = |ours| Shows::Draft {
+            ours,
+            again: false,
+            around: 1,
+        };
+        for (pane, ours) in [(1, true), (2, false)] {
+            let mut q = WriteQueue::default();
+            let t0 = Instant::now();
+            q.push(write("a", pane, "hi", Some(150)), t0);
+            let steps = q.on_timer(t0 + ms(150), |_| draft(true));
+            assert_eq!(steps[0], Step::WriteCr(PaneRef::terminal(pane)));
+            let mut at = t0 + ms(170);
+            let mut ended = Vec::new();
+            while ended.is_empty() && at < t0 + MOST_UNREAD_WAIT * 2 {
+                let steps = q.on_timer(at, |_| draft(ours));
+                let end = |s: &Step| matches!(s, Step::Reply(_) | Step::Unsent(_));
+                ended.extend(steps.into_iter().filter(end).map(|s| (s, at)));
+                at += CR_LOOK_EVERY;
+            }
+            let [(step, at)] = &ended[..] else {
+                panic!("pane {pane} ended {ended:?}")
+            };
+            let took = at.duration_since(t0 + ms(150));
+            match ours {
+                true => {
+                    assert!(matches!(step, Step::Unsent(_)), "{step:?}");
+                    assert!(took >= MOST_UNREAD_WAIT, "ended after {took:?}");
+                }
+                false => {
+                    assert!(matches!(step, Step::Reply(_)), "{step:?}");
+                    assert!(took < ms(400), "ended after {took:?}");
+                }
+            }
+        }
     }
 
     /// Claims another instance holds while `other` is set; what this one

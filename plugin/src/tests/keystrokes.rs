@@ -3,7 +3,7 @@
 //! a further CR only for a program described as taking an early CR as a
 //! new line (`cr="again"`), only while the composer holds this very
 //! message and the rest of the screen is as it was at the first CR, and
-//! never into a dialog.
+//! never into a dialog. A message ends unsent only while its own text shows.
 
 use std::time::{Duration, Instant};
 
@@ -140,18 +140,27 @@ proptest! {
             submit_delay: Some(Duration::from_millis(100)),
         }, now);
         let mut crs: Vec<&Screen> = Vec::new();
+        let mut unsent: Vec<&Screen> = Vec::new();
         for (screen, step) in screens.iter().zip(&steps) {
             now += Duration::from_millis(*step);
             let rows = screen.rows();
             let shown = Shown::of(&rows, None, Some(telling));
             let look = |_: &PendingWrite| Shows::of(Some(&shown), delivery, &own);
             for step in queue.on_timer(now, look) {
-                if step == Step::WriteCr(pane) {
-                    crs.push(screen);
+                match step {
+                    Step::WriteCr(_) => crs.push(screen),
+                    Step::Unsent(_) => unsent.push(screen),
+                    _ => {}
                 }
             }
         }
         prop_assert!(crs.len() <= usize::from(MOST_CRS));
+        // Left unsent only when its own text still shows, after a CR.
+        prop_assert!(unsent.len() <= 1);
+        for screen in &unsent {
+            let ours = matches!(screen.composer, Some(Held::Ours { .. }));
+            prop_assert!(ours && !crs.is_empty(), "unsent on {:?}", screen);
+        }
         prop_assert!(crs.iter().all(|s| !s.dialog), "a CR into a dialog");
         let Some((first, further)) = crs.split_first() else { return Ok(()) };
         if !again {

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use zellij_mcp_protocol::agent_programs::AgentScreen;
-use zellij_mcp_protocol::agent_screen::Shown;
+use zellij_mcp_protocol::agent_screen::{Composing, Shown};
 use zellij_mcp_protocol::ops::{
     op, ArrangePaneResult, ClientEntry, CloseResult, ClosedPane, DeliveryStatus, DumpLayoutResult,
     Geometry, HoldReason, NewTabResult, PaneResult, RequestState, TargetResult, WaitOutcome,
@@ -16,9 +16,10 @@ use zellij_mcp_protocol::shell_line::ShellLine;
 use zellij_mcp_protocol::PaneRef;
 use zellij_tile::prelude::*;
 
-use crate::host::SessionSnapshot;
+use crate::host::{Host, SessionSnapshot};
 use crate::state::later::{SETTLE_TIME, SHOWN_LOOK_EVERY};
 use crate::state::waits::EXIT_SETTLE;
+use crate::state::writes::MOST_UNREAD_WAIT;
 use crate::tests::{
     did, error_code, only_reply, plugin, replies_on, request, result_of, send, typed, FakeHost,
 };
@@ -1396,6 +1397,53 @@ fn a_message_to_codex_waits_for_its_turn_to_end_and_goes_as_one_paste() {
     p.on_timer();
     let paste = "\u{1b}[200~[#1 from ci] one\ntwo\u{1b}[201~".to_owned();
     assert_eq!(typed(&p), [(PaneRef::terminal(1), paste)]);
+}
+
+#[test]
+fn a_message_whose_text_stays_in_the_composer_after_its_cr_ends_unsent_and_is_not_typed_again() {
+    let mut p = plugin("op-message-unsent");
+    *p.host.running.borrow_mut() = vec!["node".into(), "/x/@openai/codex/bin/codex.js".into()];
+    screen_shows(&mut p, Some(AgentScreen::Idle), ShellLine::Unknown);
+    let args = json!({"to": "terminal_1", "text": "one", "from": "ci", "wait_ms": 60_000});
+    send(&mut p, "1", Some(&request("1", "send_message", args)));
+    assert_eq!(typed(&p).len(), 1);
+    // The program took the CR as a new line: the text stays.
+    *p.host.shown.borrow_mut() = Some(Shown {
+        still: 0,
+        agent: Some(AgentScreen::Draft),
+        described_by: None,
+        composer: Some(Composing {
+            draft: "[#1 from ci] one\n".into(),
+            suggestion: String::new(),
+            around: 1,
+        }),
+        line: ShellLine::Unknown,
+    });
+    let start = p.host.now();
+    while replies_on(&p, "1", "1").is_empty() && p.host.now() < start + Duration::from_secs(30) {
+        p.host.advance(Duration::from_millis(100));
+        p.on_timer();
+    }
+    let sent = result_of::<op::SendMessage>(only_reply(&p, "1", "1"));
+    assert_eq!(
+        (sent.status, sent.held_because, sent.pane_id),
+        (
+            DeliveryStatus::Failed,
+            Some(HoldReason::Draft),
+            Some(PaneRef::terminal(1))
+        )
+    );
+    assert!(
+        p.host.now() >= start + MOST_UNREAD_WAIT,
+        "it had time to read the CR"
+    );
+    let unsent = events_named(&mut p, "2", "unsent");
+    assert_eq!(unsent.len(), 1, "{unsent:?}");
+    assert!(events_named(&mut p, "3", "delivered").is_empty());
+    p.host.advance(Duration::from_secs(5));
+    p.on_timer();
+    let texts: Vec<String> = typed(&p).into_iter().map(|(_, t)| t).collect();
+    assert_eq!(texts, ["[#1 from ci] one", "\r"], "typed once: never again");
 }
 
 #[test]

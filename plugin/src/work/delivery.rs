@@ -156,6 +156,19 @@ impl<H: Host> McpPlugin<H> {
         self.pump_messages();
     }
 
+    /// A message was typed, and its text stayed in the composer after its
+    /// CR: it ends there, never typed again (that would type it twice).
+    pub fn unsent(&mut self, seq: u64, pane_id: PaneRef) {
+        let (answer, attempts) = self.outbox.unsent(seq);
+        self.log_event(Happened::Unsent {
+            message: seq,
+            pane_id,
+            attempts,
+        });
+        self.answer_all(answer.into_iter().collect());
+        self.pump_messages();
+    }
+
     /// Submitted messages whose pane is still there are delivered; the
     /// others are typed again, into the pane that has their target's name
     /// next.

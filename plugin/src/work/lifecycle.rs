@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use crate::handlers::{write_result, Handled, HandlerResult};
 use crate::host::Host;
 use crate::state::later::{Asker, SETTLE_TIME};
-use crate::state::writes::{Step, WriteDone};
+use crate::state::writes::{PendingWrite, Step, WriteDone};
 use crate::{McpPlugin, Task};
 
 impl<H: Host> McpPlugin<H> {
@@ -104,16 +104,27 @@ impl<H: Host> McpPlugin<H> {
                 Step::Write(pane, bytes) => self.host.write(pane, bytes),
                 Step::WriteCr(pane) => self.host.write(pane, b"\r".to_vec()),
                 Step::ArmTimer(after) => self.host.set_timeout(after),
-                Step::Reply(done) => match &done.done {
-                    WriteDone::Answer(asker) => {
-                        let result = crate::handlers::to_json(write_result(&done));
-                        self.answer(asker, result);
-                    }
-                    WriteDone::Delivered(seq) => self.submitted(*seq),
-                    WriteDone::Typed(token) => {
-                        self.shell_runs.written(token, self.host.now());
-                    }
-                },
+                Step::Reply(done) => self.written(done),
+                Step::Unsent(PendingWrite {
+                    done: WriteDone::Delivered(seq),
+                    pane,
+                    ..
+                }) => self.unsent(seq, pane),
+                Step::Unsent(done) => self.written(done),
+            }
+        }
+    }
+
+    /// A write is over: whom it tells learns so.
+    fn written(&mut self, done: PendingWrite) {
+        match &done.done {
+            WriteDone::Answer(asker) => {
+                let result = crate::handlers::to_json(write_result(&done));
+                self.answer(asker, result);
+            }
+            WriteDone::Delivered(seq) => self.submitted(*seq),
+            WriteDone::Typed(token) => {
+                self.shell_runs.written(token, self.host.now());
             }
         }
     }

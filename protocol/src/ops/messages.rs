@@ -109,6 +109,14 @@ pub enum Happened {
         pane_id: PaneRef,
         attempts: u32,
     },
+    /// Typed into `pane_id`, but its text stayed in the composer after its
+    /// CR (the program took the CR as a new line): not sent, and never
+    /// typed again. A person may send or clear it.
+    Unsent {
+        message: u64,
+        pane_id: PaneRef,
+        attempts: u32,
+    },
     /// The target could not take it; tried again in `next_in_ms`.
     Retry {
         message: u64,

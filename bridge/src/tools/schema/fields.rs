@@ -386,6 +386,11 @@ fn every_event() -> Vec<serde_json::Map<String, Value>> {
             pane_id,
             client: "c".into(),
         },
+        Happened::Unsent {
+            message: 1,
+            pane_id,
+            attempts: 1,
+        },
         Happened::Expired {
             message: 1,
             attempts: 1,
@@ -440,6 +445,7 @@ fn kind(happened: &Happened) -> &'static str {
         Happened::Stalled { .. } => "stalled",
         Happened::Replied { .. } => "replied",
         Happened::Answered { .. } => "answered",
+        Happened::Unsent { .. } => "unsent",
         Happened::Expired { .. } => "expired",
         Happened::Cancelled { .. } => "cancelled",
         Happened::Registered { .. } => "registered",
