@@ -12,6 +12,7 @@ use zellij_mcp::commands::agents::{self, AgentsArgs};
 use zellij_mcp::commands::call::{self, CallArgs};
 use zellij_mcp::commands::doctor::{self, DoctorArgs};
 use zellij_mcp::commands::notify::{notify, NotifyArgs};
+use zellij_mcp::processes::{self, leftovers};
 use zellij_mcp::replies::conversation;
 use zellij_mcp::server::http::{self, ServeArgs};
 use zellij_mcp::server::own_pane::OwnPane;
@@ -23,7 +24,7 @@ use zellij_mcp::transport::client::{ClientConfig, PluginClient, TransportChoice}
 use zellij_mcp::transport::exit_report;
 use zellij_mcp::transport::sessions::SessionDefaults;
 use zellij_mcp_protocol::agent_programs::Record;
-use zellij_mcp_protocol::ops::DeliveryStatus;
+use zellij_mcp_protocol::ops::{DeliveryStatus, ProcessMark};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -143,6 +144,13 @@ enum Command {
         #[arg(long)]
         cwd: Option<String>,
     },
+    /// Ends the processes an agent left running when its session ended, as
+    /// `conversation` marked them (run by the plugin; internal).
+    #[command(name = "end-leftovers", hide = true)]
+    EndLeftovers {
+        /// Their marks, as JSON.
+        marks: String,
+    },
 }
 
 #[derive(Debug, clap::Args)]
@@ -214,6 +222,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             std::process::exit(i32::from(found.is_none()));
         }
+        Some(Command::EndLeftovers { marks }) => {
+            let Ok(marks) = serde_json::from_str::<Vec<ProcessMark>>(&marks) else {
+                std::process::exit(2);
+            };
+            let ended = leftovers::end(processes::table(), &marks);
+            println!("{}", serde_json::json!({ "ended": ended }));
+            return Ok(());
+        }
         _ => {}
     }
 
@@ -277,7 +293,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             | Command::TmuxPane { .. }
             | Command::ReadWait { .. }
             | Command::ExitReport { .. }
-            | Command::Conversation { .. },
+            | Command::Conversation { .. }
+            | Command::EndLeftovers { .. },
         ) => {
             unreachable!("handled above")
         }

@@ -8,13 +8,14 @@
 //! by a permission dialog (which it never answers), one sent while it
 //! works, and a message whose turn ends in a dialog: no keystroke of its
 //! submit is left to answer that. What is checked is what the program did:
-//! the model API's requests, the file a command makes.
+//! the model API's requests, the file a command makes. Each, Claude Code
+//! too, takes every message after a long answer at 80, 120 and 200 columns.
 
 mod common;
 
 use std::time::{Duration, Instant};
 
-use common::claude::{until_sent, ModelApi};
+use common::claude::{open_claude, until_sent, ModelApi, NEWEST};
 use common::{
     bridge, delivered_after, listed_state, logged, mcp, screen, session, times_sent, until_state,
 };
@@ -50,6 +51,19 @@ fn aider_is_a_peer() {
 #[test]
 fn an_agent_described_in_the_persons_file_is_a_peer() {
     a_peer(Program::Askbot);
+}
+
+/// Claude Code's peer scenario is in `messages.rs` and `asking.rs`; here,
+/// its long answers at every width, as for the programs above.
+#[test]
+fn claude_code_takes_each_message_after_a_long_answer_at_every_width() {
+    let s: Session = session("widths-claude");
+    let (client, _) = s.attach_and_wait();
+    let mcp = mcp(&s, "socket");
+    let api = ModelApi::start(&s.sandbox().root().join("requests.jsonl"));
+    let pane = open_claude(&s, &mcp, &api, NEWEST, "worker");
+    until_state(&mcp, &pane, "idle");
+    long_answers_at_every_width(&client, &mcp, &pane, &api);
 }
 
 fn send(mcp: &Mcp, pane: &str, text: &str, wait_ms: u64) -> Value {

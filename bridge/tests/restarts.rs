@@ -76,14 +76,117 @@ impl Launcher {
 /// The variable every launcher form unsets.
 const UNSET: &str = "ZELLIJ";
 
-/// The environment of the program in agent `name`'s pane.
-fn agent_environment(s: &Session, name: &str) -> std::collections::BTreeMap<String, String> {
-    let rows = agents(s);
-    let pane = row(&rows, name).and_then(|r| r["pane_id"].as_str().map(str::to_owned));
-    let pane = pane.unwrap_or_else(|| panic!("{name} has no pane: {rows:?}"));
+/// The pid of agent `name`'s pane's process.
+fn agent_pid(s: &Session, name: &str) -> u32 {
+    // Listed once Zellij has told the plugin of its pane (its events may
+    // come after the agent already answered).
+    let pane = wait_for(&format!("{name}'s row"), Duration::from_secs(30), || {
+        let rows = agents(s);
+        row(&rows, name)?["pane_id"].as_str().map(str::to_owned)
+    });
     let mcp = mcp(s, "socket");
     let read = mcp.ok("zellij_read", json!({"pane_id": pane, "tail_lines": 1}));
-    let pid = read["pid"].as_u64().expect("the pane's pid");
+    read["pid"].as_u64().expect("the pane's pid") as u32
+}
+
+/// A process's start (clock ticks after boot), while it runs.
+fn started(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let fields: Vec<&str> = stat
+        .get(stat.rfind(')')? + 1..)?
+        .split_whitespace()
+        .collect();
+    (fields.first() != Some(&"Z")).then(|| fields.get(19)?.parse().ok())?
+}
+
+/// The processes of agent `name`'s program (its pane's process and those
+/// under it that run the same program, as Gemini CLI's relaunched one
+/// does), with their starts.
+fn program_processes(s: &Session, name: &str) -> (String, Vec<(u32, u64)>) {
+    let root = agent_pid(s, name);
+    let own = program_of(root).expect("its program");
+    let (mut tree, mut at) = (vec![root], 0);
+    while at < tree.len() {
+        let children = format!("/proc/{}/task/{}/children", tree[at], tree[at]);
+        let children = std::fs::read_to_string(children).unwrap_or_default();
+        tree.extend(
+            children
+                .split_whitespace()
+                .filter_map(|c| c.parse::<u32>().ok()),
+        );
+        at += 1;
+    }
+    let processes = tree
+        .into_iter()
+        .filter(|p| program_of(*p).as_ref() == Some(&own))
+        .filter_map(|p| Some((p, started(p)?)))
+        .collect();
+    (own, processes)
+}
+
+/// The program `pid` runs, as the launcher names it.
+fn program_of(pid: u32) -> Option<String> {
+    let line = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+    let words: Vec<String> = line
+        .split(|b| *b == 0)
+        .filter(|w| !w.is_empty())
+        .map(|w| String::from_utf8_lossy(w).into_owned())
+        .collect();
+    zellij_mcp_protocol::launcher::program_name(&words)
+}
+
+/// Processes (pid, start).
+type Processes = Vec<(u32, u64)>;
+
+/// The processes now running `program` with a home under `root` (this
+/// test's, not another's), with their starts.
+fn running(program: &str, root: &std::path::Path) -> Vec<(u32, u64)> {
+    let home = format!("HOME={}", root.display());
+    let ours = |pid: u32| {
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+        environ
+            .split(|b| *b == 0)
+            .any(|pair| pair.starts_with(home.as_bytes()))
+    };
+    let all = std::fs::read_dir("/proc").unwrap();
+    all.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|p| program_of(*p).as_deref() == Some(program) && ours(*p))
+        .filter_map(|p| Some((p, started(p)?)))
+        .collect()
+}
+
+/// Watches, until `done`, for a moment when a process of an agent's
+/// program from before runs beside a new one: what it saw then.
+fn overlaps(
+    before: &[(String, Vec<(u32, u64)>)],
+    root: &std::path::Path,
+    done: &std::sync::atomic::AtomicBool,
+) -> Vec<(String, Processes, Processes)> {
+    let mut seen = Vec::new();
+    while !done.load(std::sync::atomic::Ordering::Relaxed) {
+        for (program, old) in before {
+            let program = program.clone();
+            let alive: Vec<(u32, u64)> = old
+                .iter()
+                .filter(|(pid, start)| started(*pid) == Some(*start))
+                .copied()
+                .collect();
+            let new: Vec<(u32, u64)> = running(&program, root)
+                .into_iter()
+                .filter(|p| !old.contains(p))
+                .collect();
+            if !alive.is_empty() && !new.is_empty() {
+                seen.push((program, alive, new));
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    seen
+}
+
+/// The environment of the program in agent `name`'s pane.
+fn agent_environment(s: &Session, name: &str) -> std::collections::BTreeMap<String, String> {
+    let pid = agent_pid(s, name);
     let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
     environ
         .split(|b| *b == 0)
@@ -246,6 +349,8 @@ fn survive(test: &str, programs: &[(&str, Launcher)], how: Ending) {
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     until_conversations_known(&s, &names);
     until_saved(&s, names.len());
+    let processes: Vec<(String, Vec<(u32, u64)>)> =
+        names.iter().map(|n| program_processes(&s, n)).collect();
     // Codex first: a turn that does not end holds a message for it.
     let release = s.sandbox().work().join("release");
     let hold = format!("LONG HOLD {}", release.display());
@@ -261,15 +366,28 @@ fn survive(test: &str, programs: &[(&str, Launcher)], how: Ending) {
     std::fs::write(&release, "").unwrap();
 
     let attached = std::time::Instant::now();
-    let _client = s.bring_back();
-    let mcp = common::mcp(&s, "socket");
-    for name in &names {
-        until_back(&s, name);
-        eprintln!(
-            "{name} back and idle {:?} after attaching",
-            attached.elapsed()
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let (_client, mcp) = std::thread::scope(|scope| {
+        // No process of an agent's program from before runs beside the
+        // resumed one (Gemini CLI's outlive their session by 20 s and more).
+        let watching = scope.spawn(|| overlaps(&processes, s.sandbox().root(), &done));
+        let client = s.bring_back();
+        let mcp = common::mcp(&s, "socket");
+        for name in &names {
+            until_back(&s, name);
+            eprintln!(
+                "{name} back and idle {:?} after attaching",
+                attached.elapsed()
+            );
+        }
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        let seen = watching.join().unwrap();
+        assert!(
+            seen.is_empty(),
+            "processes from before beside new ones: {seen:?}"
         );
-    }
+        (client, mcp)
+    });
     for ((program, name), before) in programs.iter().zip(&names).zip(&before) {
         let row = until_back(&s, name);
         assert!(row["conversation"].is_string(), "{row}");

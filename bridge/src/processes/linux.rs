@@ -126,6 +126,21 @@ impl ProcessTable for Procfs {
         Some(entries.collect())
     }
 
+    fn command_line(&self, pid: u32) -> Option<Vec<String>> {
+        let bytes = std::fs::read(self.root.join(pid.to_string()).join("cmdline")).ok()?;
+        let words = bytes.split(|b| *b == 0).filter(|w| !w.is_empty());
+        Some(
+            words
+                .map(|w| String::from_utf8_lossy(w).into_owned())
+                .collect(),
+        )
+    }
+
+    fn boot(&self) -> Option<String> {
+        let path = self.root.join("sys/kernel/random/boot_id");
+        Some(std::fs::read_to_string(path).ok()?.trim().to_owned())
+    }
+
     fn tells(&self, _: PaneState) -> bool {
         true
     }

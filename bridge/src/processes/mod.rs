@@ -6,6 +6,7 @@
 //! the server's own pane are built on these facts alone, and each platform
 //! tells what it can: a fact it cannot tell is `None`, never a guess.
 
+pub mod leftovers;
 pub mod linux;
 pub mod macos;
 pub mod pane_state;
@@ -88,6 +89,19 @@ pub trait ProcessTable: Send + Sync {
     /// The environment `pid` started with (where its program keeps its
     /// files); `None` when the platform cannot tell.
     fn environment(&self, _pid: u32) -> Option<HashMap<String, String>> {
+        None
+    }
+
+    /// The words `pid` was started with; `None` when the platform cannot
+    /// tell.
+    fn command_line(&self, _pid: u32) -> Option<Vec<String>> {
+        None
+    }
+
+    /// This boot of the machine, where [`Process::started`] counts from
+    /// boot (so that a process of an earlier boot is never taken for one of
+    /// this one); `""` where it is counted from a fixed time.
+    fn boot(&self) -> Option<String> {
         None
     }
 

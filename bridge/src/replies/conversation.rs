@@ -2,6 +2,8 @@
 //! resumes it after its session ends (`zellij-mcp conversation`, run by the
 //! plugin for each agent pane). Found as replies are: the record its
 //! processes lead to; Gemini CLI's and opencode's newest of the folder.
+//! With it, the marks of the program's processes (see
+//! [`crate::processes::leftovers`]).
 
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -12,6 +14,7 @@ use zellij_mcp_protocol::ops::Conversation;
 
 use super::place::{entries as dir_entries, readable_since, Place};
 use super::{formats, opencode};
+use crate::processes::{self, leftovers};
 
 /// The conversation of the program running as `pid` (a pane's process) in
 /// `cwd`; `None` while its record holds none yet.
@@ -40,6 +43,7 @@ pub fn of(record: Record, pid: u32, cwd: Option<&str>) -> Option<Conversation> {
     Some(Conversation {
         id,
         changed_ms: changed_ms(&path),
+        processes: leftovers::marks(processes::table(), pid),
     })
 }
 

@@ -12,7 +12,7 @@ use crate::handlers::ScreenText;
 use crate::host::{ref_of_id, Host};
 use crate::state::later::SHOWN_LOOK_EVERY;
 use crate::state::waits::Screen;
-use crate::work::keeping::LOOK_UP;
+use crate::work::keeping::{END_LEFTOVERS, LOOK_UP};
 use crate::{McpPlugin, HEARTBEAT};
 
 /// Without pane or tab events for this long, the view is refreshed from
@@ -41,6 +41,9 @@ impl<H: Host> McpPlugin<H> {
                 if context.get("look_up").map(String::as_str) == Some(LOOK_UP) =>
             {
                 self.conversation_found(&stdout, &context)
+            }
+            Event::RunCommandResult(_, _, _, context) if context.contains_key(END_LEFTOVERS) => {
+                self.leftovers_ended(&context)
             }
             _ => {}
         }

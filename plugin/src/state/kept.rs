@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use zellij_mcp_protocol::launcher;
+use zellij_mcp_protocol::ops::ProcessMark;
 use zellij_mcp_protocol::PaneRef;
 
 use crate::host::files::read_capped;
@@ -25,6 +26,9 @@ pub const BACK_WITHIN: Duration = Duration::from_secs(10);
 /// Agents are started one at a time: the next when this one's screen tells
 /// a state, or after this long.
 pub const NEXT_AFTER: Duration = Duration::from_secs(3);
+/// How long an agent waits for its leftover processes to be ended (the
+/// bridge gives them 3 s to exit before killing them).
+pub const ENDING_WITHIN: Duration = Duration::from_secs(10);
 /// How often an agent pane's conversation is looked up while none is
 /// known, and once one is.
 const LOOK_UNKNOWN: Duration = Duration::from_secs(2);
@@ -46,6 +50,9 @@ pub struct Keeping {
     pub queue: VecDeque<(String, PaneRef)>,
     /// The pane started last, and when.
     pub starting: Option<(PaneRef, Instant)>,
+    /// Agents whose processes left from before are being ended, since when:
+    /// each is started only once that is done.
+    pub ending: BTreeMap<String, Instant>,
     /// When each pane's conversation was last looked up.
     looked: BTreeMap<PaneRef, Instant>,
     /// Command lines and folders of panes opened with one, newest last.
@@ -136,6 +143,10 @@ pub struct KeptAgent {
     /// How it came back after its session ended, or why it did not.
     #[serde(default)]
     pub back: Option<String>,
+    /// Its program's processes, as last looked up: those still running
+    /// after its session ended are ended before it is resumed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub processes: Vec<ProcessMark>,
 }
 
 fn yes() -> bool {
@@ -334,6 +345,7 @@ mod tests {
             at,
             resume: true,
             back: None,
+            processes: Vec::new(),
         }
     }
 

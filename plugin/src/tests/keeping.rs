@@ -2,10 +2,13 @@
 //! kept agent's held pane takes its name, and is started again in its
 //! conversation, one at a time; one a person turned off stays held.
 
-use zellij_mcp_protocol::PaneRef;
-use zellij_tile::prelude::PaneInfo;
+use std::collections::BTreeMap;
 
-use super::plugin;
+use zellij_mcp_protocol::ops::ProcessMark;
+use zellij_mcp_protocol::PaneRef;
+use zellij_tile::prelude::{Event, PaneInfo};
+
+use super::{did, plugin};
 use crate::fake::Call;
 use crate::state::kept::KeptAgent;
 
@@ -21,6 +24,7 @@ fn kept(argv: &[&str], y: usize, conversation: &str, resume: bool) -> KeptAgent 
         at: (0, y, 0),
         resume,
         back: None,
+        processes: Vec::new(),
     }
 }
 
@@ -104,4 +108,56 @@ fn after_a_restart_each_agent_starts_again_in_its_conversation_once_and_one_at_a
     let top = &p.keeping.kept.agents()["top"];
     assert_eq!(top.back.as_deref(), Some("resumed"));
     assert_eq!(top.argv, argv, "the command line it was started with, kept");
+}
+
+#[test]
+fn an_agent_whose_processes_outlived_its_session_starts_once_they_are_ended() {
+    let mut p = plugin("keeping-leftovers");
+    p.keeping.hello_from(Some("/bin/zellij-mcp"));
+    let mark = ProcessMark {
+        pid: 4242,
+        started: 77,
+        boot: "b".into(),
+    };
+    let agent = KeptAgent {
+        processes: vec![mark],
+        ..kept(&["codex"], 0, "c-1", true)
+    };
+    p.keeping.kept.keep("one", agent);
+    p.keeping.kept.now_kept_by(1);
+    p.keeping.kept.save();
+    let panes = p.view.panes.as_mut().unwrap().panes.get_mut(&0).unwrap();
+    panes.push(held(7, "codex", 0));
+
+    p.keep_agents();
+    let ran: Vec<String> = did(&p)
+        .into_iter()
+        .filter(|d| d.starts_with("run_command"))
+        .collect();
+    assert!(
+        ran.iter()
+            .any(|r| r
+                .contains(r#""end-leftovers", "[{\"pid\":4242,\"started\":77,\"boot\":\"b\"}]""#)),
+        "{ran:?}"
+    );
+    assert!(replaced(&p).is_empty(), "not before they are ended");
+    p.host.advance(crate::state::kept::NEXT_AFTER);
+    p.keep_agents();
+    assert!(replaced(&p).is_empty());
+    let context = BTreeMap::from([
+        ("end-leftovers".to_owned(), "end-leftovers".to_owned()),
+        ("name".to_owned(), "one".to_owned()),
+    ]);
+    p.handle(Event::RunCommandResult(
+        Some(0),
+        Vec::new(),
+        Vec::new(),
+        context,
+    ));
+    p.keep_agents();
+    let started = replaced(&p);
+    assert!(
+        started.len() == 1 && started[0].contains("replace terminal_7"),
+        "{started:?}"
+    );
 }

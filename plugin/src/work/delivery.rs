@@ -287,10 +287,12 @@ impl<H: Host> McpPlugin<H> {
         self.run_steps(steps);
     }
 
-    /// The write queue's due CRs: a message to a program that takes it as a
-    /// paste gets its CR once the composer shows the text, and again only
-    /// where its description asks (see [`Shows`]); never while the pane
-    /// shows a dialog.
+    /// The write queue's due CRs: a message to a described program gets
+    /// its CR once the composer shows the text (a CR that reaches the
+    /// program with the text is a new line), and again only where its
+    /// description asks (see [`Shows`]); never while the pane shows a
+    /// dialog. A program whose screen is not told gets its CR after its
+    /// delay.
     pub fn take_cr_when_shown(&mut self, now: Instant) -> Vec<Step> {
         let (host, agents, programs, facts) =
             (&self.host, &self.agents, &self.programs, &self.pane_facts);
@@ -302,10 +304,11 @@ impl<H: Host> McpPlugin<H> {
             let pane = write.pane;
             let running = facts.known(pane).and_then(|f| f.running.as_deref());
             let program = zellij.program_of(pane, running);
-            let delivery = programs.delivery(program.as_deref());
-            if delivery.multiline != Multiline::Paste {
+            let described = program.as_deref().and_then(|p| programs.for_program(p));
+            if described.is_none() {
                 return Shows::Unlooked;
             }
+            let delivery = programs.delivery(program.as_deref());
             let telling = zellij.telling(pane, program.as_deref(), agents.named(pane));
             let shown = host.shown(pane, telling);
             Shows::of(shown.as_ref(), delivery, &own_mark(&write.bytes))

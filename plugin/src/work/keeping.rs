@@ -14,11 +14,15 @@ use zellij_mcp_protocol::{Error, ErrorBody, PaneKind, PaneRef};
 
 use crate::handlers::{now, HandlerResult, Zellij};
 use crate::host::{Content, Host};
-use crate::state::kept::{program_of, runs_command, HeldPane, KeptAgent, BACK_WITHIN, NEXT_AFTER};
+use crate::state::kept::{
+    program_of, runs_command, HeldPane, KeptAgent, BACK_WITHIN, ENDING_WITHIN, NEXT_AFTER,
+};
 use crate::McpPlugin;
 
 /// What the conversation look-up's context carries.
 pub const LOOK_UP: &str = "conversation";
+/// What the context of ending an agent's leftover processes carries.
+pub const END_LEFTOVERS: &str = "end-leftovers";
 
 impl<H: Host> McpPlugin<H> {
     /// Once a heartbeat, in the acting instance, after the agents' screens
@@ -90,7 +94,37 @@ impl<H: Host> McpPlugin<H> {
         agent.back = Some(why_not.clone().unwrap_or_else(|| "resuming".into()));
         let _ = self.agents.assign(name, pane, lines, |_| true, now);
         if why_not.is_none() {
+            self.end_leftovers(name, now);
             self.keeping.queue.push_back((name.to_owned(), pane));
+        }
+    }
+
+    /// Ends the processes agent `name`'s program left running when its
+    /// session ended (Gemini CLI's do), so that no two of its processes
+    /// hold its conversation; it starts once that is done.
+    fn end_leftovers(&mut self, name: &str, now: Instant) {
+        let Some(agent) = self.keeping.kept.agents().get(name) else {
+            return;
+        };
+        let (Some(bridge), false) = (self.keeping.bridge(), agent.processes.is_empty()) else {
+            return;
+        };
+        let Ok(marks) = serde_json::to_string(&agent.processes) else {
+            return;
+        };
+        let context = BTreeMap::from([
+            (END_LEFTOVERS.to_owned(), END_LEFTOVERS.to_owned()),
+            ("name".to_owned(), name.to_owned()),
+        ]);
+        self.host
+            .run_command(&[bridge, END_LEFTOVERS.into(), marks], context);
+        self.keeping.ending.insert(name.to_owned(), now);
+    }
+
+    /// The leftover processes of the agent the context names are ended.
+    pub fn leftovers_ended(&mut self, context: &BTreeMap<String, String>) {
+        if let Some(name) = context.get("name") {
+            self.keeping.ending.remove(name);
         }
     }
 
@@ -126,9 +160,16 @@ impl<H: Host> McpPlugin<H> {
             }
             self.keeping.starting = None;
         }
+        if let Some((name, _)) = self.keeping.queue.front() {
+            let ending = self.keeping.ending.get(name);
+            if ending.is_some_and(|since| now < *since + ENDING_WITHIN) {
+                return;
+            }
+        }
         let Some((name, pane)) = self.keeping.queue.pop_front() else {
             return;
         };
+        self.keeping.ending.remove(&name);
         match self.resume_in(&name, pane, now) {
             Ok(new) => self.keeping.starting = Some((new, now)),
             Err(error) => {
@@ -267,6 +308,7 @@ impl<H: Host> McpPlugin<H> {
             at,
             resume: true,
             back: None,
+            processes: Vec::new(),
         })
     }
 
@@ -336,6 +378,7 @@ impl<H: Host> McpPlugin<H> {
         if agent.pane.to_string() == *pane {
             agent.conversation = Some(found.id);
             agent.record_changed_ms = found.changed_ms;
+            agent.processes = found.processes;
             self.keeping.kept.save();
         }
     }

@@ -327,6 +327,21 @@ pub struct Conversation {
     pub id: String,
     /// When its record last changed (Unix ms).
     pub changed_ms: u64,
+    /// The processes of the program that holds it: those still running
+    /// after its session ended are ended before it is resumed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub processes: Vec<ProcessMark>,
+}
+
+/// One process, told apart from any later one that takes its pid.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcessMark {
+    pub pid: u32,
+    /// When it started, in its platform's unit.
+    pub started: u64,
+    /// The machine's boot it ran in, where the start is counted from boot.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub boot: String,
 }
 
 impl AgentRow {
