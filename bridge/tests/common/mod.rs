@@ -47,11 +47,13 @@ pub fn panes(mcp: &Mcp) -> Vec<Value> {
     list["panes"].as_array().expect("panes").clone()
 }
 
-/// The layout's one shell pane.
+/// The layout's one shell pane (a run's pane that exited and closes on
+/// exit may still be listed a moment).
 pub fn shell_pane(mcp: &Mcp) -> String {
     let terminals: Vec<Value> = panes(mcp)
         .into_iter()
         .filter(|p| p["pane_id"].as_str().unwrap().starts_with("terminal_"))
+        .filter(|p| p["exited"] != true)
         .collect();
     assert_eq!(
         terminals.len(),
