@@ -78,6 +78,19 @@ mod tests {
     use crate::processes::linux::Procfs;
     use std::process::{Command, Stdio};
 
+    /// Waits (10 s at most) until `pid` runs `sleep`: a child just spawned
+    /// may not have started its program yet.
+    fn until_sleeping(table: &Procfs, pid: Option<u32>) {
+        let until = Instant::now() + Duration::from_secs(10);
+        let sleeps = || {
+            let line = pid.and_then(|p| table.command_line(p));
+            line.is_some_and(|c| c.first().is_some_and(|w| w == "sleep"))
+        };
+        while !sleeps() && Instant::now() < until {
+            std::thread::sleep(LOOK_EVERY);
+        }
+    }
+
     /// A process of this test's own, with its mark.
     fn sleeper() -> (std::process::Child, ProcessMark) {
         let child = Command::new("sleep")
@@ -86,15 +99,7 @@ mod tests {
             .spawn()
             .unwrap();
         let table = Procfs::at(std::path::Path::new("/proc"));
-        let until = Instant::now() + Duration::from_secs(10);
-        let sleeps = || {
-            table
-                .command_line(child.id())
-                .is_some_and(|c| c.first().is_some_and(|w| w == "sleep"))
-        };
-        while !sleeps() && Instant::now() < until {
-            std::thread::sleep(LOOK_EVERY);
-        }
+        until_sleeping(&table, Some(child.id()));
         let mark = marks(&table, child.id()).pop().expect("its own mark");
         (child, mark)
     }
@@ -137,15 +142,12 @@ mod tests {
             .spawn()
             .unwrap();
         let table = Procfs::at(std::path::Path::new("/proc"));
+        let child = || table.tree(shell.id())?.get(1).copied();
         let until = Instant::now() + Duration::from_secs(10);
-        let sleeping = || {
-            let tree = table.tree(shell.id()).unwrap_or_default();
-            let line = tree.get(1).and_then(|p| table.command_line(*p));
-            line.is_some_and(|c| c.first().is_some_and(|w| w == "sleep"))
-        };
-        while !sleeping() && Instant::now() < until {
+        while child().is_none() && Instant::now() < until {
             std::thread::sleep(LOOK_EVERY);
         }
+        until_sleeping(&table, child());
         let marked: Vec<u32> = marks(&table, shell.id()).iter().map(|m| m.pid).collect();
         assert_eq!(marked, [shell.id()]);
         for pid in table.tree(shell.id()).unwrap_or_default() {
