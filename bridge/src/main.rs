@@ -11,6 +11,7 @@ use rmcp::ServiceExt;
 use zellij_mcp::commands::agents::{self, AgentsArgs};
 use zellij_mcp::commands::call::{self, CallArgs};
 use zellij_mcp::commands::doctor::{self, DoctorArgs};
+use zellij_mcp::commands::hook;
 use zellij_mcp::commands::notify::{notify, NotifyArgs};
 use zellij_mcp::processes::{self, leftovers};
 use zellij_mcp::replies::conversation;
@@ -144,6 +145,15 @@ enum Command {
         #[arg(long)]
         cwd: Option<String>,
     },
+    /// What an agent program's hook tells, from its payload on stdin (or
+    /// as the last argument, as Codex's notify passes it). Run by the
+    /// program's hooks; always exits 0, printing nothing.
+    #[command(name = "hook", hide = true)]
+    Hook {
+        /// The payload as the last word, where the program passes it so.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        words: Vec<String>,
+    },
     /// Ends the processes an agent left running when its session ended, as
     /// `conversation` marked them (run by the plugin; internal).
     #[command(name = "end-leftovers", hide = true)]
@@ -179,16 +189,19 @@ fn non_empty_env(name: &str) -> Option<String> {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let cli = command_line();
+    let command = cli.command;
+    // A hook prints nothing: its program may show what it prints.
+    let filter = match command {
+        Some(Command::Hook { .. }) => tracing_subscriber::EnvFilter::new("off"),
+        _ => tracing_subscriber::EnvFilter::try_from_env("ZELLIJ_MCP_LOG")
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+    };
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(false)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("ZELLIJ_MCP_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
+        .with_env_filter(filter)
         .init();
-    let cli = command_line();
-    let command = cli.command;
     if command.is_some() && !matches!(command, Some(Command::Serve(_))) {
         // A command for people ends quietly when its reader does (`| head`).
         // SAFETY: restoring a signal's default action has no preconditions.
@@ -268,6 +281,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some(Command::Agents(args)) => std::process::exit(agents::run(&client, args).await),
         Some(Command::Board) => std::process::exit(agents::open_board(&client).await),
         Some(Command::Tmux(args)) => std::process::exit(tmux::run(&client, args.args).await),
+        Some(Command::Hook { mut words }) => {
+            hook::run(&client, words.pop()).await;
+            std::process::exit(0)
+        }
         _ => {}
     }
     let server = tools::ZellijMcp::new(Arc::new(client), own_pane, &options)?;
@@ -294,7 +311,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             | Command::ReadWait { .. }
             | Command::ExitReport { .. }
             | Command::Conversation { .. }
-            | Command::EndLeftovers { .. },
+            | Command::EndLeftovers { .. }
+            | Command::Hook { .. },
         ) => {
             unreachable!("handled above")
         }

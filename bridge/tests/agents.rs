@@ -99,3 +99,101 @@ fn agents_are_named_listed_refused_kept_across_a_reload_and_released() {
         || (agent_names(&plain) == expected).then_some(()),
     );
 }
+
+/// `zellij-mcp hook` as a program's hook runs it: `env` over the sandbox's,
+/// `stdin` written (then left open when `close` is false). Its exit code,
+/// what it printed, and how long it took.
+fn hook(
+    s: &zellij_mcp_harness::Session,
+    env: &[(&str, &str)],
+    args: &[&str],
+    stdin: &[u8],
+    close: bool,
+) -> (Option<i32>, String, Duration) {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let started = std::time::Instant::now();
+    let mut command = Command::new(bridge());
+    command
+        .arg("hook")
+        .args(args)
+        .envs(s.sandbox().env())
+        .env_remove("ZELLIJ_SESSION_NAME")
+        .env_remove("ZELLIJ_PANE_ID")
+        .envs(env.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    let mut input = child.stdin.take().unwrap();
+    // A hook that stops reading early closes the pipe: that is no error.
+    let _ = input.write_all(stdin);
+    let kept_open = (!close).then_some(input);
+    let out = child.wait_with_output().unwrap();
+    drop(kept_open);
+    let printed = String::from_utf8_lossy(&[out.stdout, out.stderr].concat()).into_owned();
+    (out.status.code(), printed, started.elapsed())
+}
+
+/// What `zellij-mcp agents --explain` prints for `pane`.
+fn explained(s: &zellij_mcp_harness::Session, pane: &str) -> String {
+    let out = std::process::Command::new(bridge())
+        .args(["agents", "--session", s.name(), "--explain", pane])
+        .envs(s.sandbox().env())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn a_hook_tells_the_plugin_and_never_fails_or_slows_its_program() {
+    let s = session("hooks");
+    let plain = mcp(&s, "socket");
+    let shell = shell_pane(&plain);
+    let id = shell.trim_start_matches("terminal_").to_owned();
+    let inside = [
+        ("ZELLIJ_SESSION_NAME", s.name()),
+        ("ZELLIJ_PANE_ID", id.as_str()),
+    ];
+    let quiet = |(code, printed, took): (Option<i32>, String, Duration), what: &str| {
+        assert_eq!((code, printed.as_str()), (Some(0), ""), "{what}");
+        assert!(took < Duration::from_secs(5), "{what} took {took:?}");
+    };
+
+    // Claude Code's Stop on stdin, then Codex's notify as its argument.
+    let stop = br#"{"hook_event_name":"Stop","session_id":"s1","last_assistant_message":"done."}"#;
+    quiet(hook(&s, &inside, &[], stop, true), "a turn's end");
+    let told = wait_for("the hook told", Duration::from_secs(10), || {
+        let explained = explained(&s, &shell);
+        explained.contains("hooks: turn_ended").then_some(explained)
+    });
+    assert!(told.contains("(conversation s1)"), "{told}");
+    let notify = r#"{"type":"agent-turn-complete","thread-id":"t1","last-assistant-message":"hi"}"#;
+    quiet(hook(&s, &inside, &[notify], b"", true), "Codex's notify");
+    wait_for("the notify told", Duration::from_secs(10), || {
+        explained(&s, &shell)
+            .contains("(conversation t1)")
+            .then_some(())
+    });
+
+    // Whatever comes, it ends at once, quietly, with 0.
+    quiet(hook(&s, &[], &[], stop, true), "outside Zellij");
+    let gone = [
+        ("ZELLIJ_SESSION_NAME", "no-such-session"),
+        ("ZELLIJ_PANE_ID", "0"),
+    ];
+    quiet(hook(&s, &gone, &[], stop, true), "no plugin");
+    quiet(hook(&s, &inside, &[], b"garbage {", true), "garbage");
+    let huge = format!(
+        r#"{{"hook_event_name":"Stop","last_assistant_message":"{}"}}"#,
+        "x".repeat(10 * 1024 * 1024)
+    );
+    quiet(hook(&s, &inside, &[], huge.as_bytes(), true), "10 MB");
+    quiet(hook(&s, &inside, &[], b"", false), "stdin left open");
+    let explained = explained(&s, &shell);
+    assert!(
+        explained.contains("(conversation t1)"),
+        "nothing else told: {explained}"
+    );
+}

@@ -44,6 +44,7 @@ use state::agents::Agents;
 use state::attention::Attention;
 use state::event_log::EventLog;
 use state::handled::HandlerResult;
+use state::hooks::HookReports;
 use state::kept::Keeping;
 use state::later::Later;
 use state::lease::{Acting, Instance, Lease};
@@ -105,6 +106,8 @@ pub struct McpPlugin<H: Host + 'static> {
     shell_runs: ShellRuns,
     /// What each agent's screen last showed.
     attention: Attention,
+    /// What each agent program's hooks told last.
+    hooks: HookReports,
     /// How each agent program shows its state and takes a message.
     programs: Programs,
     /// The person's descriptions among them, kept for every instance.

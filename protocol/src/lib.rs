@@ -40,6 +40,7 @@ pub mod envelope;
 pub mod errors;
 pub mod frames;
 pub mod fresh;
+pub mod hooks;
 pub mod keys;
 pub mod launcher;
 pub mod limits;

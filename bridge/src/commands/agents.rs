@@ -144,6 +144,9 @@ pub fn explanation(e: &ExplainResult) -> String {
         (Some(state), None) => format!("state: {state} (no description told a state)\n"),
         (None, _) => "state: not told (no agent's pane)\n".to_owned(),
     };
+    if let Some(hooks) = &e.hooks {
+        out += &format!("hooks: {hooks}\n");
+    }
     out += &format!("tried: {}\n\nscreen:\n", e.tried);
     let width = e.rows.len().to_string().len();
     for (i, row) in e.rows.iter().enumerate() {

@@ -8,8 +8,10 @@
 //! - [`call`]: `call` and `tools`, any tool from a shell.
 //! - [`doctor`]: what is wrong and how to fix it.
 //! - [`notify`]: a message from a shell.
+//! - [`hook`]: what an agent program's hook tells (run by the program).
 
 pub mod agents;
 pub mod call;
 pub mod doctor;
+pub mod hook;
 pub mod notify;

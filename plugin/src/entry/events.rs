@@ -199,6 +199,7 @@ impl<H: Host> McpPlugin<H> {
         self.view.panes = Some(manifest);
         let live = self.view.pane_refs();
         self.pane_facts.keep_only(|pane| live.contains(&pane));
+        self.hooks.keep_only(|pane| live.contains(&pane));
     }
 
     /// Answers what the view now shows, re-checks every wait, and delivers

@@ -293,13 +293,17 @@ impl<H: Host> McpPlugin<H> {
             op::Explain::NAME => self.now::<op::Explain>(args, asker, |p, a, _| {
                 let named = p.agents.named(a.pane_id);
                 let name = p.agents.by_pane().remove(&a.pane_id);
+                let hooks = p.hooks.told(a.pane_id, p.host.unix_ms());
                 let zellij = Zellij::of(&p.host, &p.view, &p.programs);
-                zellij.explain(&mut p.pane_facts, named, name, a)
+                zellij.explain(&mut p.pane_facts, named, (name, hooks), a)
             }),
             op::Resume::NAME => self.now::<op::Resume>(args, asker, |p, a, _| p.resume_agent(a)),
             op::Replied::NAME => self.now::<op::Replied>(args, asker, |p, a, _| {
                 let zellij = Zellij::of(&p.host, &p.view, &p.programs);
                 handlers::replied(zellij, &p.agents, &mut p.attention, &mut p.log, a)
+            }),
+            op::Hook::NAME => self.now::<op::Hook>(args, asker, |p, a, _| {
+                Zellij::of(&p.host, &p.view, &p.programs).hook(&mut p.hooks, a)
             }),
             op::ReadEvents::NAME => self
                 .now::<op::ReadEvents>(args, asker, |p, a, _| handlers::read_events(&mut p.log, a)),

@@ -10,7 +10,8 @@ use zellij_mcp_protocol::agent_screen::Shown;
 use zellij_mcp_protocol::launcher::{program_name, program_of_command};
 use zellij_mcp_protocol::ops::{
     AgentRow, AgentsResult, DescribeProgramsArgs, DescribeProgramsResult, ExplainArgs,
-    ExplainResult, Happened, HoldReason, PaneEntry, PaneState, RegisterAgentArgs, TargetResult,
+    ExplainResult, Happened, HoldReason, HookArgs, HookResult, PaneEntry, PaneState,
+    RegisterAgentArgs, TargetResult,
 };
 use zellij_mcp_protocol::{ErrorBody, PaneRef};
 
@@ -19,6 +20,7 @@ use crate::host::Host;
 use crate::state::agents::{Agents, Named};
 use crate::state::attention::{Attention, Seen};
 use crate::state::event_log::EventLog;
+use crate::state::hooks::HookReports;
 use crate::state::kept::{Keeping, Kept};
 use crate::state::later::Asker;
 use crate::state::messages::{Outbox, Recipient};
@@ -104,7 +106,7 @@ impl<H: Host> Zellij<'_, H> {
         &self,
         facts: &mut PaneFacts,
         named: Named,
-        name: Option<String>,
+        (name, hooks): (Option<String>, Option<String>),
         args: ExplainArgs,
     ) -> HandlerResult {
         let pane = args.pane_id;
@@ -154,7 +156,16 @@ impl<H: Host> Zellij<'_, H> {
             tried,
             rows,
             readings,
+            hooks,
         })
+    }
+
+    /// `hook`: notes what the hook of the program in a terminal pane told.
+    pub fn hook(&self, reports: &mut HookReports, args: HookArgs) -> HandlerResult {
+        self.require_terminal(args.pane_id)?;
+        let at_ms = self.host.unix_ms();
+        reports.note(args.pane_id, args.event, args.conversation, at_ms);
+        now(HookResult {})
     }
 }
 

@@ -5,6 +5,7 @@ pub mod agents;
 pub mod attention;
 pub mod event_log;
 pub mod handled;
+pub mod hooks;
 pub mod kept;
 pub mod later;
 pub mod lease;

@@ -1562,3 +1562,33 @@ fn a_pane_whose_exit_zellij_reported_is_listed_exited_until_it_runs_again() {
     p.view.exit_codes.rerun(1);
     assert_eq!(entry(&p), Some((false, None, None)));
 }
+
+#[test]
+fn a_hook_report_is_kept_for_its_terminal_pane_and_shown_by_explain() {
+    let mut p = plugin("op-hook");
+    let told = json!({"pane_id": "terminal_1", "event": {"kind": "session_started"}, "conversation": "s1"});
+    send(&mut p, "1", Some(&request("1", "hook", told)));
+    only_reply(&p, "1", "1");
+    let ended =
+        json!({"pane_id": "terminal_1", "event": {"kind": "turn_ended", "last_message": "done."}});
+    send(&mut p, "2", Some(&request("2", "hook", ended)));
+    only_reply(&p, "2", "2");
+    send(
+        &mut p,
+        "3",
+        Some(&request("3", "explain", json!({"pane_id": "terminal_1"}))),
+    );
+    let explained = result_of::<op::Explain>(only_reply(&p, "3", "3"));
+    let hooks = explained.hooks.unwrap_or_default();
+    assert!(
+        hooks.starts_with("turn_ended") && hooks.ends_with("(conversation s1)"),
+        "{hooks}"
+    );
+    // Only a terminal pane that is there has an agent's hooks.
+    let plugin_pane = json!({"pane_id": "plugin_5", "event": {"kind": "turn_started"}});
+    assert_ne!(refused(&mut p, "4", "hook", plugin_pane), "");
+    let gone = json!({"pane_id": "terminal_99", "event": {"kind": "turn_started"}});
+    assert_eq!(refused(&mut p, "5", "hook", gone), "pane_not_found");
+    let garbage = json!({"pane_id": "terminal_1", "event": {"kind": "nonsense"}});
+    assert_eq!(refused(&mut p, "6", "hook", garbage), "bad_request");
+}

@@ -259,6 +259,9 @@ pub struct ExplainResult {
     pub rows: Vec<String>,
     /// Each description tried, in order: what it made of the screen.
     pub readings: Vec<Vec<String>>,
+    /// What its program's hooks told last, and when.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hooks: Option<String>,
 }
 
 /// One agent: its pane, what its screen shows and since when, and its
@@ -404,6 +407,20 @@ pub struct RepliedResult {
     /// The `replied` event's seq.
     pub logged: u64,
 }
+
+/// `hook`: what the hook of the program in `pane_id` told (`zellij-mcp
+/// hook`, run by the program).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HookArgs {
+    pub pane_id: PaneRef,
+    pub event: crate::hooks::HookEvent,
+    /// The conversation the program names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversation: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HookResult {}
 
 /// A delivered message, as an agent's row tells it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -73,6 +73,8 @@ ops! {
     Resume = "resume", ResumeArgs => TargetResult;
     /// Notes a reply the bridge read (the board's last reply, an event).
     Replied = "replied", RepliedArgs => RepliedResult;
+    /// Notes what an agent program's hook told.
+    Hook = "hook", HookArgs => HookResult;
     /// The session's event log, after a seq.
     ReadEvents = "read_events", ReadEventsArgs => ReadEventsResult;
     /// A pane's screen; the bridge reads scrollbacks itself.

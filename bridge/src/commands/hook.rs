@@ -1,0 +1,67 @@
+//! `zellij-mcp hook`: the command an agent program's hooks run. It reads
+//! the program's payload (stdin, or the JSON argument Codex's `notify`
+//! passes), finds its pane and session in the environment the program
+//! inherited (`ZELLIJ_PANE_ID`, `ZELLIJ_SESSION_NAME`), and tells the
+//! plugin one event. It never slows or stops the program: outside Zellij,
+//! with no plugin, for a payload it cannot read or on any error it ends at
+//! once, printing nothing, and it always exits 0; it decides nothing for
+//! the program (a permission is never answered here).
+
+use std::io::{IsTerminal, Read};
+use std::time::Duration;
+
+use zellij_mcp_protocol::hooks::{self, MAX_PAYLOAD_BYTES};
+use zellij_mcp_protocol::ops::{op, HookArgs};
+use zellij_mcp_protocol::PaneRef;
+
+use crate::transport::client::PluginClient;
+
+/// How long stdin may take to end (a program that passes none may leave
+/// it open).
+const STDIN_WAIT: Duration = Duration::from_millis(500);
+/// How long the plugin may take to answer.
+const TELL_WAIT: Duration = Duration::from_secs(2);
+
+/// Tells the plugin what the payload says, if it can; never fails.
+pub async fn run(client: &PluginClient, argument: Option<String>) {
+    let (Some(session), Some(pane)) = (env("ZELLIJ_SESSION_NAME"), env("ZELLIJ_PANE_ID")) else {
+        return;
+    };
+    let Ok(pane) = pane.parse::<u32>().map(PaneRef::terminal) else {
+        return;
+    };
+    let payload = match argument {
+        Some(argument) => argument.into_bytes(),
+        None => stdin_within(STDIN_WAIT).unwrap_or_default(),
+    };
+    let Some(told) = hooks::read(&payload) else {
+        return;
+    };
+    let args = HookArgs {
+        pane_id: pane,
+        event: told.event,
+        conversation: told.conversation,
+    };
+    let call = client.call::<op::Hook>(Some(&session), &args, client.sending());
+    let _ = tokio::time::timeout(TELL_WAIT, call).await;
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+/// Stdin, up to one byte past [`MAX_PAYLOAD_BYTES`] (so that a longer one
+/// is known as such), if it ends within `wait`; none from a terminal.
+fn stdin_within(wait: Duration) -> Option<Vec<u8>> {
+    if std::io::stdin().is_terminal() {
+        return None;
+    }
+    let (sent, read) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut payload = Vec::new();
+        let most = MAX_PAYLOAD_BYTES as u64 + 1;
+        let whole = std::io::stdin().take(most).read_to_end(&mut payload);
+        let _ = sent.send(whole.ok().map(|_| payload));
+    });
+    read.recv_timeout(wait).ok().flatten()
+}
