@@ -11,8 +11,8 @@ use rmcp::ServiceExt;
 use zellij_mcp::commands::agents::{self, AgentsArgs};
 use zellij_mcp::commands::call::{self, CallArgs};
 use zellij_mcp::commands::doctor::{self, DoctorArgs};
-use zellij_mcp::commands::hook;
 use zellij_mcp::commands::notify::{notify, NotifyArgs};
+use zellij_mcp::commands::{hook, launch};
 use zellij_mcp::processes::{self, leftovers};
 use zellij_mcp::replies::conversation;
 use zellij_mcp::server::http::{self, ServeArgs};
@@ -154,6 +154,15 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         words: Vec<String>,
     },
+    /// Starts an agent program with zellij-mcp's hooks for this launch, as
+    /// its description gives them, becoming the program (run by the
+    /// plugin; internal).
+    #[command(name = "launch", hide = true)]
+    Launch {
+        /// The program and its arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        argv: Vec<String>,
+    },
     /// Ends the processes an agent left running when its session ended, as
     /// `conversation` marked them (run by the plugin; internal).
     #[command(name = "end-leftovers", hide = true)]
@@ -193,7 +202,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let command = cli.command;
     // A hook prints nothing: its program may show what it prints.
     let filter = match command {
-        Some(Command::Hook { .. }) => tracing_subscriber::EnvFilter::new("off"),
+        Some(Command::Hook { .. } | Command::Launch { .. }) => {
+            tracing_subscriber::EnvFilter::new("off")
+        }
         _ => tracing_subscriber::EnvFilter::try_from_env("ZELLIJ_MCP_LOG")
             .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
     };
@@ -210,6 +221,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     match command {
         Some(Command::Setup(args)) => std::process::exit(setup::run(args)),
         Some(Command::Claude(args)) => std::process::exit(tmux::launch::run(args)),
+        Some(Command::Launch { argv }) => {
+            eprintln!("zellij-mcp launch: {}", launch::run(argv));
+            std::process::exit(127);
+        }
         Some(Command::TmuxPane { spec }) => {
             eprintln!("zellij-mcp tmux-pane: {}", tmux::run_pane(&spec));
             std::process::exit(127);
@@ -312,7 +327,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             | Command::ExitReport { .. }
             | Command::Conversation { .. }
             | Command::EndLeftovers { .. }
-            | Command::Hook { .. },
+            | Command::Hook { .. }
+            | Command::Launch { .. },
         ) => {
             unreachable!("handled above")
         }

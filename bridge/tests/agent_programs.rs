@@ -17,7 +17,8 @@ use std::time::{Duration, Instant};
 
 use common::claude::{open_claude, until_sent, ModelApi, NEWEST};
 use common::{
-    bridge, delivered_after, listed_state, logged, mcp, screen, session, times_sent, until_state,
+    agent_row, bridge, delivered_after, listed_state, logged, mcp, screen, session, times_sent,
+    until_state,
 };
 use serde_json::{json, Value};
 use zellij_mcp_harness::programs::{Program, ASKBOT};
@@ -95,16 +96,6 @@ fn held(sent: &Value, why: &str) {
         (&json!("held"), &json!(why)),
         "{sent}"
     );
-}
-
-/// `pane`'s row in `zellij-mcp agents --json`, from the plugin's own look
-/// at it (up to half a second old).
-fn agent_row(s: &Session, pane: &str) -> Option<Value> {
-    let mut agents = std::process::Command::new(bridge());
-    agents.args(["agents", "--json"]).envs(s.sandbox().env());
-    let rows: Value = serde_json::from_slice(&agents.output().ok()?.stdout).ok()?;
-    let mut rows = rows["agents"].as_array()?.iter();
-    rows.find(|r| r["pane_id"] == pane).cloned()
 }
 
 /// The description `zellij-mcp agents` says told `pane`'s state (its rows
@@ -242,7 +233,12 @@ fn long_answers_at_every_width(client: &AttachedClient, mcp: &Mcp, pane: &str, a
         // reply read from the screen is not whole once it scrolls).
         let long = format!("LONG at {cols}");
         let sent = send(mcp, pane, &long, 20000);
-        assert_eq!(sent["status"], "delivered", "{cols} columns: {sent}");
+        assert_eq!(
+            sent["status"],
+            "delivered",
+            "{cols} columns: {sent}\n{}",
+            screen(mcp, pane)
+        );
         until_sent(api, &long);
         until_state(mcp, pane, "idle");
         for n in 1..=3 {

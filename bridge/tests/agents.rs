@@ -161,7 +161,8 @@ fn a_hook_tells_the_plugin_and_never_fails_or_slows_its_program() {
         assert!(took < Duration::from_secs(5), "{what} took {took:?}");
     };
 
-    // Claude Code's Stop on stdin, then Codex's notify as its argument.
+    // Claude Code's Stop on stdin; a prompt; then Codex's notify as its
+    // argument, with a last message longer than a request's field holds.
     let stop = br#"{"hook_event_name":"Stop","session_id":"s1","last_assistant_message":"done."}"#;
     quiet(hook(&s, &inside, &[], stop, true), "a turn's end");
     let told = wait_for("the hook told", Duration::from_secs(10), || {
@@ -169,11 +170,21 @@ fn a_hook_tells_the_plugin_and_never_fails_or_slows_its_program() {
         explained.contains("hooks: turn_ended").then_some(explained)
     });
     assert!(told.contains("(conversation s1)"), "{told}");
-    let notify = r#"{"type":"agent-turn-complete","thread-id":"t1","last-assistant-message":"hi"}"#;
-    quiet(hook(&s, &inside, &[notify], b"", true), "Codex's notify");
+    let prompt = br#"{"hook_event_name":"UserPromptSubmit","prompt":"go"}"#;
+    quiet(hook(&s, &inside, &[], prompt, true), "a prompt");
+    wait_for("the prompt told", Duration::from_secs(10), || {
+        explained(&s, &shell)
+            .contains("hooks: turn_started")
+            .then_some(())
+    });
+    let long = "é".repeat(8 * 1024);
+    let notify = format!(
+        r#"{{"type":"agent-turn-complete","thread-id":"t1","last-assistant-message":"{long}"}}"#
+    );
+    quiet(hook(&s, &inside, &[&notify], b"", true), "Codex's notify");
     wait_for("the notify told", Duration::from_secs(10), || {
         explained(&s, &shell)
-            .contains("(conversation t1)")
+            .contains("hooks: turn_ended")
             .then_some(())
     });
 
@@ -193,7 +204,7 @@ fn a_hook_tells_the_plugin_and_never_fails_or_slows_its_program() {
     quiet(hook(&s, &inside, &[], b"", false), "stdin left open");
     let explained = explained(&s, &shell);
     assert!(
-        explained.contains("(conversation t1)"),
-        "nothing else told: {explained}"
+        explained.contains("hooks: turn_ended") && explained.contains("(conversation s1)"),
+        "nothing else told, and notify named no conversation: {explained}"
     );
 }

@@ -184,6 +184,15 @@ fn overlaps(
     seen
 }
 
+/// Sets its flag when dropped.
+struct DoneOnDrop<'a>(&'a std::sync::atomic::AtomicBool);
+
+impl Drop for DoneOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 /// The environment of the program in agent `name`'s pane.
 fn agent_environment(s: &Session, name: &str) -> std::collections::BTreeMap<String, String> {
     let pid = agent_pid(s, name);
@@ -371,6 +380,8 @@ fn survive(test: &str, programs: &[(&str, Launcher)], how: Ending) {
         // No process of an agent's program from before runs beside the
         // resumed one (Gemini CLI's outlive their session by 20 s and more).
         let watching = scope.spawn(|| overlaps(&processes, s.sandbox().root(), &done));
+        // Set on a panic too, so the watch ends and the scope with it.
+        let watched = DoneOnDrop(&done);
         let client = s.bring_back();
         let mcp = common::mcp(&s, "socket");
         for name in &names {
@@ -380,7 +391,7 @@ fn survive(test: &str, programs: &[(&str, Launcher)], how: Ending) {
                 attached.elapsed()
             );
         }
-        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        drop(watched);
         let seen = watching.join().unwrap();
         assert!(
             seen.is_empty(),

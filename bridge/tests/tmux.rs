@@ -120,12 +120,22 @@ fn claude_codes_teammate_spawn_opens_a_zellij_pane_beside_the_lead() {
         "beside the lead: {listed}"
     );
     assert_eq!(s.client_focus(), focus_before, "focus unchanged");
-    let agents = mcp.ok("zellij_list_panes", json!({}));
-    let named =
-        agents["panes"].as_array().unwrap().iter().any(|p| {
-            p["agent"] == "researcher" && p["pane_id"] == format!("terminal_{}", &mate[1..])
-        });
-    assert!(named, "registered as an agent: {agents}");
+    // The plugin lists a pane once Zellij's pane events told it of it,
+    // which may come after Zellij's own CLI lists it.
+    let mate_ref = format!("terminal_{}", &mate[1..]);
+    let named = zellij_mcp_harness::poll_for(Duration::from_secs(20), || {
+        let agents = mcp.ok("zellij_list_panes", json!({}));
+        let panes = agents["panes"].as_array().unwrap();
+        let named = panes
+            .iter()
+            .any(|p| p["agent"] == "researcher" && p["pane_id"] == mate_ref);
+        named.then_some(())
+    });
+    assert!(
+        named.is_some(),
+        "registered as an agent: {}",
+        mcp.ok("zellij_list_panes", json!({}))
+    );
 
     // It ran with the lead's cwd and environment; capture-pane shows it.
     let expected = format!("in {} with from-the-lead as {mate}", cwd.display());
@@ -241,11 +251,13 @@ fn teammates_open_in_the_team_tab_when_one_is_named() {
         String::from_utf8(names.output().unwrap().stdout).unwrap()
     };
     let teams = |names: &str| names.lines().filter(|n| *n == "team").count();
-    let named = zellij_mcp_harness::poll_for(Duration::from_secs(20), || {
-        (teams(&tab_names()) >= 1).then_some(())
+    // The names that showed the team's tab (a query of Zellij's CLI may
+    // come back empty while the session is busy: it is asked again).
+    let names = zellij_mcp_harness::poll_for(Duration::from_secs(20), || {
+        let names = tab_names();
+        (teams(&names) >= 1).then_some(names)
     });
-    let names = tab_names();
-    assert!(named.is_some() && teams(&names) == 1, "{names}");
+    assert!(names.as_ref().is_some_and(|n| teams(n) == 1), "{names:?}");
     let lead_tab = zellij_pane(&s, &lead_id).unwrap()["tab_id"].clone();
     let tabs: Vec<Value> = mates
         .iter()

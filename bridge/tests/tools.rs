@@ -177,7 +177,15 @@ fn creating_renaming_arranging_and_closing_never_move_focus() {
     );
     kept("zellij_new_pane (background)");
     let hidden_id = id(&hidden["pane_id"]);
-    let listed = panes(&mcp);
+    // The plugin lists a new pane once Zellij's pane events reach it,
+    // which under load can come after the call's answer.
+    let listed = wait_for("the new panes listed", Duration::from_secs(20), || {
+        let listed = panes(&mcp);
+        let all = [&tiled, &floating, &hidden_id]
+            .iter()
+            .all(|p| pane_in(&listed, p).is_some());
+        all.then_some(listed)
+    });
     assert_eq!(pane_in(&listed, &tiled).unwrap()["title"], "worker");
     assert_eq!(pane_in(&listed, &floating).unwrap()["floating"], true);
     let hidden_pane = pane_in(&listed, &hidden_id).unwrap();

@@ -544,7 +544,9 @@ impl Session {
         // After a crash, the first client may find the dead server's
         // socket and lose it ("Lost connection"); a person attaches again.
         let mut client = self.attach_client();
-        for _ in 0..3 {
+        // Every agent of the session starts again meanwhile: under load the
+        // plugin can take a while.
+        for _ in 0..6 {
             let up = || self.sandbox.is_up(&self.name, true).then_some(());
             if crate::poll_for(Duration::from_secs(10), up).is_some() {
                 return client;

@@ -155,6 +155,40 @@ impl Record {
     }
 }
 
+/// How a program is given zellij-mcp's hooks for one launch, so that
+/// each runs `zellij-mcp hook` (see [`crate::hooks::launch`]): a settings
+/// file zellij-mcp writes, naming the program's hook events
+/// (`hook-events "Stop" …`), given by arguments put right after the
+/// program (`hooks "--settings" "{settings}"`) or by a variable (`hooks
+/// env="NAME"`); or in the program's own configuration overrides (`hooks
+/// config="codex"`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GivenHooks {
+    /// The hook events the settings file names.
+    pub events: Vec<String>,
+    /// The arguments put right after the program.
+    pub args: Vec<String>,
+    /// The variable set to the settings file's path.
+    pub env: Option<String>,
+    /// The file that variable stands in for: its settings are kept in
+    /// the one given.
+    pub replaces: Option<String>,
+    /// The events go in the program's own configuration overrides, in
+    /// this form (`hooks config="codex"`), rather than in a file.
+    pub config: Option<String>,
+    /// The person's own settings file, where `zellij-mcp setup` adds them
+    /// for the agents they start by hand (`hooks user="~/.x/settings.json"`);
+    /// with `config="opencode"`, the plugin file setup writes.
+    pub user: Option<String>,
+}
+
+impl GivenHooks {
+    /// Whether they are given at each launch zellij-mcp makes.
+    pub fn per_launch(&self) -> bool {
+        !self.args.is_empty() || self.env.is_some() || self.config.is_some()
+    }
+}
+
 /// One program's description.
 #[derive(Debug, Clone)]
 pub struct Description {
@@ -173,6 +207,9 @@ pub struct Description {
     /// id, put right after the program (`resume "--resume" "{id}"`); none:
     /// it is not resumed.
     pub resume: Vec<String>,
+    /// How zellij-mcp gives the program its hooks for one launch; none:
+    /// it is given none.
+    pub hooks: Option<GivenHooks>,
     rows: usize,
     prompt: Vec<String>,
     start: Option<Pattern>,
@@ -282,10 +319,16 @@ pub struct ComposerSeen {
     /// a draft, if it is not (an `empty` pattern matched: a placeholder; or
     /// the program's suggestion).
     pub text: Vec<(usize, String, Option<String>)>,
+    /// For a program whose suggestion is told by the cursor: the cursor
+    /// shows on none of its text rows, so it tells nothing (Qwen Code,
+    /// redrawn for a new width, may leave it elsewhere).
+    pub cursor_away: bool,
 }
 
 /// Why a composer's row is the program's suggestion, not a draft.
 const SUGGESTED: &str = "a suggestion: the cursor is at its start";
+/// Why a composer's row under a placeholder is not a draft.
+const WRAPPED_PLACEHOLDER: &str = "the placeholder above it, wrapped";
 
 impl ComposerSeen {
     /// The rows of text nobody sent, joined by line feeds; empty for none.
@@ -561,11 +604,20 @@ impl Description {
                     let before = text.as_ptr() as usize - rows[*i].as_ptr() as usize;
                     cursor == Some((rows[*i][..before].width(), *i))
                 });
+        let cursor_away =
+            self.suggests && !cursor.is_some_and(|(_, row)| texts.iter().any(|(i, _)| *i == row));
+        // A placeholder shows only in an empty composer: the rows after
+        // it are its own, wrapped in a narrow pane.
+        let mut placeholder = false;
         let text = texts
             .into_iter()
             .map(|(i, text)| {
                 let not_draft = match first_match(&self.empty, text) {
-                    Some(p) => Some(format!("matched empty {:?}", p.text)),
+                    Some(p) => {
+                        placeholder = true;
+                        Some(format!("matched empty {:?}", p.text))
+                    }
+                    None if placeholder => Some(WRAPPED_PLACEHOLDER.to_owned()),
                     None => suggested.then(|| SUGGESTED.to_owned()),
                 };
                 (i, text.to_owned(), not_draft)
@@ -575,6 +627,7 @@ impl Description {
             rows: span,
             columns,
             text,
+            cursor_away,
         })
     }
 
@@ -853,6 +906,7 @@ fn agent(node: &KdlNode, origin: String) -> NodeResult<'_, Description> {
         delivery: Delivery::default(),
         record: None,
         resume: Vec::new(),
+        hooks: None,
         rows: DEFAULT_ROWS,
         prompt: Vec::new(),
         start: None,
@@ -879,6 +933,9 @@ fn agent(node: &KdlNode, origin: String) -> NodeResult<'_, Description> {
             format!("agent '{}' has no prompt sign (prompt \">\")", d.name),
         ));
     }
+    if let Some(hooks) = &d.hooks {
+        crate::hooks::check(hooks).map_err(|e| (node, e))?;
+    }
     let patterns = d.empty.len() + d.working.count() + d.asking.count();
     if patterns > MAX_PATTERNS {
         return Err((
@@ -890,7 +947,7 @@ fn agent(node: &KdlNode, origin: String) -> NodeResult<'_, Description> {
 }
 
 const SETTINGS: &str =
-    "programs, rows, prompt, composer, empty, suggestions, working, asking, message, record, resume";
+    "programs, rows, prompt, composer, empty, suggestions, working, asking, message, record, resume, hooks, hook-events";
 
 fn setting<'n>(d: &mut Description, node: &'n KdlNode) -> NodeResult<'n, ()> {
     match node.name().value() {
@@ -963,6 +1020,23 @@ fn setting<'n>(d: &mut Description, node: &'n KdlNode) -> NodeResult<'n, ()> {
                 ));
             }
             d.resume = args;
+        }
+        "hook-events" => {
+            d.hooks.get_or_insert_with(GivenHooks::default).events = non_empty(node)?;
+        }
+        "hooks" => {
+            let hooks = d.hooks.get_or_insert_with(GivenHooks::default);
+            for entry in node.entries() {
+                let text = entry.value().as_string().map(str::to_owned);
+                match (entry.name().map(|n| n.value()), text) {
+                    (None, Some(arg)) => hooks.args.push(arg),
+                    (Some("env"), Some(name)) => hooks.env = Some(name),
+                    (Some("replaces"), Some(path)) => hooks.replaces = Some(path),
+                    (Some("config"), Some(form)) => hooks.config = Some(form),
+                    (Some("user"), Some(path)) => hooks.user = Some(path),
+                    _ => return Err((node, "hooks takes the arguments that give them (\"--settings\" \"{settings}\"), env=\"NAME\", replaces=\"PATH\", config=\"codex\" and user=\"PATH\", all strings".into())),
+                }
+            }
         }
         "suggestions" => match properties(node, &["cursor"])?.as_slice() {
             [("cursor", value)] if value.as_string() == Some("at-start") => d.suggests = true,

@@ -36,6 +36,11 @@ pub struct Composing {
     pub suggestion: String,
     /// A fingerprint of the rest of the screen ([`Reading::around`]).
     pub around: u64,
+    /// The cursor does not tell whether its text is the program's
+    /// suggestion ([`crate::agent_programs::ComposerSeen::cursor_away`]).
+    pub cursor_away: bool,
+    /// The state shown were its draft none (idle, or working).
+    pub without_draft: AgentScreen,
 }
 
 impl Shown {
@@ -82,6 +87,11 @@ fn composing<S: AsRef<str>>(reading: &Reading, rows: &[S]) -> Option<Composing> 
         draft: composer.draft(),
         suggestion: composer.suggestion(),
         around: reading.around(rows),
+        cursor_away: composer.cursor_away,
+        without_draft: match reading.working {
+            Some(_) => AgentScreen::Working,
+            None => AgentScreen::Idle,
+        },
     })
 }
 

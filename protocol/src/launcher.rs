@@ -428,7 +428,15 @@ struct Reader {
     env: Vec<EnvChange>,
 }
 
+/// `zellij-mcp launch -- ARGV`: ARGV run with its hooks (read past).
+pub const LAUNCH: &str = "launch";
+
 impl Reader {
+    /// The word `ahead` words from here.
+    fn text(&self, ahead: usize) -> Option<&str> {
+        self.words.get(self.at + ahead).map(|w| w.text.as_str())
+    }
+
     fn launch(mut self) -> Result<Launch, Unreadable> {
         loop {
             let Some(word) = self.words.get(self.at) else {
@@ -442,6 +450,12 @@ impl Reader {
             } else if name == "env" {
                 self.at += 1;
                 self.env_options()?;
+            } else if name == "zellij-mcp" && self.text(1) == Some(LAUNCH) {
+                // zellij-mcp's own launch, which gives the program its hooks.
+                self.at += 2;
+                if self.text(0) == Some("--") {
+                    self.at += 1;
+                }
             } else if SHELLS.contains(&name.as_str()) {
                 if !self.shell()? {
                     return self.program(false);
@@ -900,6 +914,11 @@ mod tests {
     fn wrappers_runners_shells_and_interpreters_are_read_past() {
         let cases: &[(&[&str], &str, &[&str])] = &[
             (&["nohup", "nice", "-n", "5", "codex", "x"], "codex", &["x"]),
+            (
+                &["/b/zellij-mcp", "launch", "--", "claude", "-c"],
+                "claude",
+                &["-c"],
+            ),
             (
                 &["timeout", "-k", "5", "1h", "setsid", "-w", "gemini"],
                 "gemini",

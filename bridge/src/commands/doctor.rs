@@ -8,6 +8,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
+use zellij_mcp_protocol::agent_programs::Programs;
 use zellij_mcp_protocol::ops::{
     op, HelloArgs, HelloResult, ListPanesArgs, ListPanesResult, PaneState,
 };
@@ -15,10 +16,10 @@ use zellij_mcp_protocol::{PaneKind, PROTOCOL_VERSION};
 
 use crate::processes::{self, ProcessTable};
 use crate::setup::agent_file::{self, Checked};
-use crate::setup::embedded;
 use crate::setup::grants;
 use crate::setup::places::{shown, Places};
 use crate::setup::zellij_config::{ZellijConfig, ALIAS};
+use crate::setup::{self, embedded};
 use crate::transport::client::PluginClient;
 use crate::transport::sessions;
 
@@ -95,6 +96,29 @@ fn agent_descriptions(path: &Path) -> Check {
     }
 }
 
+/// Which agent programs tell their own state through zellij-mcp's hooks:
+/// those it starts get them per launch; those a person starts, where
+/// setup added them to the program's own settings.
+fn agent_hooks(programs: &Programs) -> Check {
+    const NAME: &str = "agent hooks";
+    let per_launch: Vec<&str> = programs
+        .all()
+        .iter()
+        .filter(|d| d.hooks.as_ref().is_some_and(|h| h.per_launch()))
+        .map(|d| d.name.as_str())
+        .collect();
+    let mut detail = format!("given per launch to {}", per_launch.join(", "));
+    for (program, path, has) in setup::hooks::status(programs) {
+        let state = match has {
+            Some(true) => "in",
+            Some(false) => "not in (`zellij-mcp setup` adds them)",
+            None => "unreadable:",
+        };
+        detail.push_str(&format!("; {program}: {state} {}", shown(&path)));
+    }
+    ok(NAME, detail)
+}
+
 /// What this platform's process table tells (docs/setup.md, "Platforms").
 fn process_table(table: &dyn ProcessTable) -> Check {
     const NAME: &str = "processes";
@@ -154,6 +178,7 @@ pub async fn checks(client: &PluginClient) -> Vec<Check> {
         installed(&places),
         permissions(&places),
         agent_descriptions(&agent_file::path()),
+        agent_hooks(&agent_file::programs()),
         process_table(processes::table()),
     ];
     let (live, sessions_check) = live_sessions(client).await;

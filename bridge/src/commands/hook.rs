@@ -24,6 +24,10 @@ const TELL_WAIT: Duration = Duration::from_secs(2);
 
 /// Tells the plugin what the payload says, if it can; never fails.
 pub async fn run(client: &PluginClient, argument: Option<String>) {
+    let told_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()
+        .map(|since| since.as_millis() as u64);
     let (Some(session), Some(pane)) = (env("ZELLIJ_SESSION_NAME"), env("ZELLIJ_PANE_ID")) else {
         return;
     };
@@ -41,6 +45,7 @@ pub async fn run(client: &PluginClient, argument: Option<String>) {
         pane_id: pane,
         event: told.event,
         conversation: told.conversation,
+        told_ms,
     };
     let call = client.call::<op::Hook>(Some(&session), &args, client.sending());
     let _ = tokio::time::timeout(TELL_WAIT, call).await;

@@ -9,9 +9,12 @@
 //! - [`doctor`]: what is wrong and how to fix it.
 //! - [`notify`]: a message from a shell.
 //! - [`hook`]: what an agent program's hook tells (run by the program).
+//! - [`launch`]: an agent program started with its hooks (run by the
+//!   plugin, and for `tmux` panes).
 
 pub mod agents;
 pub mod call;
 pub mod doctor;
 pub mod hook;
+pub mod launch;
 pub mod notify;

@@ -174,6 +174,22 @@ impl Following {
         }
     }
 
+    /// Follows the record (opencode: the session) its program's hooks
+    /// named, where they did.
+    pub fn as_told(mut self, record: Option<&str>, conversation: Option<&str>) -> Following {
+        if self.record == Record::Opencode {
+            if let Some(session) = conversation {
+                self.opencode = opencode::Follow::in_session(session.to_owned());
+            }
+            return self;
+        }
+        let named = record.map(PathBuf::from).filter(|path| path.is_file());
+        if named.is_some() {
+            self.own = named;
+        }
+        self
+    }
+
     /// The pane's own record (see [`formats::own_record`]).
     fn own_record(&mut self, record: Record) -> Option<PathBuf> {
         let due = self

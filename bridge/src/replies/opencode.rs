@@ -26,7 +26,7 @@ pub fn newest_session(place: &Place) -> Option<(String, PathBuf)> {
     let path = database(place)?;
     let db = open(&path).ok()?;
     let cwd = place.cwd.as_ref().map(|c| c.display().to_string());
-    let (session, _) = start(&db, cwd.as_deref(), &Started::Last).ok()??;
+    let (session, _) = start(&db, cwd.as_deref(), None, &Started::Last).ok()??;
     Some((session, path))
 }
 
@@ -43,10 +43,21 @@ fn open(path: &std::path::Path) -> Result<Connection, String> {
 #[derive(Default)]
 pub struct Follow {
     db: Option<Connection>,
+    /// The session the program's hooks named, where they did.
+    session: Option<String>,
     start: Option<(String, String)>,
 }
 
 impl Follow {
+    /// A turn looked for only in `session` (the one the program's hooks
+    /// named: another agent may work in the same folder).
+    pub fn in_session(session: String) -> Follow {
+        Follow {
+            session: Some(session),
+            ..Follow::default()
+        }
+    }
+
     /// The turn `started` names, in the session of the place's folder that
     /// holds it.
     pub fn turn(&mut self, place: &Place, started: &Started) -> Result<Option<Turn>, String> {
@@ -59,7 +70,8 @@ impl Follow {
         };
         if self.start.is_none() {
             let cwd = place.cwd.as_ref().map(|c| c.display().to_string());
-            self.start = start(db, cwd.as_deref(), started).map_err(|e| e.to_string())?;
+            let session = self.session.as_deref();
+            self.start = start(db, cwd.as_deref(), session, started).map_err(|e| e.to_string())?;
         }
         let Some((session, from)) = &self.start else {
             return Ok(None);
@@ -69,10 +81,12 @@ impl Follow {
     }
 }
 
-/// The session and the first message the turn may start at.
+/// The session (`session`, where known) and the first message the turn
+/// may start at.
 fn start(
     db: &Connection,
     cwd: Option<&str>,
+    session: Option<&str>,
     started: &Started,
 ) -> rusqlite::Result<Option<(String, String)>> {
     let row = |r: &rusqlite::Row| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?));
@@ -81,15 +95,16 @@ fn start(
             "SELECT m.session_id, m.id FROM part p JOIN message m ON m.id = p.message_id \
              JOIN session s ON s.id = m.session_id \
              WHERE instr(p.data, ?1) > 0 AND (?2 IS NULL OR s.directory = ?2) \
+             AND (?3 IS NULL OR s.id = ?3) \
              ORDER BY m.time_created DESC LIMIT 1",
-            rusqlite::params![header, cwd],
+            rusqlite::params![header, cwd, session],
             row,
         ),
         // The session of the folder changed last, from its first message.
         Started::Last => db.query_row(
             "SELECT s.id, '' FROM session s WHERE (?1 IS NULL OR s.directory = ?1) \
-             ORDER BY s.time_updated DESC LIMIT 1",
-            rusqlite::params![cwd],
+             AND (?2 IS NULL OR s.id = ?2) ORDER BY s.time_updated DESC LIMIT 1",
+            rusqlite::params![cwd, session],
             row,
         ),
     };

@@ -16,6 +16,17 @@ pub fn path() -> PathBuf {
         .join(FILE_NAME)
 }
 
+/// The descriptions in force: the person's file over the built-in ones
+/// (the built-in ones alone while the file is absent or wrong).
+pub fn programs() -> Programs {
+    match check(&path()) {
+        Checked::Good { text, .. } => {
+            Programs::with_file(&text, FILE_NAME).unwrap_or_else(|_| Programs::built_in())
+        }
+        _ => Programs::built_in(),
+    }
+}
+
 /// The file as last read.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Checked {

@@ -197,7 +197,7 @@ fn file_step(
     }
 }
 
-fn home() -> PathBuf {
+pub(super) fn home() -> PathBuf {
     PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
 }
 
@@ -209,7 +209,7 @@ pub fn config_home() -> PathBuf {
         .unwrap_or_else(|| home().join(".config"))
 }
 
-fn installed(program: &str) -> bool {
+pub(super) fn installed(program: &str) -> bool {
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path).any(|dir| dir.join(program).is_file())
 }

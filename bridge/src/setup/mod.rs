@@ -16,6 +16,7 @@ pub mod agent_file;
 mod clients;
 pub mod embedded;
 pub mod grants;
+pub mod hooks;
 pub mod places;
 mod record;
 pub mod zellij_config;
@@ -48,6 +49,12 @@ pub struct SetupArgs {
     /// Undo what setup did.
     #[arg(long)]
     pub uninstall: bool,
+    /// Leave the agent programs' own settings without zellij-mcp's hooks.
+    #[arg(long)]
+    pub no_hooks: bool,
+    /// Only take zellij-mcp's hooks out of the agent programs' settings.
+    #[arg(long, conflicts_with_all = ["uninstall", "no_hooks"])]
+    pub remove_hooks: bool,
     /// Zellij's config file (default: the one Zellij reads).
     #[arg(long)]
     pub config: Option<PathBuf>,
@@ -109,9 +116,10 @@ impl Step {
 /// Runs setup; the exit code.
 pub fn run(args: SetupArgs) -> i32 {
     let places = Places::find(args.config.clone());
-    let planned = match args.uninstall {
-        false => plan_install(&args, &places),
-        true => plan_uninstall(&places),
+    let planned = match (args.uninstall, args.remove_hooks) {
+        (_, true) => Ok(hook_steps(false)),
+        (false, _) => plan_install(&args, &places),
+        (true, _) => plan_uninstall(&places),
     };
     let (steps, notes) = match planned {
         Ok(planned) => planned,
@@ -307,10 +315,43 @@ fn plan_install(args: &SetupArgs, places: &Places) -> Result<(Vec<Step>, Vec<Str
         }
     }
 
+    if !args.no_hooks {
+        let (hooks, hook_notes) = hook_steps(true);
+        steps.extend(hooks);
+        notes.extend(hook_notes);
+    }
+
     if !steps.is_empty() && Record::load(&places.record) != record {
         steps.push(record_step(places, &record));
     }
     Ok((steps, notes))
+}
+
+/// Adding zellij-mcp's hooks to (or, `add` false, taking them out of) the
+/// settings of each installed agent program that takes them there.
+fn hook_steps(add: bool) -> (Vec<Step>, Vec<String>) {
+    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("zellij-mcp"));
+    let (edits, notes) = hooks::edits(&agent_file::programs(), &exe, add);
+    let steps = edits.into_iter().map(|edit| {
+        let what = match add {
+            true => format!(
+                "add zellij-mcp's hooks to {} ({}): it then tells its own state, your own settings and hooks kept",
+                shown(&edit.path),
+                edit.program
+            ),
+            false => format!(
+                "take zellij-mcp's hooks out of {} ({})",
+                shown(&edit.path),
+                edit.program
+            ),
+        };
+        Step::File {
+            path: edit.path,
+            bytes: edit.text.map(String::into_bytes),
+            what,
+        }
+    });
+    (steps.collect(), notes)
 }
 
 fn plan_uninstall(places: &Places) -> Result<(Vec<Step>, Vec<String>), String> {
@@ -393,6 +434,9 @@ fn plan_uninstall(places: &Places) -> Result<(Vec<Step>, Vec<String>), String> {
             });
         }
     }
+    let (hooks, hook_notes) = hook_steps(false);
+    steps.extend(hooks);
+    notes.extend(hook_notes);
     Ok((steps, notes))
 }
 

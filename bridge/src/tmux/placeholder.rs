@@ -146,10 +146,15 @@ fn exec(spec: Spec, id: u32) -> String {
     let own_zellij: Vec<(String, String)> = std::env::vars()
         .filter(|(k, _)| k.starts_with("ZELLIJ"))
         .collect();
+    let mut hooks = Vec::new();
     let mut command = match spec.command {
         Some(line) => {
-            let mut sh = std::process::Command::new("/bin/sh");
-            sh.arg("-c").arg(line);
+            let mut argv = vec!["/bin/sh".to_owned(), "-c".to_owned(), line];
+            if let Some((hooked, env)) = crate::commands::launch::with_hooks(&argv) {
+                (argv, hooks) = (hooked, env);
+            }
+            let mut sh = std::process::Command::new(&argv[0]);
+            sh.args(&argv[1..]);
             sh
         }
         None => std::process::Command::new(
@@ -163,6 +168,7 @@ fn exec(spec: Spec, id: u32) -> String {
         .env_clear()
         .envs(spec.env.iter().filter(|(k, _)| !k.starts_with("ZELLIJ")))
         .envs(own_zellij)
+        .envs(hooks)
         .env("TMUX_PANE", super::format::tmux_pane_id(id))
         .current_dir(&spec.cwd);
     let error = command.exec();

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use zellij_mcp_protocol::agent_programs::{Description, Record};
 use zellij_mcp_protocol::ops::{
     check_max_bytes, first_line, op, DeliveryStatus, HoldReason, LocateResult, PaneState, ReadArgs,
-    ReadEventsArgs, ReadResult, RepliedArgs, SendMessageArgs, SendMessageResult,
+    ReadEventsArgs, ReadResult, RepliedArgs, SendMessageArgs, SendMessageResult, TurnEnded,
 };
 use zellij_mcp_protocol::text::shape_read;
 use zellij_mcp_protocol::{Error, ErrorBody, PaneRef};
@@ -56,6 +56,7 @@ pub struct AskArgs {
 pub enum ReplySource {
     Transcript,
     Screen,
+    Hook,
 }
 
 /// The agent's state when the ask ended: the turn over (idle); a dialog or
@@ -274,13 +275,26 @@ impl ZellijMcp {
         let record = described.as_ref().and_then(|d| d.record);
         let place = Place::of(located.pid, located.cwd.as_deref());
         let started = Started::By(header.to_owned());
-        let mut following = record.map(|r| Following::new(r, place, asking.since, started));
+        let (named, conversation) = (located.record.as_deref(), located.conversation.as_deref());
+        let mut following = record
+            .map(|r| Following::new(r, place, asking.since, started).as_told(named, conversation));
         let mut seen = Seen::default();
         loop {
-            let state = match self.locate(session, pane, true).await {
-                Ok((_, now)) => state_of(&now),
-                Err(_) => PaneState::Exited,
+            let (state, hook_end) = match self.locate(session, pane, true).await {
+                Ok((_, now)) => (state_of(&now), now.turn_ended),
+                Err(_) => (PaneState::Exited, None),
             };
+            // The program's hook told this very turn's end (its prompt
+            // carries the message's header), for a record that marks no
+            // end (one that does is exact already).
+            let marks_end = record.is_some_and(crate::replies::formats::marks_end);
+            let told_end = hook_end.filter(|end| {
+                let prompt = end.prompt.as_deref().unwrap_or_default();
+                !marks_end && prompt.contains(header)
+            });
+            if let Some(end) = told_end {
+                return Ok(self.ended_by_hook(following.as_mut(), end, record));
+            }
             let turn = match (following.as_mut(), described.as_ref()) {
                 (Some(f), _) => f.turn().unwrap_or_else(|e| {
                     tracing::debug!("record of {pane}: {e}");
@@ -313,6 +327,26 @@ impl ZellijMcp {
                 });
             }
             tokio::time::sleep(LOOK_EVERY).await;
+        }
+    }
+
+    /// A turn its program's hook told the end of: the reply from its
+    /// record, else as the hook gave it.
+    fn ended_by_hook(
+        &self,
+        following: Option<&mut Following>,
+        end: TurnEnded,
+        record: Option<Record>,
+    ) -> FollowedTurn {
+        let turn = following.and_then(|f| f.turn().ok().flatten());
+        let (reply, source) = match turn.filter(Turn::has_reply) {
+            Some(turn) if record.is_some() => (turn.reply(), ReplySource::Transcript),
+            _ => (end.last_message.unwrap_or_default(), ReplySource::Hook),
+        };
+        FollowedTurn {
+            state: AskState::Idle,
+            reply,
+            source,
         }
     }
 
@@ -359,7 +393,8 @@ impl ZellijMcp {
             })));
         };
         let place = Place::of(located.pid, located.cwd.as_deref());
-        let mut following = Following::new(record, place, SystemTime::UNIX_EPOCH, Started::Last);
+        let mut following = Following::new(record, place, SystemTime::UNIX_EPOCH, Started::Last)
+            .as_told(located.record.as_deref(), located.conversation.as_deref());
         let turn = following.turn().map_err(|problem| {
             ToolFailure(ErrorBody::from(Error::Internal {
                 problem: format!("its record could not be read: {problem}"),

@@ -269,6 +269,11 @@ trait Exchanger: Sync {
     ) -> impl Future<Output = Result<Reply, Exchange>> + Send;
 }
 
+/// How many children a request, or the replay of it, may lose before the
+/// call fails: a child now and then exits with no reply (Zellij's CLI
+/// client is told to exit), and rarely two in a row.
+const CHILDREN_LOST_AT_MOST: usize = 3;
+
 /// Sends `request` once. When its child exits mid-request, the plugin may
 /// have it: a `replay` on a new child fetches its reply (now, or once it is
 /// ready), and only a request the plugin never saw is sent again.
@@ -279,33 +284,54 @@ async fn send_once<E: Exchanger>(
     timeout: Duration,
 ) -> Result<Reply, CallError> {
     let deadline = Instant::now() + timeout;
-    match exchanger.exchange(request, target, timeout).await {
-        Err(Exchange::ChildExited(_)) => {}
-        other => return other.map_err(Exchange::into_call_error),
+    let mut lost = String::new();
+    for _ in 0..CHILDREN_LOST_AT_MOST {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match exchanger.exchange(request, target, left).await {
+            Err(Exchange::ChildExited(why)) => lost = why,
+            other => return other.map_err(Exchange::into_call_error),
+        }
+        if let Some(reply) = replayed(exchanger, request, target, deadline).await? {
+            return Ok(reply);
+        }
     }
-    let replay = ReplayArgs {
+    Err(CallError::Transport(lost))
+}
+
+/// The plugin's reply to a request whose child exited, asked with `replay`
+/// (each try its own id, so none is taken for one already seen); `None`
+/// when the plugin never saw the request.
+async fn replayed<E: Exchanger>(
+    exchanger: &E,
+    request: &Request,
+    target: &Destination,
+    deadline: Instant,
+) -> Result<Option<Reply>, CallError> {
+    let args = ReplayArgs {
         request_id: request.id.clone(),
     };
-    let replay = Request::of::<op::Replay>(format!("{}-replay", request.id), &replay)
-        .map_err(|e| CallError::Transport(e.to_string()))?;
-    let left = deadline.saturating_duration_since(Instant::now());
-    let earlier = exchanger
-        .exchange(&replay, target, left)
-        .await
-        .map_err(Exchange::into_call_error)?;
-    // The replay's own error (e.g. the reply is gone) answers the request.
-    let earlier = match earlier.into_result() {
-        Ok(earlier) => earlier,
-        Err(error) => return Ok(Reply::err(&request.id, error)),
-    };
-    if !earlier.is_null() {
-        return serde_json::from_value(earlier).map_err(|e| CallError::Transport(e.to_string()));
+    let mut lost = String::new();
+    for attempt in 1..=CHILDREN_LOST_AT_MOST {
+        let replay = Request::of::<op::Replay>(format!("{}-replay{attempt}", request.id), &args)
+            .map_err(|e| CallError::Transport(e.to_string()))?;
+        let left = deadline.saturating_duration_since(Instant::now());
+        let earlier = match exchanger.exchange(&replay, target, left).await {
+            Err(Exchange::ChildExited(why)) => {
+                lost = why;
+                continue;
+            }
+            other => other.map_err(Exchange::into_call_error)?,
+        };
+        // The replay's own error (e.g. the reply is gone) answers the request.
+        return match earlier.into_result() {
+            Err(error) => Ok(Some(Reply::err(&request.id, error))),
+            Ok(earlier) if earlier.is_null() => Ok(None),
+            Ok(earlier) => serde_json::from_value(earlier)
+                .map(Some)
+                .map_err(|e| CallError::Transport(e.to_string())),
+        };
     }
-    let left = deadline.saturating_duration_since(Instant::now());
-    exchanger
-        .exchange(request, target, left)
-        .await
-        .map_err(Exchange::into_call_error)
+    Err(CallError::Transport(lost))
 }
 
 impl Carrier for CliTransport {
@@ -415,25 +441,27 @@ mod tests {
     use zellij_mcp_protocol::ops::Op;
     use zellij_mcp_protocol::{Error, ErrorBody, ErrorCode};
 
-    /// Children whose first one exits mid-request; a replay gets `replayed`.
-    struct FirstChildDies {
+    /// Children whose first `dying` exit mid-request; a replay gets
+    /// `replayed`.
+    struct ChildrenDie {
+        dying: usize,
         replayed: Result<Value, ErrorBody>,
         sent: Mutex<Vec<String>>,
     }
 
-    impl Exchanger for FirstChildDies {
+    impl Exchanger for ChildrenDie {
         async fn exchange(
             &self,
             request: &Request,
             _: &Destination,
             _: Duration,
         ) -> Result<Reply, Exchange> {
-            let first = {
+            let dies = {
                 let mut sent = self.sent.lock().unwrap();
-                sent.push(request.op.clone());
-                sent.len() == 1
+                sent.push(request.id.clone());
+                sent.len() <= self.dying
             };
-            if first {
+            if dies {
                 return Err(Exchange::ChildExited("gone".into()));
             }
             Ok(match (request.op.as_str(), &self.replayed) {
@@ -444,10 +472,12 @@ mod tests {
         }
     }
 
-    async fn send_after_a_dead_child(
+    async fn send_after_dead_children(
+        dying: usize,
         replayed: Result<Value, ErrorBody>,
     ) -> (Result<Value, ErrorBody>, Vec<String>) {
-        let children = FirstChildDies {
+        let children = ChildrenDie {
+            dying,
             replayed,
             sent: Mutex::default(),
         };
@@ -462,16 +492,43 @@ mod tests {
     #[tokio::test]
     async fn a_request_the_plugin_answered_is_replayed_not_sent_again() {
         let earlier = serde_json::to_value(Reply::ok("r1", json!({"tab_id": 4}))).unwrap();
-        let (reply, sent) = send_after_a_dead_child(Ok(earlier)).await;
+        let (reply, sent) = send_after_dead_children(1, Ok(earlier)).await;
         assert_eq!(reply.unwrap(), json!({"tab_id": 4}));
-        assert_eq!(sent, ["new_tab", "replay"]);
+        assert_eq!(sent, ["r1", "r1-replay1"]);
+    }
+
+    #[tokio::test]
+    async fn a_replay_whose_child_exits_too_is_asked_again_under_a_new_id() {
+        let earlier = serde_json::to_value(Reply::ok("r1", json!({"tab_id": 4}))).unwrap();
+        let (reply, sent) = send_after_dead_children(2, Ok(earlier)).await;
+        assert_eq!(reply.unwrap(), json!({"tab_id": 4}));
+        assert_eq!(sent, ["r1", "r1-replay1", "r1-replay2"]);
+    }
+
+    #[tokio::test]
+    async fn children_that_keep_exiting_fail_the_call_after_a_few() {
+        let children = ChildrenDie {
+            dying: usize::MAX,
+            replayed: Ok(Value::Null),
+            sent: Mutex::default(),
+        };
+        let request = Request::new("r1", "new_tab", json!({}));
+        let reply = send_once(
+            &children,
+            &request,
+            &Destination::Broadcast,
+            Duration::from_secs(1),
+        );
+        assert!(matches!(reply.await, Err(CallError::Transport(_))));
+        let sent = children.sent.into_inner().unwrap();
+        assert_eq!(sent.len(), 1 + CHILDREN_LOST_AT_MOST, "{sent:?}");
     }
 
     #[tokio::test]
     async fn a_request_the_plugin_never_saw_is_sent_again_once() {
-        let (reply, sent) = send_after_a_dead_child(Ok(Value::Null)).await;
+        let (reply, sent) = send_after_dead_children(1, Ok(Value::Null)).await;
         assert_eq!(reply.unwrap(), json!("sent again"));
-        assert_eq!(sent, ["new_tab", "replay", "new_tab"]);
+        assert_eq!(sent, ["r1", "r1-replay1", "r1"]);
     }
 
     #[tokio::test]
@@ -480,9 +537,9 @@ mod tests {
             problem: "gone".into(),
             fix: "look at the state it left".into(),
         });
-        let (reply, sent) = send_after_a_dead_child(Err(lost)).await;
+        let (reply, sent) = send_after_dead_children(1, Err(lost)).await;
         assert_eq!(reply.unwrap_err().code, ErrorCode::ReplyLost);
-        assert_eq!(sent, ["new_tab", "replay"]);
+        assert_eq!(sent, ["r1", "r1-replay1"]);
     }
 
     #[test]

@@ -14,7 +14,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use prost::Message;
-use zellij_mcp_protocol::ops::EXIT_PIPE_NAME;
+use zellij_mcp_protocol::ops::{EXIT_PIPE_NAME, RUN_TAKEN};
 
 use super::wire::{self, server_to_client::Message as ServerMsg, ServerToClientMsg};
 
@@ -26,10 +26,15 @@ const MOST_FRAME: usize = 1 << 20;
 /// pipe Zellij lost) keeps the person's shell only this long.
 const MOST_WAIT: Duration = Duration::from_secs(15);
 
+/// How long, and how often, a report no instance took is sent again.
+const RESEND_FOR: Duration = Duration::from_secs(2);
+const RESEND_EVERY: Duration = Duration::from_millis(50);
+
 /// Sends `payload` on the exit pipe to the plugin at `plugin` with
 /// `configuration` (`k=v,k2=v2`, as `zellij pipe -c` takes it), through
-/// the session's `socket`; prints what the plugin answers, until it lets
-/// the pipe go, or for [`MOST_WAIT`] (then failing).
+/// the session's `socket`, again while no instance says it took it (for
+/// [`RESEND_FOR`]); prints what the plugin answers, until it lets the pipe
+/// go, or for [`MOST_WAIT`] (then failing).
 pub fn send(
     socket: &Path,
     plugin: &str,
@@ -37,23 +42,37 @@ pub fn send(
     payload: &str,
 ) -> std::io::Result<()> {
     let mut stream = UnixStream::connect(socket)?;
-    let deadline = Instant::now() + MOST_WAIT;
+    let sent_first = Instant::now();
+    let deadline = sent_first + MOST_WAIT;
     let pipe_id = format!("{EXIT_PIPE_NAME}-{}", std::process::id());
     let plugin = (plugin.to_owned(), parse_configuration(configuration));
     let message =
         wire::named_pipe_message(&pipe_id, EXIT_PIPE_NAME, payload.to_owned(), Some(plugin));
     let body = message.encode_to_vec();
-    stream.write_all(&[&(body.len() as u32).to_le_bytes()[..], &body].concat())?;
+    let frame = [&(body.len() as u32).to_le_bytes()[..], &body].concat();
+    stream.write_all(&frame)?;
+    let taken_line = format!("{RUN_TAKEN}\n");
+    let mut taken = false;
     let mut out = std::io::stdout().lock();
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         stream.set_read_timeout(Some(left.max(Duration::from_millis(1))))?;
         match read_frame(&mut stream)?.message {
             Some(ServerMsg::CliPipeOutput(o)) if o.pipe_name == pipe_id => {
+                if o.output == taken_line {
+                    taken = true;
+                    continue;
+                }
                 out.write_all(o.output.as_bytes())?;
                 out.flush()?;
             }
-            Some(ServerMsg::UnblockCliPipeInput(p)) if p.pipe_name == pipe_id => return Ok(()),
+            Some(ServerMsg::UnblockCliPipeInput(p)) if p.pipe_name == pipe_id => {
+                if taken || sent_first.elapsed() >= RESEND_FOR {
+                    return Ok(());
+                }
+                std::thread::sleep(RESEND_EVERY);
+                stream.write_all(&frame)?;
+            }
             Some(ServerMsg::Exit(_) | ServerMsg::LogError(_)) => {
                 return Err(std::io::Error::other("Zellij refused the report"))
             }

@@ -258,3 +258,13 @@ pub fn delivered_after(mcp: &Mcp, message: &Value, after: &Value) {
         "delivered before {after}: {delivered}"
     );
 }
+
+/// `pane`'s row in `zellij-mcp agents --json`, from the plugin's own look
+/// at it (up to half a second old).
+pub fn agent_row(s: &Session, pane: &str) -> Option<Value> {
+    let mut agents = std::process::Command::new(bridge());
+    agents.args(["agents", "--json"]).envs(s.sandbox().env());
+    let rows: Value = serde_json::from_slice(&agents.output().ok()?.stdout).ok()?;
+    let mut rows = rows["agents"].as_array()?.iter();
+    rows.find(|r| r["pane_id"] == pane).cloned()
+}

@@ -240,12 +240,9 @@ impl<H: Host> McpPlugin<H> {
                 self.now::<op::ListTabs>(args, asker, |p, _, _| p.zellij().list_tabs())
             }
             op::ListPanes::NAME => self.now::<op::ListPanes>(args, asker, |p, a, _| {
-                Zellij::of(&p.host, &p.view, &p.programs).list_panes(
-                    &mut p.pane_facts,
-                    &p.agents,
-                    &p.attention,
-                    a,
-                )
+                Zellij::of(&p.host, &p.view, &p.programs)
+                    .with_known(&p.hooks, &p.attention)
+                    .list_panes(&mut p.pane_facts, &p.agents, &p.attention, a)
             }),
             op::NewTab::NAME => {
                 self.next_tick::<op::NewTab>(args, asker, |p, a, _| p.zellij().new_tab(a))
@@ -303,17 +300,26 @@ impl<H: Host> McpPlugin<H> {
                 handlers::replied(zellij, &p.agents, &mut p.attention, &mut p.log, a)
             }),
             op::Hook::NAME => self.now::<op::Hook>(args, asker, |p, a, _| {
-                Zellij::of(&p.host, &p.view, &p.programs).hook(&mut p.hooks, a)
+                let told = Zellij::of(&p.host, &p.view, &p.programs).hook(&mut p.hooks, a);
+                // What it told is on the board and in the event log at once.
+                if told.is_ok() {
+                    p.look_at_agents();
+                }
+                told
             }),
             op::ReadEvents::NAME => self
                 .now::<op::ReadEvents>(args, asker, |p, a, _| handlers::read_events(&mut p.log, a)),
             op::Read::NAME => self.now::<op::Read>(args, asker, |p, a, _| {
                 let named = p.agents.named(a.pane_id);
-                Zellij::of(&p.host, &p.view, &p.programs).read(&mut p.pane_facts, named, a)
+                Zellij::of(&p.host, &p.view, &p.programs)
+                    .with_known(&p.hooks, &p.attention)
+                    .read(&mut p.pane_facts, named, a)
             }),
             op::Locate::NAME => self.now::<op::Locate>(args, asker, |p, a, _| {
                 let named = p.agents.named(a.pane_id);
-                Zellij::of(&p.host, &p.view, &p.programs).locate(&mut p.pane_facts, named, a)
+                Zellij::of(&p.host, &p.view, &p.programs)
+                    .with_known(&p.hooks, &p.attention)
+                    .locate(&mut p.pane_facts, named, a)
             }),
             op::PaneOfProcess::NAME => {
                 self.now::<op::PaneOfProcess>(args, asker, |p, a, _| p.zellij().pane_of_process(a))
@@ -321,7 +327,8 @@ impl<H: Host> McpPlugin<H> {
             op::Write::NAME => self.now::<op::Write>(args, asker, |p, a, asker| {
                 let delay_ms = p.settings.submit_delay_ms;
                 let named = p.agents.named(a.pane_id);
-                let zellij = Zellij::of(&p.host, &p.view, &p.programs);
+                let zellij =
+                    Zellij::of(&p.host, &p.view, &p.programs).with_known(&p.hooks, &p.attention);
                 let pane = a.pane_id;
                 let look = zellij.look_for(&mut p.pane_facts, pane, false, named);
                 let telling = look.and_then(|look| look.telling());

@@ -163,7 +163,10 @@ impl<H: Host> Zellij<'_, H> {
     /// `hook`: notes what the hook of the program in a terminal pane told.
     pub fn hook(&self, reports: &mut HookReports, args: HookArgs) -> HandlerResult {
         self.require_terminal(args.pane_id)?;
-        let at_ms = self.host.unix_ms();
+        // When the hook ran, not when it came: a late report is no newer
+        // than a screen drawn after its event.
+        let now_ms = self.host.unix_ms();
+        let at_ms = args.told_ms.map_or(now_ms, |told| told.min(now_ms));
         reports.note(args.pane_id, args.event, args.conversation, at_ms);
         now(HookResult {})
     }

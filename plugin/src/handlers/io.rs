@@ -74,6 +74,8 @@ impl<'a, H: Host> Zellij<'a, H> {
             true => self.program_and_cwd(facts, args.pane_id),
             false => (None, None),
         };
+        let told = self.known.filter(|_| args.screen);
+        let told = told.and_then(|(hooks, _)| hooks.of(args.pane_id));
         now(LocateResult {
             pane_id: args.pane_id,
             tab_id: self.view.tab_id_of(args.pane_id),
@@ -82,6 +84,9 @@ impl<'a, H: Host> Zellij<'a, H> {
             line_draft,
             program,
             cwd,
+            turn_ended: told.and_then(|r| r.turn_ended.clone()),
+            record: told.and_then(|r| r.record.clone()),
+            conversation: told.and_then(|r| r.conversation.clone()),
         })
     }
 
@@ -110,7 +115,7 @@ impl<'a, H: Host> Zellij<'a, H> {
         named: Named,
     ) -> (Option<PaneState>, bool) {
         match self.look_for(facts, pane, shells, named) {
-            Some(look) => state_shown(self.host.shown(pane, look.telling()), look.is_agent()),
+            Some(look) => state_shown(self.shown(pane, look.telling()), look.is_agent()),
             None => (None, false),
         }
     }
@@ -276,7 +281,7 @@ impl<'a, H: Host> Zellij<'a, H> {
         asker: &Asker,
         log: &mut EventLog,
     ) -> Result<(), ErrorBody> {
-        let agent = self.host.shown(pane, telling).and_then(|shown| shown.agent);
+        let agent = self.shown(pane, telling).and_then(|shown| shown.agent);
         if agent != Some(AgentScreen::Asking) {
             return Ok(());
         }

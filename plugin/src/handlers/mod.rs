@@ -24,13 +24,16 @@ pub use waiting::run_result;
 use serde::Serialize;
 use zellij_mcp_protocol::agent_programs::Programs;
 use zellij_mcp_protocol::agent_programs::Telling;
+use zellij_mcp_protocol::agent_screen::Shown;
 use zellij_mcp_protocol::launcher::{program_name, program_of_command};
 use zellij_mcp_protocol::{Error, ErrorBody, JsonText, PaneKind, PaneRef};
 use zellij_tile::prelude::PaneInfo;
 
 use crate::host::Host;
 use crate::state::agents::Named;
+use crate::state::attention::Attention;
 pub use crate::state::handled::{Handled, HandlerResult};
+use crate::state::hooks::HookReports;
 use crate::state::later::{Live, Settle};
 use crate::state::session::SessionView;
 use crate::McpPlugin;
@@ -76,6 +79,10 @@ pub struct Zellij<'a, H> {
     pub host: &'a H,
     pub view: &'a SessionView,
     pub programs: &'a Programs,
+    /// What agents' hooks told, and what earlier looks saw of their
+    /// composers, for the states told to callers; none where only the
+    /// screen may count (what is typed).
+    pub known: Option<(&'a HookReports, &'a Attention)>,
 }
 
 impl<'a, H: Host> Zellij<'a, H> {
@@ -84,7 +91,31 @@ impl<'a, H: Host> Zellij<'a, H> {
             host,
             view,
             programs,
+            known: None,
         }
+    }
+
+    /// The same, telling agents' states from their hooks and earlier looks
+    /// too.
+    pub fn with_known(self, hooks: &'a HookReports, attention: &'a Attention) -> Self {
+        Zellij {
+            known: Some((hooks, attention)),
+            ..self
+        }
+    }
+
+    /// What `pane`'s screen shows, an agent's state told from its hooks
+    /// and earlier looks too where they are known (see
+    /// [`HookReports::state`], [`Attention::recall`]).
+    pub fn shown(&self, pane: PaneRef, telling: Option<Telling>) -> Option<Shown> {
+        let agent = telling.is_some();
+        let mut shown = self.host.shown(pane, telling)?;
+        if let (Some((hooks, attention)), true) = (self.known, agent) {
+            attention.recall(pane, &mut shown);
+            let seen = (shown.agent, shown.still);
+            shown.agent = hooks.state(pane, seen, self.host.unix_ms()).0;
+        }
+        Some(shown)
     }
 
     /// The program a terminal pane runs (`running`, as Zellij last told),
@@ -155,7 +186,7 @@ impl<'a, H: Host> Zellij<'a, H> {
 impl<H: Host> McpPlugin<H> {
     /// The parts every handler reads.
     pub fn zellij(&self) -> Zellij<'_, H> {
-        Zellij::of(&self.host, &self.view, &self.programs)
+        Zellij::of(&self.host, &self.view, &self.programs).with_known(&self.hooks, &self.attention)
     }
 
     /// The parts a handler that names agents gets.

@@ -135,12 +135,15 @@ impl<H: Host> Zellij<'_, H> {
     pub fn new_pane(&self, naming: &mut Naming, args: NewPaneArgs, asker: &Asker) -> HandlerResult {
         self.require_ready()?;
         let tab = self.target_tab(args.at.tab.as_ref(), asker.caller)?;
-        let content = match args.command {
+        let argv = args.command.map(check_argv).transpose()?;
+        let content = match &argv {
             Some(argv) => Content::Command {
-                argv: check_argv(argv)?,
-                cwd: args.cwd,
+                argv: naming.keeping.hooked(argv.clone(), self.programs),
+                cwd: args.cwd.clone(),
             },
-            None => Content::Shell { cwd: args.cwd },
+            None => Content::Shell {
+                cwd: args.cwd.clone(),
+            },
         };
         naming.check_free(self, args.agent_name.as_deref())?;
         let pane = self.spawn(
@@ -151,8 +154,8 @@ impl<H: Host> Zellij<'_, H> {
             args.at.focus,
         )?;
         naming.name(self, args.agent_name.as_deref(), pane, args.reads_lines)?;
-        if let (Some(_), Content::Command { argv, cwd }) = (&args.agent_name, content) {
-            naming.keeping.launched(pane, argv, cwd);
+        if let (Some(_), Some(argv)) = (&args.agent_name, argv) {
+            naming.keeping.launched(pane, argv, args.cwd);
         }
         Ok(pane_when_listed(pane, tab.tab_id))
     }

@@ -29,6 +29,9 @@ pub struct Attention {
     /// The last text each agent's composer was seen to hold as a person's
     /// draft (the cursor after its start).
     typed: BTreeMap<PaneRef, String>,
+    /// The last text each agent's composer was seen to hold as the
+    /// program's suggestion (the cursor at its start).
+    suggested: BTreeMap<PaneRef, String>,
     /// Each working agent's screen less its working sign, and since when
     /// it has been so (Unix ms).
     still: BTreeMap<PaneRef, (u64, u64)>,
@@ -83,19 +86,46 @@ impl Attention {
         self.described_by.get(&pane)
     }
 
-    /// Notes what `pane`'s composer holds; text the description took for
-    /// the program's suggestion (by the cursor at its start) is a draft
-    /// when it is what a person was seen to type there: they only moved
-    /// the cursor back to its start.
+    /// Notes what `pane`'s composer holds, and tells it as earlier looks
+    /// saw it ([`Self::recall`]).
     pub fn composer(&mut self, pane: PaneRef, shown: &mut Shown) {
+        self.recall(pane, shown);
         let Some(composer) = &shown.composer else {
             return;
         };
+        // Text is seen typed, or suggested, only where the cursor tells.
+        if composer.cursor_away {
+            return;
+        }
         if !composer.draft.is_empty() {
             self.typed.insert(pane, composer.draft.clone());
+        }
+        if !composer.suggestion.is_empty() {
+            self.suggested.insert(pane, composer.suggestion.clone());
+        }
+    }
+
+    /// What `pane`'s composer holds, as earlier looks saw it: text the
+    /// description took for the program's suggestion (by the cursor at its
+    /// start) is a draft when it is what a person was seen to type there
+    /// (they only moved the cursor back); text it took for a draft only
+    /// because the cursor shows elsewhere is the suggestion last seen
+    /// there, unless a person was seen to type it.
+    pub fn recall(&self, pane: PaneRef, shown: &mut Shown) {
+        let Some(composer) = &mut shown.composer else {
+            return;
+        };
+        let typed = |text: &String| self.typed.get(&pane) == Some(text);
+        if shown.agent == Some(AgentScreen::Draft)
+            && composer.cursor_away
+            && self.suggested.get(&pane) == Some(&composer.draft)
+            && !typed(&composer.draft)
+        {
+            composer.suggestion = std::mem::take(&mut composer.draft);
+            shown.agent = Some(composer.without_draft);
         } else if shown.agent == Some(AgentScreen::Idle)
             && !composer.suggestion.is_empty()
-            && self.typed.get(&pane) == Some(&composer.suggestion)
+            && typed(&composer.suggestion)
         {
             shown.agent = Some(AgentScreen::Draft);
         }
@@ -124,6 +154,7 @@ impl Attention {
         self.last_in.retain(|pane, _| panes.contains(pane));
         self.last_reply.retain(|pane, _| panes.contains(pane));
         self.typed.retain(|pane, _| panes.contains(pane));
+        self.suggested.retain(|pane, _| panes.contains(pane));
         self.still.retain(|pane, _| panes.contains(pane));
     }
 
@@ -182,20 +213,47 @@ mod tests {
                 draft: draft.into(),
                 suggestion: suggestion.into(),
                 around: 0,
+                cursor_away: false,
+                without_draft: AgentScreen::Idle,
             }),
             line: ShellLine::Unknown,
         }
     }
 
+    /// What one pane's composer tells, as `attention` saw it before.
+    fn told(attention: &mut Attention, mut shown: Shown) -> Option<AgentScreen> {
+        attention.composer(PaneRef::terminal(1), &mut shown);
+        shown.agent
+    }
+
+    /// A draft read so only because the cursor shows off the composer.
+    fn cursor_away(draft: &str) -> Shown {
+        let mut shown = shown(AgentScreen::Draft, draft, "");
+        shown.composer.as_mut().unwrap().cursor_away = true;
+        shown
+    }
+
+    #[test]
+    fn the_suggestion_last_seen_stays_one_when_the_cursor_shows_elsewhere() {
+        let mut attention = Attention::default();
+        let mut told = |shown: Shown| told(&mut attention, shown);
+        let idle = Some(AgentScreen::Idle);
+        let draft = Some(AgentScreen::Draft);
+        // Nothing seen before: the text may be anyone's.
+        assert_eq!(told(cursor_away("run the tests")), draft);
+        assert_eq!(told(shown(AgentScreen::Idle, "", "run the tests")), idle);
+        // Redrawn for a new width, the cursor left below the composer.
+        assert_eq!(told(cursor_away("run the tests")), idle);
+        assert_eq!(told(cursor_away("other text")), draft);
+        // A person's own text, the same as the suggestion, stays theirs.
+        assert_eq!(told(shown(AgentScreen::Draft, "run the tests", "")), draft);
+        assert_eq!(told(cursor_away("run the tests")), draft);
+    }
+
     #[test]
     fn a_persons_draft_with_the_cursor_moved_to_its_start_stays_a_draft() {
         let mut attention = Attention::default();
-        let pane = PaneRef::terminal(1);
-        let mut told = |s: Shown| {
-            let mut s = s;
-            attention.composer(pane, &mut s);
-            s.agent
-        };
+        let mut told = |shown: Shown| told(&mut attention, shown);
         // The program's own suggestion, never typed here: no draft.
         let suggested = shown(AgentScreen::Idle, "", "run the tests");
         assert_eq!(told(suggested.clone()), Some(AgentScreen::Idle));

@@ -1,10 +1,12 @@
 //! What each agent program's hooks told last (`zellij-mcp hook`, run by
-//! the program): plain state, one report per pane, bounded, forgotten with
-//! the pane.
+//! the program), and the one state told from them and the pane's screen:
+//! plain state, one report per pane, bounded, forgotten with the pane.
 
 use std::collections::BTreeMap;
 
+use zellij_mcp_protocol::agent_programs::AgentScreen;
 use zellij_mcp_protocol::hooks::HookEvent;
+use zellij_mcp_protocol::ops::TurnEnded;
 use zellij_mcp_protocol::PaneRef;
 
 /// Panes whose reports are kept at most; the oldest report goes first.
@@ -14,20 +16,55 @@ const MOST_REPORTS: usize = 1024;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Report {
     pub event: HookEvent,
-    /// The conversation its program named last.
+    /// The conversation its program named last, and its record.
     pub conversation: Option<String>,
+    pub record: Option<String>,
     /// When it came (Unix ms).
     pub at_ms: u64,
+    /// The prompt of the turn under way, as its start told it.
+    pub prompt: Option<String>,
+    /// The last turn's end its hooks told.
+    pub turn_ended: Option<TurnEnded>,
+}
+
+impl Report {
+    /// The state its event tells; none once the session ended.
+    fn state(&self) -> Option<AgentScreen> {
+        match self.event {
+            HookEvent::SessionStarted { .. } | HookEvent::TurnEnded { .. } => {
+                Some(AgentScreen::Idle)
+            }
+            HookEvent::TurnStarted { .. } | HookEvent::ToolDone => Some(AgentScreen::Working),
+            HookEvent::Asking { .. } => Some(AgentScreen::Asking),
+            HookEvent::SessionEnded => None,
+        }
+    }
+}
+
+/// An agent's screen as looked at: the state it shows, and a fingerprint
+/// of its rows (see `Shown::still`).
+pub type Screen = (Option<AgentScreen>, u64);
+
+/// Which source told an agent's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    Screen,
+    Hooks,
 }
 
 #[derive(Debug, Default)]
 pub struct HookReports {
     reports: BTreeMap<PaneRef, Report>,
+    /// What each agent's screen showed at the last look (its state and a
+    /// fingerprint of its rows), and since when (Unix ms).
+    screens: BTreeMap<PaneRef, (Screen, u64)>,
 }
 
 impl HookReports {
-    /// Notes what `pane`'s hook told; a conversation named before stays
-    /// known when this event names none.
+    /// Notes what `pane`'s hook told at `at_ms`; a conversation named
+    /// before stays known when this event names none. An event older than
+    /// the one kept (hooks run side by side reach the plugin in any order)
+    /// tells only the conversation, where none was known.
     pub fn note(
         &mut self,
         pane: PaneRef,
@@ -35,6 +72,12 @@ impl HookReports {
         conversation: Option<String>,
         at_ms: u64,
     ) {
+        if let Some(newer) = self.reports.get_mut(&pane).filter(|r| r.at_ms > at_ms) {
+            if newer.conversation.is_none() {
+                newer.conversation = conversation;
+            }
+            return;
+        }
         let earlier = self.reports.remove(&pane);
         if self.reports.len() >= MOST_REPORTS {
             let oldest = self
@@ -44,11 +87,39 @@ impl HookReports {
                 .map(|(p, _)| *p);
             oldest.map(|p| self.reports.remove(&p));
         }
+        let started = earlier.as_ref().and_then(|r| r.prompt.clone());
+        // A turn's further requests (after a tool) may tell an empty prompt.
+        let prompt = match &event {
+            HookEvent::TurnStarted { prompt } if prompt.as_ref().is_some_and(|p| !p.is_empty()) => {
+                prompt.clone()
+            }
+            HookEvent::TurnStarted { .. } => started.clone(),
+            HookEvent::TurnEnded { .. } => None,
+            _ => started.clone(),
+        };
+        let turn_ended = match &event {
+            HookEvent::TurnEnded {
+                last_message,
+                prompt,
+            } => Some(TurnEnded {
+                at_ms,
+                prompt: prompt.clone().or(started),
+                last_message: last_message.clone(),
+            }),
+            _ => earlier.as_ref().and_then(|r| r.turn_ended.clone()),
+        };
+        let record = match &event {
+            HookEvent::SessionStarted { record } => record.clone(),
+            _ => earlier.as_ref().and_then(|r| r.record.clone()),
+        };
         let conversation = conversation.or_else(|| earlier.and_then(|r| r.conversation));
         let report = Report {
             event,
             conversation,
+            record,
             at_ms,
+            prompt,
+            turn_ended,
         };
         self.reports.insert(pane, report);
     }
@@ -60,6 +131,53 @@ impl HookReports {
     /// Forgets the panes that are gone.
     pub fn keep_only(&mut self, live: impl Fn(PaneRef) -> bool) {
         self.reports.retain(|pane, _| live(*pane));
+        self.screens.retain(|pane, _| live(*pane));
+    }
+
+    /// Notes what `pane`'s screen shows at a look.
+    pub fn screen_seen(&mut self, pane: PaneRef, screen: Screen, now_ms: u64) {
+        if self.screens.get(&pane).map(|(s, _)| *s) != Some(screen) {
+            self.screens.insert(pane, (screen, now_ms));
+        }
+    }
+
+    /// Whether `pane` asks, as its hooks or its screen tell (nothing is
+    /// typed there then: a hook may tell a question before its dialog is
+    /// drawn).
+    pub fn asks(&self, pane: PaneRef, seen: Screen, now_ms: u64) -> bool {
+        self.state(pane, seen, now_ms).0 == Some(AgentScreen::Asking)
+    }
+
+    /// `pane`'s state from its hooks and its `screen` now: the newer of the
+    /// two tells it (a screen is as new as its last change: one that
+    /// stopped changing, as one a person scrolled up, is older than every
+    /// hook after it; a screen that tells no state tells nothing), except
+    /// that a question shown always wins (the screen is the last look
+    /// before typing, and a hook's report may come late), a question told
+    /// wins over an older screen, and a draft comes only from the screen.
+    pub fn state(&self, pane: PaneRef, seen: Screen, now_ms: u64) -> (Option<AgentScreen>, Source) {
+        let screen = seen.0;
+        let Some(report) = self.of(pane) else {
+            return (screen, Source::Screen);
+        };
+        let Some(told) = report.state() else {
+            return (screen, Source::Screen);
+        };
+        let since = match self.screens.get(&pane) {
+            Some((last, since)) if *last == seen => *since,
+            _ => now_ms,
+        };
+        let newer = report.at_ms >= since;
+        let hooks = (Some(told), Source::Hooks);
+        match screen {
+            None => hooks,
+            Some(AgentScreen::Asking) => (screen, Source::Screen),
+            _ if newer && told == AgentScreen::Asking => hooks,
+            Some(AgentScreen::Draft) if !newer => (screen, Source::Screen),
+            Some(AgentScreen::Busy) if told == AgentScreen::Working => (screen, Source::Screen),
+            _ if newer && screen != Some(told) => hooks,
+            _ => (screen, Source::Screen),
+        }
     }
 
     /// What `pane`'s hooks told last, and how long ago, for people.
@@ -77,6 +195,97 @@ impl HookReports {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use AgentScreen::*;
+
+    fn ended() -> HookEvent {
+        HookEvent::TurnEnded {
+            last_message: None,
+            prompt: None,
+        }
+    }
+
+    #[test]
+    fn the_newer_source_tells_the_state_a_question_wins_and_a_draft_is_the_screens() {
+        let mut hooks = HookReports::default();
+        let pane = PaneRef::terminal(3);
+        hooks.screen_seen(pane, (Some(Working), 1), 1_000);
+        assert_eq!(
+            hooks.state(pane, (Some(Working), 1), 1_500),
+            (Some(Working), Source::Screen)
+        );
+        hooks.note(pane, ended(), None, 2_000);
+        // A screen that still shows the turn (scrolled up, or not drawn yet).
+        assert_eq!(
+            hooks.state(pane, (Some(Working), 1), 2_100),
+            (Some(Idle), Source::Hooks)
+        );
+        assert_eq!(
+            hooks.state(pane, (None, 1), 2_100),
+            (Some(Idle), Source::Hooks)
+        );
+        // A new turn the hooks did not tell (Codex's notify tells only ends).
+        hooks.screen_seen(pane, (Some(Idle), 1), 2_200);
+        hooks.screen_seen(pane, (Some(Working), 1), 9_000);
+        assert_eq!(
+            hooks.state(pane, (Some(Working), 1), 9_100),
+            (Some(Working), Source::Screen)
+        );
+        // A draft the screen showed before the turn's end told, and since
+        // unchanged, is a view of the past (scrolled up); one drawn after
+        // it is a person's.
+        hooks.screen_seen(pane, (Some(Draft), 1), 9_200);
+        hooks.note(pane, ended(), None, 9_300);
+        assert_eq!(
+            hooks.state(pane, (Some(Draft), 1), 9_400),
+            (Some(Idle), Source::Hooks)
+        );
+        hooks.screen_seen(pane, (Some(Draft), 2), 9_450);
+        assert_eq!(
+            hooks.state(pane, (Some(Draft), 2), 9_460),
+            (Some(Draft), Source::Screen)
+        );
+        // A question told while the screen shows none; answered, a tool ran.
+        hooks.note(pane, HookEvent::Asking { what: None }, None, 9_500);
+        assert_eq!(
+            hooks.state(pane, (Some(Draft), 2), 9_600),
+            (Some(Asking), Source::Hooks)
+        );
+        hooks.note(pane, HookEvent::ToolDone, None, 9_700);
+        assert_eq!(
+            hooks.state(pane, (Some(Draft), 2), 9_800),
+            (Some(Working), Source::Hooks)
+        );
+        // A question shown wins, over a turn's start or end told after it
+        // too (a report late under load).
+        hooks.screen_seen(pane, (Some(Asking), 1), 10_000);
+        assert_eq!(
+            hooks.state(pane, (Some(Asking), 1), 10_100),
+            (Some(Asking), Source::Screen)
+        );
+        hooks.note(pane, HookEvent::TurnStarted { prompt: None }, None, 10_150);
+        hooks.note(pane, ended(), None, 10_200);
+        assert_eq!(
+            hooks.state(pane, (Some(Asking), 1), 10_300),
+            (Some(Asking), Source::Screen)
+        );
+        // The same state, a screen that changed after the hook (a reply
+        // drawn, the turn's end not told): the screen's.
+        hooks.screen_seen(pane, (Some(Idle), 1), 10_900);
+        hooks.note(pane, HookEvent::TurnStarted { prompt: None }, None, 11_000);
+        assert_eq!(
+            hooks.state(pane, (Some(Idle), 1), 11_200),
+            (Some(Working), Source::Hooks)
+        );
+        hooks.screen_seen(pane, (Some(Idle), 2), 11_300);
+        assert_eq!(
+            hooks.state(pane, (Some(Idle), 2), 11_400),
+            (Some(Idle), Source::Screen)
+        );
+        assert_eq!(
+            hooks.state(PaneRef::terminal(4), (Some(Busy), 1), 1),
+            (Some(Busy), Source::Screen)
+        );
+    }
 
     #[test]
     fn the_last_report_is_kept_with_the_conversation_named_before_and_bounded() {
@@ -84,15 +293,52 @@ mod tests {
         let pane = PaneRef::terminal(3);
         let started = HookEvent::SessionStarted { record: None };
         reports.note(pane, started, Some("s1".into()), 1_000);
-        reports.note(pane, HookEvent::TurnStarted, None, 2_000);
+        reports.note(
+            pane,
+            HookEvent::TurnStarted {
+                prompt: Some("p".into()),
+            },
+            None,
+            2_000,
+        );
+        let again = HookEvent::TurnStarted {
+            prompt: Some(String::new()),
+        };
+        reports.note(pane, again, None, 2_000);
+        let ended = HookEvent::TurnEnded {
+            last_message: None,
+            prompt: None,
+        };
+        reports.note(pane, ended, None, 2_500);
+        let turn = reports.of(pane).unwrap().turn_ended.clone().unwrap();
+        assert_eq!((turn.at_ms, turn.prompt.as_deref()), (2_500, Some("p")));
+        // A turn's start that ran before the end kept: told out of order.
+        reports.note(pane, HookEvent::TurnStarted { prompt: None }, None, 2_000);
         assert_eq!(
             reports.told(pane, 3_500).as_deref(),
-            Some("turn_started 1.5 s ago (conversation s1)")
+            Some("turn_ended 1.0 s ago (conversation s1)")
+        );
+        reports.note(pane, HookEvent::TurnStarted { prompt: None }, None, 3_000);
+        assert_eq!(
+            reports.told(pane, 3_500).as_deref(),
+            Some("turn_started 0.5 s ago (conversation s1)")
+        );
+        let other = PaneRef::terminal(9);
+        reports.note(other, HookEvent::ToolDone, None, 3_000);
+        reports.note(
+            other,
+            HookEvent::SessionStarted { record: None },
+            Some("s2".into()),
+            2_900,
+        );
+        assert_eq!(
+            reports.told(other, 3_500).as_deref(),
+            Some("tool_done 0.5 s ago (conversation s2)")
         );
         for id in 0..(MOST_REPORTS as u32 + 10) {
             reports.note(
                 PaneRef::terminal(100 + id),
-                HookEvent::TurnStarted,
+                HookEvent::TurnStarted { prompt: None },
                 None,
                 5_000 + u64::from(id),
             );

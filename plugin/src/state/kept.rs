@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
+use zellij_mcp_protocol::agent_programs::Programs;
 use zellij_mcp_protocol::launcher;
 use zellij_mcp_protocol::ops::ProcessMark;
 use zellij_mcp_protocol::PaneRef;
@@ -97,6 +98,22 @@ impl Keeping {
     /// Forgets the looks of panes no agent has.
     pub fn looked_only(&mut self, panes: &[PaneRef]) {
         self.looked.retain(|pane, _| panes.contains(pane));
+    }
+
+    /// `argv` started through `zellij-mcp launch`, which gives its program
+    /// zellij-mcp's hooks, where its description gives it any and the
+    /// bridge is known; else as it is.
+    pub fn hooked(&self, argv: Vec<String>, programs: &Programs) -> Vec<String> {
+        let program = launcher::read(&argv).ok().map(|l| l.name());
+        let described = program.and_then(|p| programs.for_program(&p));
+        let given = described.and_then(|d| d.hooks.as_ref());
+        match (given.filter(|h| h.per_launch()), self.bridge()) {
+            (Some(_), Some(bridge)) => {
+                let launch = [bridge, launcher::LAUNCH.into(), "--".into()];
+                launch.into_iter().chain(argv).collect()
+            }
+            _ => argv,
+        }
     }
 
     /// The bridge's executable, as the last `hello` named it.
@@ -399,5 +416,34 @@ mod tests {
         assert!(again.kept_by_another_server(11));
         assert!(!again.kept_by_another_server(10));
         assert_eq!(again.agents()["a"].conversation.as_deref(), Some("c"));
+    }
+
+    #[test]
+    fn a_program_described_with_hooks_starts_through_the_bridges_launch() {
+        let dir = crate::fake::shared_dir("hooked");
+        let keeping = Keeping::new(dir.join("kept.json"), dir.join("bridge"), true);
+        let programs = Programs::built_in();
+        let argv = |words: &[&str]| words.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+        let claude = argv(&["env", "A=1", "claude", "-c"]);
+        assert_eq!(
+            keeping.hooked(claude.clone(), &programs),
+            claude,
+            "no bridge known yet"
+        );
+        fs::write(dir.join("bridge"), "/b/zellij-mcp").unwrap();
+        let hooked = keeping.hooked(claude.clone(), &programs);
+        assert_eq!(hooked[..3], argv(&["/b/zellij-mcp", "launch", "--"]));
+        assert_eq!(hooked[3..], claude);
+        assert_eq!(
+            program_of(&hooked).as_deref(),
+            Some("claude"),
+            "read past it"
+        );
+        let gemini = argv(&["gemini"]);
+        assert_eq!(
+            keeping.hooked(gemini.clone(), &programs),
+            gemini,
+            "given none"
+        );
     }
 }

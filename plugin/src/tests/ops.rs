@@ -1014,6 +1014,9 @@ fn a_run_is_answered_and_released_by_the_instance_that_typed_it_after_the_lease_
     }
     let answered = result_of::<op::RunInPane>(only_reply(&first, "a", "a"));
     assert_eq!(answered.exit_code, Some(0));
+    let taken = crate::fake::Call::Output("exit-1".into(), "taken\n".into());
+    assert!(first.host.calls.borrow().contains(&taken), "it says so");
+    assert!(!second.host.calls.borrow().contains(&taken));
     assert!(
         replies_on(&second, "a", "a").is_empty(),
         "it never knew the run"
@@ -1377,6 +1380,37 @@ fn a_message_is_held_while_its_agent_asks_or_holds_a_draft_and_typed_once_it_is_
 }
 
 #[test]
+fn a_message_to_an_agent_that_reads_lines_gets_its_cr_once_its_prompt_shows_the_text() {
+    let mut p = plugin("op-message-line-cr");
+    let register = json!({"name": "bot", "reads_lines": true});
+    let register = request_from("terminal_1", "1", "register_agent", register);
+    send(&mut p, "1", Some(&register));
+    only_reply(&p, "1", "1");
+    *p.host.screen.borrow_mut() = vec!["bot ready".into(), "bot> ".into()];
+    let args = json!({"to": "bot", "text": "hi", "from": "ci", "wait_ms": 60_000});
+    send(&mut p, "2", Some(&request("2", "send_message", args)));
+    assert_eq!(typed(&p).len(), 1, "the text");
+    // Not drawn yet: a CR now would be read as an empty line.
+    for _ in 0..10 {
+        p.host.advance(Duration::from_millis(100));
+        p.on_timer();
+    }
+    assert_eq!(typed(&p).len(), 1, "no CR before the text shows");
+    *p.host.screen.borrow_mut() = vec!["bot ready".into(), "bot> [#2 from ci] hi".into()];
+    p.host.advance(Duration::from_millis(20));
+    p.on_timer();
+    let texts: Vec<String> = typed(&p).into_iter().map(|(_, t)| t).collect();
+    assert_eq!(texts, ["[#2 from ci] hi", "\r"]);
+    *p.host.screen.borrow_mut() = vec!["bot ready, 1 lines read".into(), "bot> ".into()];
+    while replies_on(&p, "2", "2").is_empty() {
+        p.host.advance(Duration::from_millis(100));
+        p.on_timer();
+    }
+    let sent = result_of::<op::SendMessage>(only_reply(&p, "2", "2"));
+    assert_eq!(sent.status, DeliveryStatus::Delivered);
+}
+
+#[test]
 fn a_message_to_codex_waits_for_its_turn_to_end_and_goes_as_one_paste() {
     let mut p = plugin("op-message-codex");
     *p.host.running.borrow_mut() = vec!["node".into(), "/x/@openai/codex/bin/codex.js".into()];
@@ -1416,6 +1450,8 @@ fn a_message_whose_text_stays_in_the_composer_after_its_cr_ends_unsent_and_is_no
             draft: "[#1 from ci] one\n".into(),
             suggestion: String::new(),
             around: 1,
+            cursor_away: false,
+            without_draft: AgentScreen::Idle,
         }),
         line: ShellLine::Unknown,
     });

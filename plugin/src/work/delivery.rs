@@ -242,6 +242,12 @@ impl<H: Host> McpPlugin<H> {
             return Taking::Later;
         };
         self.attention.composer(pane, &mut shown);
+        if self
+            .hooks
+            .asks(pane, (shown.agent, shown.still), self.host.unix_ms())
+        {
+            shown.agent = Some(AgentScreen::Asking);
+        }
         let delivery = self.programs.delivery(program.as_deref());
         match held_because(shown.agent, delivery) {
             Some(why) => Taking::Held(pane, why),
@@ -291,17 +297,22 @@ impl<H: Host> McpPlugin<H> {
     /// its CR once the composer shows the text (a CR that reaches the
     /// program with the text is a new line), and again only where its
     /// description asks (see [`Shows`]); never while the pane shows a
-    /// dialog. A program whose screen is not told gets its CR after its
-    /// delay.
+    /// dialog. An agent that reads lines gets it once its prompt's line is
+    /// no longer empty ([`line_shows`]). A program whose screen is not
+    /// told gets its CR after its delay.
     pub fn take_cr_when_shown(&mut self, now: Instant) -> Vec<Step> {
         let (host, agents, programs, facts) =
             (&self.host, &self.agents, &self.programs, &self.pane_facts);
+        let (hooks, now_ms) = (&self.hooks, host.unix_ms());
         let zellij = Zellij::of(host, &self.view, programs);
         let look = |write: &PendingWrite| {
             if !matches!(write.done, WriteDone::Delivered(_)) {
                 return Shows::Unlooked;
             }
             let pane = write.pane;
+            if agents.named(pane) == Named::ReadsLines {
+                return line_shows(host.screen(pane).ok().as_deref());
+            }
             let running = facts.known(pane).and_then(|f| f.running.as_deref());
             let program = zellij.program_of(pane, running);
             let described = program.as_deref().and_then(|p| programs.for_program(p));
@@ -310,7 +321,12 @@ impl<H: Host> McpPlugin<H> {
             }
             let delivery = programs.delivery(program.as_deref());
             let telling = zellij.telling(pane, program.as_deref(), agents.named(pane));
-            let shown = host.shown(pane, telling);
+            let mut shown = host.shown(pane, telling);
+            if let Some(shown) = shown.as_mut() {
+                if hooks.asks(pane, (shown.agent, shown.still), now_ms) {
+                    shown.agent = Some(AgentScreen::Asking);
+                }
+            }
             Shows::of(shown.as_ref(), delivery, &own_mark(&write.bytes))
         };
         self.input.on_timer(now, look)
@@ -382,7 +398,10 @@ impl<H: Host> McpPlugin<H> {
                 Some(None) => (pane_id, PaneState::Unknown, None),
                 Some(Some(mut shown)) => {
                     self.attention.composer(pane_id, &mut shown);
-                    let state = shown.agent.map_or(PaneState::Unknown, PaneState::from);
+                    let seen = (shown.agent, shown.still);
+                    self.hooks.screen_seen(pane_id, seen, now_ms);
+                    let (agent, _) = self.hooks.state(pane_id, seen, now_ms);
+                    let state = agent.map_or(PaneState::Unknown, PaneState::from);
                     let state = self.stalled_or(pane_id, state, shown.still, now_ms);
                     (pane_id, state, shown.described_by)
                 }
@@ -543,6 +562,23 @@ pub fn own_mark(bytes: &[u8]) -> String {
     let line = text.lines().next().unwrap_or_default();
     let header = line.find(']').map_or(line, |end| &line[..=end]);
     header.chars().take(40).collect()
+}
+
+/// What the prompt line of an agent that reads lines (`rows`, its screen)
+/// means to a message's CR: empty, it has not read the text yet (an Ink
+/// line editor takes a CR that comes before it has drawn the text as an
+/// empty line); anything else, the text may be there. It is never told as
+/// the message's own: the program may print what it read.
+fn line_shows(rows: Option<&[String]>) -> Shows {
+    match rows.map(prompt_line) {
+        Some(ShellLine::Empty) => Shows::Clear,
+        Some(ShellLine::Draft(_)) => Shows::Draft {
+            ours: false,
+            again: false,
+            around: 0,
+        },
+        Some(ShellLine::Unknown) | None => Shows::Other,
+    }
 }
 
 /// A message's bytes, as its program takes them: several lines in one

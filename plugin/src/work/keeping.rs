@@ -197,7 +197,7 @@ impl<H: Host> McpPlugin<H> {
                 })
             })?;
         let content = Content::Command {
-            argv,
+            argv: self.keeping.hooked(argv, &self.programs),
             cwd: agent.cwd.clone(),
         };
         let new = self.host.replace(pane, &content).ok_or_else(|| {
@@ -328,6 +328,15 @@ impl<H: Host> McpPlugin<H> {
         let panes: Vec<PaneRef> = agents.iter().map(|(_, a)| a.pane).collect();
         self.keeping.looked_only(&panes);
         for (name, agent) in agents {
+            let told = self
+                .hooks
+                .of(agent.pane)
+                .and_then(|r| r.conversation.clone());
+            if told.is_some() && told != agent.conversation {
+                if let Some(kept) = self.keeping.kept.get_mut(&name) {
+                    kept.conversation = told;
+                }
+            }
             let record = self
                 .programs
                 .named(&agent.description)
@@ -376,7 +385,13 @@ impl<H: Host> McpPlugin<H> {
             return;
         };
         if agent.pane.to_string() == *pane {
-            agent.conversation = Some(found.id);
+            // The conversation its program's hooks named is its own; the
+            // look-up's may be the folder's newest.
+            let told = self
+                .hooks
+                .of(agent.pane)
+                .and_then(|r| r.conversation.clone());
+            agent.conversation = Some(told.unwrap_or(found.id));
             agent.record_changed_ms = found.changed_ms;
             agent.processes = found.processes;
             self.keeping.kept.save();

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use zellij_mcp_protocol::ops::{
     CancelArgs, CancelResult, Happened, PaneChangedArgs, PaneChangedResult, ReleaseArgs,
     ReleaseResult, RunInPaneResult, RunResult, Signal, WaitForResult, WaitOutcome, WaitReply,
-    RUN_READ,
+    RUN_READ, RUN_TAKEN,
 };
 use zellij_mcp_protocol::{Error, ErrorBody, JsonText, PaneRef};
 use zellij_tile::prelude::PaneInfo;
@@ -233,6 +233,7 @@ impl<H: Host> McpPlugin<H> {
         let Some((run, turns)) = self.shell_runs.reported(token, pipe_id, now) else {
             return;
         };
+        self.host.output(pipe_id, &format!("{RUN_TAKEN}\n"));
         match &run.asker {
             Some(asker) => {
                 self.host.block(pipe_id);

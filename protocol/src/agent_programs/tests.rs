@@ -216,6 +216,9 @@ fn opencode_1_18_33_as_seen() {
     let home_footer = "                                          tab agents  ctrl+p commands\n\n\n\n  ~/project:master                                               1.18.33";
     let home = "Ask anything… \"What is the tech stack of this project?\"";
     assert_eq!(opencode(home_logo, home, home_footer), Some(Idle));
+    // In a narrow pane its placeholder wraps.
+    let wrapped = "Ask anything… \"What is the tech stack of this\n  ┃  project?\"";
+    assert_eq!(opencode(home_logo, wrapped, home_footer), Some(Idle));
     assert_eq!(
         opencode(home_logo, "hello draft not sent", home_footer),
         Some(Draft)
@@ -300,6 +303,29 @@ fn qwen(above: &str, composer: &str, cursor: Option<(usize, usize)>) -> Option<A
     let programs = Programs::built_in();
     let description = programs.for_program("qwen").expect("described");
     description.read_at(&rows, cursor, "Qwen - work").state
+}
+
+/// Whether the cursor, at `cursor` (column, row: the composer's is 2),
+/// tells nothing of Qwen Code's composer holding `composer`.
+fn qwen_cursor_away(composer: &str, cursor: Option<(usize, usize)>) -> bool {
+    let screen =
+        format!("  > a turn\n{QWEN_RULE}\n{composer}\n{QWEN_RULE}\n  ➜ work · standin-model\n");
+    let rows: Vec<&str> = screen.lines().collect();
+    let programs = Programs::built_in();
+    let description = programs.for_program("qwen").expect("described");
+    let reading = description.read_at(&rows, cursor, "Qwen - work");
+    reading.composer.expect("a composer").cursor_away
+}
+
+#[test]
+fn a_cursor_off_the_composer_s_rows_tells_no_suggestion() {
+    let suggestion = "> STANDIN-SUGGESTION run the tests";
+    assert!(!qwen_cursor_away(suggestion, Some((2, 2))), "at its start");
+    assert!(!qwen_cursor_away(suggestion, Some((34, 2))), "at its end");
+    // Redrawn for a new width, the cursor left below or above it.
+    assert!(qwen_cursor_away(suggestion, Some((0, 5))));
+    assert!(qwen_cursor_away(suggestion, Some((9, 0))));
+    assert!(qwen_cursor_away(suggestion, None));
 }
 
 #[test]

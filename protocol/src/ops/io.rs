@@ -188,6 +188,27 @@ pub struct LocateResult {
     /// With `screen`: the folder its process works in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
+    /// With `screen`: the last turn's end its program's hooks told.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_ended: Option<TurnEnded>,
+    /// With `screen`: the record of its conversation its program's hooks
+    /// named.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record: Option<String>,
+    /// With `screen`: the conversation its program's hooks named, by id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversation: Option<String>,
+}
+
+/// A turn's end an agent program's hooks told: when (Unix ms), its prompt
+/// and its last message where the program gives them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TurnEnded {
+    pub at_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_message: Option<String>,
 }
 
 impl PaneState {
@@ -453,6 +474,12 @@ pub const EXIT_PIPE_NAME: &str = "zellij-mcp-exit";
 
 /// What the plugin says on a report's pipe when the run's output is read.
 pub const RUN_READ: &str = "read";
+
+/// Said first on an exit report's pipe by the instance that takes the
+/// report. A report no instance took is sent again for a moment: while a
+/// client attaches, Zellij holds pipes back from the instances of clients
+/// gone, and the one that typed the run may be one of them.
+pub const RUN_TAKEN: &str = "taken";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]

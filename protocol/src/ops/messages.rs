@@ -417,6 +417,10 @@ pub struct HookArgs {
     /// The conversation the program names.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conversation: Option<String>,
+    /// When the program ran the hook (Unix ms): hooks run side by side
+    /// may reach the plugin out of order, and late under load.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub told_ms: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -10,6 +10,7 @@
 
 mod board;
 mod channel;
+mod hooks;
 mod paths;
 mod programs;
 mod replies;
@@ -46,7 +47,9 @@ fn main() {
     // composer), `board` (5 and 50 agents), `programs` (the board's 50
     // agents, then 50 of four programs, messages into Codex CLI,
     // Gemini CLI, opencode and Qwen Code, asks, a big record), `replies` (the
-    // messages and asks into those programs, and the big record) or `callers` (16 callers).
+    // messages and asks into those programs, and the big record), `hooks`
+    // (turn ends told by hooks against screens, and a hook call's cost) or
+    // `callers` (16 callers).
     if let Ok(part) = std::env::var("BENCH_ONLY") {
         let mut table = Table::default();
         match part.as_str() {
@@ -64,6 +67,7 @@ fn main() {
                 programs::deliveries(&mut table, &bridge, rounds);
                 replies::big_record(&mut table, rounds.min(20));
             }
+            "hooks" => hooks::hooks(&mut table, &bridge, rounds),
             "clients" => scale::clients(&mut table, &bridge, rounds),
             "waits" => {
                 let server = server_pid(&session);
@@ -131,6 +135,7 @@ fn main() {
     programs::mixed_agents(&mut table, &bridge, rounds, claude_50);
     programs::deliveries(&mut table, &bridge, rounds);
     replies::big_record(&mut table, rounds.min(20));
+    hooks::hooks(&mut table, &bridge, rounds);
 
     println!("{}", header(&session, rounds));
     table.print();

@@ -100,7 +100,7 @@ fn open(session: &Session, mcp: &Mcp, api: &ModelApi, program: Program) -> Strin
 
 /// Waits until the program in `pane` is idle; a first start after its
 /// install can take a minute on a loaded machine.
-fn until_idle(mcp: &Mcp, pane: &str) {
+pub fn until_idle(mcp: &Mcp, pane: &str) {
     let args = json!({"pane_id": pane, "until_state": "idle", "timeout_ms": 180000});
     let waited = mcp.ok("zellij_wait_for", args);
     if waited["outcome"] != "state" {

@@ -1,0 +1,442 @@
+//! Agents tell their own state through the hooks zellij-mcp gives each
+//! program it starts, for that launch only (Gemini CLI, which takes none
+//! so, through the ones `zellij-mcp setup` adds to its settings; opencode
+//! started by hand, through the plugin file setup writes): the
+//! person's own hooks still run; a turn's end and a question asked are
+//! told while a person has the pane scrolled up (Zellij then holds its
+//! output, so its screen shows nothing new) or views another tab, and
+//! `zellij_ask` ends with the turn the hook told.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use common::claude::{open_claude, until_sent, ModelApi, NEWEST};
+use common::{agent_row, bridge, mcp, session, until_state};
+use serde_json::{json, Value};
+use zellij_mcp_harness::programs::Program;
+use zellij_mcp_harness::{poll_for, wait_for, workspace_root, AttachedClient, Mcp, Session};
+
+fn ask(to: &str, text: &str) -> Value {
+    json!({"to": to, "text": text, "from": "lead", "timeout_s": 120})
+}
+
+/// A hook of the person's own on `event`, in their settings: it leaves a
+/// file.
+fn own_hook(event: &str, ran: &Path) -> Value {
+    let command = format!("touch '{}'", ran.display());
+    json!({event: [{"hooks": [{"type": "command", "command": command}]}]})
+}
+
+fn until_row_state(s: &Session, pane: &str, state: &str) {
+    let told = poll_for(Duration::from_secs(10), || {
+        (agent_row(s, pane)?["state"] == state).then_some(())
+    });
+    assert!(
+        told.is_some(),
+        "{pane} not {state} in `agents`: {:?}; hooks: {}",
+        agent_row(s, pane),
+        hooks_told(s, pane)
+    );
+}
+
+/// What `zellij-mcp agents --explain` says the pane's hooks told.
+fn hooks_told(s: &Session, pane: &str) -> String {
+    let mut explain = std::process::Command::new(bridge());
+    explain
+        .args(["agents", "--explain", pane, "--json"])
+        .envs(s.sandbox().env());
+    let told: Value = serde_json::from_slice(&explain.output().unwrap().stdout).unwrap();
+    told["hooks"].as_str().unwrap_or_default().to_owned()
+}
+
+/// The whole scenario for one program's agent at `pane`, idle: each step
+/// needs the program's hooks, which zellij-mcp gave it at its launch.
+fn told_by_hooks(
+    s: &Session,
+    mcp: &Mcp,
+    client: &mut AttachedClient,
+    api: &ModelApi,
+    pane: &str,
+    own_hook_ran: &Path,
+) {
+    let asked = mcp.ok("zellij_ask", ask(pane, "SAY first"));
+    assert_eq!(
+        (&asked["state"], &asked["reply"]),
+        (&json!("idle"), &json!("STANDIN-SAID first")),
+        "{asked}"
+    );
+    let ended = poll_for(Duration::from_secs(10), || {
+        hooks_told(s, pane).starts_with("turn_ended").then_some(())
+    });
+    assert!(ended.is_some(), "{}", hooks_told(s, pane));
+    wait_for("the person's own hook", Duration::from_secs(10), || {
+        own_hook_ran.exists().then_some(())
+    });
+    let long_reply = workspace_root().join("bridge/tests/fixtures/long-reply.md");
+    let long_reply = std::fs::read_to_string(long_reply).unwrap();
+
+    // A long reply while the client views another tab (Zellij then renders
+    // nothing of the pane's).
+    let away = json!({"name": format!("away-{}", pane.replace('_', "-")), "focus": true});
+    let away = mcp.ok("zellij_new_tab", away)["pane_ids"][0].clone();
+    let viewing = |focus: String| focus.split_whitespace().any(|w| away == w);
+    let moved = poll_for(Duration::from_secs(10), || {
+        viewing(s.client_focus()).then_some(())
+    });
+    assert!(
+        moved.is_some(),
+        "the client views {away}: {}",
+        s.client_focus()
+    );
+    let asked = mcp.ok("zellij_ask", ask(pane, "LONG unviewed"));
+    assert_eq!(asked["state"], "idle", "{asked}");
+    assert_eq!(asked["reply"].as_str(), Some(long_reply.as_str()));
+    until_row_state(s, pane, "idle");
+
+    // A person scrolls the pane up while a long turn goes on.
+    let release = s.sandbox().work().join(format!("release-{pane}"));
+    let text = format!("LONG HOLD {}", release.display());
+    std::thread::scope(|scope| {
+        let mut long = ask(pane, &text);
+        long["timeout_s"] = json!(30);
+        let asking = scope.spawn(|| common::mcp(s, "socket").ok("zellij_ask", long));
+        until_sent(api, "HOLD");
+        mcp.ok("zellij_focus", json!({"pane_id": pane}));
+        client.type_keys(b"\x13");
+        client.type_keys(b"uu");
+        std::fs::write(&release, "").unwrap();
+        let asked = asking.join().unwrap();
+        assert_eq!(
+            asked["state"],
+            "idle",
+            "hooks: {}\n{}",
+            hooks_told(s, pane),
+            common::screen(mcp, pane)
+        );
+        assert_eq!(asked["reply"].as_str(), Some(long_reply.as_str()));
+    });
+    until_row_state(s, pane, "idle");
+
+    // A permission the program asks while the pane is scrolled (the view
+    // back at the bottom for the message to be typed, then scrolled up
+    // again while the model holds its answer): told at once, nothing
+    // approved. (Ctrl c in scroll mode: the view back at the bottom.)
+    client.type_keys(b"\x03");
+    let made = s.sandbox().work().join(format!("approved-{pane}"));
+    let release = s.sandbox().work().join(format!("release-ask-{pane}"));
+    let text = format!("HOLD {} BASH touch {}", release.display(), made.display());
+    std::thread::scope(|scope| {
+        let asking = scope.spawn(|| common::mcp(s, "socket").ok("zellij_ask", ask(pane, &text)));
+        let marker = release.display().to_string();
+        let sent = poll_for(Duration::from_secs(30), || {
+            api.user_texts()
+                .iter()
+                .any(|t| t.contains(&marker))
+                .then_some(())
+        });
+        assert!(
+            sent.is_some(),
+            "not sent: {:?}\n{}",
+            agent_row(s, pane),
+            common::screen(mcp, pane)
+        );
+        client.type_keys(b"\x13");
+        client.type_keys(b"uu");
+        std::fs::write(&release, "").unwrap();
+        let asked = asking.join().unwrap();
+        assert_eq!(asked["state"], "asking", "{asked}");
+    });
+    until_row_state(s, pane, "asking");
+    assert!(!made.exists(), "nothing is approved");
+    client.type_keys(b"\x1b");
+}
+
+#[test]
+fn claude_code_tells_its_turns_and_questions_by_hooks_while_its_pane_is_scrolled() {
+    let s: Session = session("hooks-claude");
+    let (mut client, _) = s.attach_and_wait();
+    let mcp = mcp(&s, "socket");
+    let api = ModelApi::start(&s.sandbox().root().join("requests.jsonl"));
+    let ran = s.sandbox().root().join("own-hook-ran");
+    let settings = json!({"hooks": own_hook("Stop", &ran)});
+    write(
+        &s.sandbox().root().join("claude-home/.claude/settings.json"),
+        &settings,
+    );
+    let pane = open_claude(&s, &mcp, &api, NEWEST, "worker");
+    until_state(&mcp, &pane, "idle");
+    told_by_hooks(&s, &mcp, &mut client, &api, &pane, &ran);
+}
+
+#[test]
+fn qwen_code_tells_its_turns_and_questions_by_hooks_while_its_pane_is_scrolled() {
+    let mut sc = Scene::new("hooks-qwen", Program::QwenCode);
+    let ran = sc.ran();
+    let settings_path = sc.in_sandbox("qwen-code-home/.qwen/settings.json");
+    let mut settings: Value =
+        serde_json::from_slice(&std::fs::read(&settings_path).unwrap()).unwrap();
+    settings["hooks"] = own_hook("Stop", &ran);
+    write(&settings_path, &settings);
+    let pane = sc.open(&sc.command, "worker");
+    sc.told_by_hooks(&pane);
+}
+
+#[test]
+fn codex_tells_its_turns_and_questions_by_hooks_while_its_pane_is_scrolled() {
+    let mut sc = Scene::new("hooks-codex", Program::Codex);
+    // The person's own `notify` still runs (it runs its words, the
+    // payload last).
+    let ran = sc.ran();
+    let config_path = sc.in_sandbox("codex-home/.codex/config.toml");
+    let config = std::fs::read_to_string(&config_path).unwrap();
+    let notify = format!("notify = [\"sh\", \"-c\", \"touch '{}'\"]\n", ran.display());
+    std::fs::write(&config_path, notify + &config).unwrap();
+    let pane = sc.open(&sc.command, "worker");
+    sc.told_by_hooks(&pane);
+}
+
+#[test]
+fn opencode_tells_its_turns_and_questions_by_its_plugin_while_its_pane_is_scrolled() {
+    let mut sc = Scene::new("hooks-opencode", Program::Opencode);
+    // The person's own plugin still loads.
+    let ran = sc.ran();
+    let own = format!(
+        "import {{ writeFileSync }} from \"node:fs\";\n\
+         export const Own = async () => ({{ event: async ({{ event }}) => {{\n\
+           if (event.type === \"session.idle\") writeFileSync({:?}, \"\");\n\
+         }} }});\n",
+        ran.display().to_string()
+    );
+    let plugins = sc.in_sandbox("opencode-home/.config/opencode/plugin");
+    std::fs::create_dir_all(&plugins).unwrap();
+    std::fs::write(plugins.join("own.js"), own).unwrap();
+
+    // The person runs setup, with opencode installed: its plugin file is
+    // then loaded twice in the agent zellij-mcp starts, and tells once.
+    let home = sc.in_sandbox("opencode-home");
+    let said = run_setup(&sc.s, "opencode", &home, &["--yes"]);
+    assert!(said.contains("add zellij-mcp's hooks to"), "{said}");
+    let ours = plugins.join("zellij-mcp.js");
+    assert!(ours.exists(), "{said}");
+    let pane = sc.open(&sc.command, "worker");
+
+    // One started by hand in the same folder (by a shell, so zellij-mcp
+    // gives it nothing) tells by setup's plugin: each pane's reply is its
+    // own, from the conversation its hooks named.
+    let by_shell = ["sh", "-c", "exec \"$@\"", "sh"].map(String::from);
+    let by_hand_command = [&by_shell[..], &sc.command].concat();
+    let by_hand = sc.open(&by_hand_command, "by-hand");
+    replies_not_crossed(&sc.mcp, &pane, &by_hand);
+    let told = poll_for(Duration::from_secs(10), || {
+        hooks_told(&sc.s, &by_hand)
+            .starts_with("turn_ended")
+            .then_some(())
+    });
+    assert!(told.is_some(), "{}", hooks_told(&sc.s, &by_hand));
+    sc.told_by_hooks(&pane);
+
+    run_setup(&sc.s, "opencode", &home, &["--remove-hooks", "--yes"]);
+    assert!(!ours.exists() && plugins.join("own.js").exists());
+}
+
+#[test]
+fn gemini_cli_tells_its_turns_and_questions_by_the_hooks_setup_adds() {
+    let s: Session = session("hooks-gemini");
+    let (mut client, _) = s.attach_and_wait();
+    let mcp = mcp(&s, "socket");
+    let api = ModelApi::start(&s.sandbox().root().join("requests.jsonl"));
+    let work = s.sandbox().work();
+    let command = Program::GeminiCli.command(&s, &api, &work);
+    let home = s.sandbox().root().join("gemini-cli-home");
+    let settings_path = home.join(".gemini/settings.json");
+    let ran = s.sandbox().root().join("own-hook-ran");
+    let mut settings: Value =
+        serde_json::from_slice(&std::fs::read(&settings_path).unwrap()).unwrap();
+    settings["hooks"] = own_hook("AfterAgent", &ran);
+    write(&settings_path, &settings);
+
+    // The person runs setup, with Gemini CLI installed.
+    let setup = |args: &[&str]| run_setup(&s, "gemini-cli", &home, args);
+    let said = setup(&["--yes"]);
+    assert!(said.contains("add zellij-mcp's hooks to"), "{said}");
+    let added: Value = serde_json::from_slice(&std::fs::read(&settings_path).unwrap()).unwrap();
+    assert_eq!(added["ui"], settings["ui"], "the person's settings kept");
+    assert_eq!(added["hooks"]["AfterAgent"].as_array().unwrap().len(), 2);
+
+    // Two agents of the program in one folder: each pane's reply is its
+    // own, read from the record its hooks named (the folder's newest chat
+    // is the other's).
+    let pane = open_agent(&mcp, &command, &work, "worker");
+    let other = open_agent(&mcp, &command, &work, "other");
+    replies_not_crossed(&mcp, &pane, &other);
+    told_by_hooks(&s, &mcp, &mut client, &api, &pane, &ran);
+
+    setup(&["--remove-hooks", "--yes"]);
+    let removed: Value = serde_json::from_slice(&std::fs::read(&settings_path).unwrap()).unwrap();
+    assert_eq!(removed, settings, "as the person had it");
+}
+
+/// Claude Code's description with screen patterns that never match (as a
+/// new version that draws its screen otherwise would be), its hooks kept.
+const BLIND_CLAUDE: &str = r#"agent "claude-code" {
+    programs "claude"
+    record "claude-code"
+    hook-events "SessionStart" "UserPromptSubmit" "Stop" "StopFailure" "Notification" "PermissionRequest" "PostToolUse" "SessionEnd"
+    hooks "--settings" "{settings}"
+    prompt "⊘⊘"
+    working "^NEVER-WORKING$"
+    asking "^NEVER-ASKING$"
+}
+"#;
+
+#[test]
+fn claude_codes_states_come_from_its_hooks_alone_where_its_screen_is_not_read() {
+    let s: Session = session("hooks-blind");
+    let mcp = mcp(&s, "socket");
+    let api = ModelApi::start(&s.sandbox().root().join("requests.jsonl"));
+    let file = s.sandbox().agents_file();
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, BLIND_CLAUDE).unwrap();
+    let pane = open_claude(&s, &mcp, &api, NEWEST, "worker");
+    // Its session's start is told: idle, though the screen tells nothing.
+    until_row_state(&s, &pane, "idle");
+    let write = |text: &str| {
+        let args = json!({"pane_id": pane, "text": text, "submit": true});
+        mcp.ok("zellij_write", args);
+    };
+    let release = s.sandbox().work().join("release");
+    write(&format!("HOLD {}", release.display()));
+    until_row_state(&s, &pane, "working");
+    std::fs::write(&release, "").unwrap();
+    until_row_state(&s, &pane, "idle");
+    let made = s.sandbox().work().join("approved");
+    write(&format!("BASH touch {}", made.display()));
+    until_row_state(&s, &pane, "asking");
+    let refused = mcp.err("zellij_write", json!({"pane_id": pane, "text": "1"}));
+    assert!(
+        refused.starts_with("asking"),
+        "a question told keeps keys out: {refused}"
+    );
+    assert!(!made.exists());
+}
+
+#[test]
+fn with_its_hooks_turned_off_by_the_person_claude_code_is_read_from_its_screen() {
+    let s: Session = session("hooks-off");
+    let mcp = mcp(&s, "socket");
+    let api = ModelApi::start(&s.sandbox().root().join("requests.jsonl"));
+    let settings = json!({"disableAllHooks": true});
+    write(
+        &s.sandbox().root().join("claude-home/.claude/settings.json"),
+        &settings,
+    );
+    let pane = open_claude(&s, &mcp, &api, NEWEST, "worker");
+    until_state(&mcp, &pane, "idle");
+    let asked = mcp.ok("zellij_ask", ask(&pane, "SAY off"));
+    assert_eq!(
+        (&asked["state"], &asked["reply"]),
+        (&json!("idle"), &json!("STANDIN-SAID off")),
+        "{asked}"
+    );
+    assert_eq!(hooks_told(&s, &pane), "", "no hook ran");
+}
+
+/// Two agents in one folder, each asked: each one's reply, as
+/// `zellij_read` reads it from its record, is its own.
+fn replies_not_crossed(mcp: &Mcp, pane: &str, other: &str) {
+    mcp.ok("zellij_ask", ask(pane, "SAY mine"));
+    mcp.ok("zellij_ask", ask(other, "SAY theirs"));
+    for (at, said) in [(pane, "STANDIN-SAID mine"), (other, "STANDIN-SAID theirs")] {
+        let read = mcp.ok("zellij_read", json!({"pane_id": at, "reply": true}));
+        assert_eq!(read["text"], said, "{read}");
+    }
+}
+
+/// `zellij-mcp setup ARGS` as the person at `home`, with the program of
+/// `fixture` installed; what it printed.
+fn run_setup(s: &Session, fixture: &str, home: &Path, args: &[&str]) -> String {
+    let bin = workspace_root().join(format!("bridge/tests/fixtures/{fixture}/node_modules/.bin"));
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut setup = std::process::Command::new(bridge());
+    setup.arg("setup").args(args).envs(s.sandbox().env());
+    setup
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("PATH", &path);
+    let out = setup.stdin(std::process::Stdio::null()).output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{said}");
+    said
+}
+
+/// A session with a client attached, a bridge, the stand-in model API, and
+/// `program`'s command for the work folder. The session is the last field,
+/// so that it drops last.
+struct Scene {
+    client: AttachedClient,
+    mcp: Mcp,
+    api: ModelApi,
+    work: PathBuf,
+    command: Vec<String>,
+    s: Session,
+}
+
+impl Scene {
+    fn new(name: &str, program: Program) -> Scene {
+        let s: Session = session(name);
+        let (client, _) = s.attach_and_wait();
+        let mcp = mcp(&s, "socket");
+        let api = ModelApi::start(&s.sandbox().root().join("requests.jsonl"));
+        let work = s.sandbox().work();
+        let command = program.command(&s, &api, &work);
+        Scene {
+            client,
+            mcp,
+            api,
+            work,
+            command,
+            s,
+        }
+    }
+
+    fn in_sandbox(&self, path: &str) -> PathBuf {
+        self.s.sandbox().root().join(path)
+    }
+
+    /// The file the person's own hook leaves.
+    fn ran(&self) -> PathBuf {
+        self.in_sandbox("own-hook-ran")
+    }
+
+    /// An agent of `command` in the work folder, once it is idle.
+    fn open(&self, command: &[String], name: &str) -> String {
+        open_agent(&self.mcp, command, &self.work, name)
+    }
+
+    fn told_by_hooks(&mut self, pane: &str) {
+        let ran = self.ran();
+        told_by_hooks(&self.s, &self.mcp, &mut self.client, &self.api, pane, &ran);
+    }
+}
+
+/// An agent of `command`, named `name`, in a tiled pane, once it is idle.
+fn open_agent(mcp: &Mcp, command: &[String], work: &Path, name: &str) -> String {
+    let args = json!({"command": command, "cwd": work, "placement": "tiled", "agent_name": name});
+    let pane = mcp.ok("zellij_new_pane", args)["pane_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    until_state(mcp, &pane, "idle");
+    pane
+}
+
+fn write(path: &PathBuf, json: &Value) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, json.to_string()).unwrap();
+}

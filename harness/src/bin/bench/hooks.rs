@@ -1,0 +1,146 @@
+//! Hooks against screens: from the model's last byte to the board telling
+//! the agent idle and to `zellij_ask`'s reply, for Codex CLI, opencode and
+//! Qwen Code started by `zellij_new_pane` (with their hooks, for that
+//! launch) and by a shell, as a person starts them (no hooks: their
+//! screens tell); and what one `zellij-mcp hook` call adds to a turn.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::json;
+use zellij_mcp_harness::programs::{ModelApi, Program};
+use zellij_mcp_harness::{repo_layout, Mcp, Sandbox, Session};
+
+use crate::channel::Channel;
+use crate::table::{measure, Table};
+
+/// Rounds per program and source: each is a turn of the program's own.
+const MOST_ROUNDS: usize = 20;
+
+pub fn hooks(table: &mut Table, bridge: &Path, rounds: usize) {
+    table.section("hooks against screens: from the model's last byte, a client attached");
+    let session = Sandbox::new().start_session("bench-hooks", &repo_layout(), true);
+    let (_client, _) = session.attach_and_wait();
+    let mcp = Mcp::start(bridge, session.sandbox(), &[]);
+    let channel = Channel::socket(&session);
+    let api = ModelApi::start(&session.sandbox().root().join("requests.jsonl"));
+    let turns = rounds.min(MOST_ROUNDS);
+    for program in [Program::Codex, Program::Opencode, Program::QwenCode] {
+        if !program.installed() {
+            let why = "run `make test-deps`";
+            table.figure(&format!("{program:?}"), "not installed", why);
+            continue;
+        }
+        for hooked in [true, false] {
+            let how = match hooked {
+                true => "hooks (zellij_new_pane)",
+                false => "screen (started by a shell)",
+            };
+            let pane = open(&session, &mcp, &api, program, hooked);
+            let label = format!("{program:?}-{hooked}");
+            let board = to_the_board(&mcp, &channel, &api, &pane, &label, turns);
+            let what = format!("{program:?}, {how}: the board's idle");
+            table.timed(&what, board, "target ≤ 100 ms from hooks");
+            let asks = crate::replies::last_byte_to_reply(&mcp, &api, &pane, program, turns);
+            let what = format!("{program:?}, {how}: zellij_ask's reply");
+            table.timed(&what, asks, "target ≤ 100 ms from hooks");
+        }
+    }
+    hook_call(table, &session, &mcp, bridge, rounds);
+}
+
+/// `program` in a tab of its own, idle: opened by `zellij_new_pane`, which
+/// gives it hooks, or (`hooked` false) by a shell that execs it.
+fn open(session: &Session, mcp: &Mcp, api: &ModelApi, program: Program, hooked: bool) -> String {
+    let name = format!("{program:?}-{hooked}").to_lowercase();
+    let work = session.sandbox().work().join(&name);
+    let tab = mcp.ok("zellij_new_tab", json!({"name": name}))["tab_id"].clone();
+    let mut command = program.command(session, api, &work);
+    if !hooked {
+        let shell = ["sh", "-c", "exec \"$@\"", "sh"].map(String::from);
+        command.splice(0..0, shell);
+    }
+    let args = json!({"command": command, "cwd": work, "tab": tab});
+    let pane = mcp.ok("zellij_new_pane", args)["pane_id"]
+        .as_str()
+        .expect("pane id")
+        .to_owned();
+    crate::programs::until_idle(mcp, &pane);
+    pane
+}
+
+/// Each turn's time from the model's last byte (as the stand-in logged it)
+/// to the `agents` op (the board's rows) telling `pane` idle, asked every
+/// 5 ms.
+fn to_the_board(
+    mcp: &Mcp,
+    channel: &Channel,
+    api: &ModelApi,
+    pane: &str,
+    label: &str,
+    turns: usize,
+) -> Vec<Duration> {
+    (0..turns)
+        .map(|turn| {
+            let text = format!("SAY {label}-board-{turn}");
+            let args = json!({"to": pane, "text": text, "from": "bench", "wait_ms": 10000});
+            let sent = mcp.ok("zellij_send_message", args);
+            assert_eq!(sent["status"], "delivered", "{sent}");
+            let deadline = Instant::now() + Duration::from_secs(120);
+            loop {
+                assert!(Instant::now() < deadline, "{pane} never idle after {text}");
+                // The last byte first: an idle told after it is the turn's end.
+                let finished = api.finished_at(&text);
+                let rows = channel.call("agents", json!({}));
+                let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
+                let rows = rows["agents"].as_array().cloned().unwrap_or_default();
+                let idle = rows
+                    .iter()
+                    .any(|row| row["pane_id"] == pane && row["state"] == "idle");
+                if let (Some(finished), true) = (finished, idle) {
+                    break now.saturating_sub(Duration::from_secs_f64(finished));
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        })
+        .collect()
+}
+
+/// What a program waits for when it runs the hook: `zellij-mcp hook` with
+/// a turn's end, for a shell pane, to its return.
+fn hook_call(table: &mut Table, session: &Session, mcp: &Mcp, bridge: &Path, rounds: usize) {
+    let listed = mcp.ok("zellij_list_panes", json!({}));
+    let shell = listed["panes"].as_array().and_then(|panes| {
+        let pane = panes.iter().find(|p| p["tab_id"] == 0)?;
+        pane["pane_id"]
+            .as_str()?
+            .strip_prefix("terminal_")
+            .map(String::from)
+    });
+    let shell = shell.expect("the layout's shell pane");
+    let payload = json!({
+        "hook_event_name": "Stop",
+        "session_id": "bench",
+        "last_assistant_message": "a turn's last words",
+    })
+    .to_string();
+    let took = measure(rounds, || {
+        let mut hook = Command::new(bridge)
+            .arg("hook")
+            .env("ZELLIJ_SESSION_NAME", session.name())
+            .env("ZELLIJ_PANE_ID", &shell)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("zellij-mcp hook");
+        let mut stdin = hook.stdin.take().expect("its stdin");
+        stdin.write_all(payload.as_bytes()).expect("the payload");
+        drop(stdin);
+        assert!(hook.wait().expect("its exit").success());
+    });
+    let what = "`zellij-mcp hook`, a turn's end told, as the program waits for it";
+    table.timed(what, took, "target ≤ 20 ms p95");
+}
