@@ -41,24 +41,32 @@ fn until_row_state(s: &Session, pane: &str, state: &str) {
     );
 }
 
-/// What `zellij-mcp agents --explain` says the pane's hooks told.
-fn hooks_told(s: &Session, pane: &str) -> String {
+/// What `zellij-mcp agents --explain` says of the pane.
+fn explained(s: &Session, pane: &str) -> Value {
     let mut explain = std::process::Command::new(bridge());
     explain
         .args(["agents", "--explain", pane, "--json"])
         .envs(s.sandbox().env());
-    let told: Value = serde_json::from_slice(&explain.output().unwrap().stdout).unwrap();
-    told["hooks"].as_str().unwrap_or_default().to_owned()
+    serde_json::from_slice(&explain.output().unwrap().stdout).unwrap()
 }
 
-/// The whole scenario for one program's agent at `pane`, idle: each step
-/// needs the program's hooks, which zellij-mcp gave it at its launch.
+/// What `zellij-mcp agents --explain` says the pane's hooks told.
+fn hooks_told(s: &Session, pane: &str) -> String {
+    explained(s, pane)["hooks"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The whole scenario for one program's agent at `pane`, idle, described
+/// as `agent`: each step needs the program's hooks, which zellij-mcp gave
+/// it at its launch.
 fn told_by_hooks(
     s: &Session,
     mcp: &Mcp,
     client: &mut AttachedClient,
     api: &ModelApi,
-    pane: &str,
+    (agent, pane): (&str, &str),
     own_hook_ran: &Path,
 ) {
     let asked = mcp.ok("zellij_ask", ask(pane, "SAY first"));
@@ -150,7 +158,74 @@ fn told_by_hooks(
     });
     until_row_state(s, pane, "asking");
     assert!(!made.exists(), "nothing is approved");
+    // Esc ends the scroll mode; the dialog stays until declined.
     client.type_keys(b"\x1b");
+    let decline = json!({"pane_id": pane, "keys": ["Esc"], "answer": true});
+    mcp.ok("zellij_write", decline);
+    until_row_state(s, pane, "idle");
+    from_hooks_alone(s, mcp, agent, pane);
+}
+
+/// `agent`'s description with screen patterns that never match (as a new
+/// version that draws its screen otherwise would be): the built-in one's
+/// lines but those that read the screen.
+fn blind(agent: &str) -> String {
+    let built_in = workspace_root().join("protocol/src/agent_programs.kdl");
+    let built_in = std::fs::read_to_string(built_in).unwrap();
+    let start = format!("agent \"{agent}\" {{");
+    let not_screen = [
+        "programs",
+        "record",
+        "resume",
+        "hook-events",
+        "hooks",
+        "message",
+    ];
+    let kept: Vec<&str> = built_in
+        .lines()
+        .skip_while(|line| *line != start)
+        .take_while(|line| *line != "}")
+        .filter(|line| {
+            let key = line.split_whitespace().next().unwrap_or_default();
+            not_screen.contains(&key)
+        })
+        .collect();
+    assert!(kept.len() >= 2, "{agent} is described with hooks");
+    let never = "    prompt \"⊘⊘\"\n    working \"^NEVER-WORKING$\"\n    asking \"^NEVER-ASKING$\"";
+    format!("{start}\n{}\n{never}\n}}\n", kept.join("\n"))
+}
+
+/// With its description's screen patterns made never to match, the
+/// agent at `pane`, idle, is still told working, idle and asking, from its
+/// hooks alone, and a question told keeps keys out.
+fn from_hooks_alone(s: &Session, mcp: &Mcp, agent: &str, pane: &str) {
+    let file = s.sandbox().agents_file();
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, blind(agent)).unwrap();
+    // The next call sends the file; the screen then tells nothing.
+    let unread = poll_for(Duration::from_secs(10), || {
+        mcp.ok("zellij_list_panes", json!({}));
+        explained(s, pane)["described_by"].is_null().then_some(())
+    });
+    assert!(unread.is_some(), "not blind: {}", explained(s, pane));
+    let write = |text: &str| {
+        let args = json!({"pane_id": pane, "text": text, "submit": true});
+        mcp.ok("zellij_write", args);
+    };
+    let release = s.sandbox().work().join(format!("release-blind-{pane}"));
+    write(&format!("HOLD {}", release.display()));
+    until_row_state(s, pane, "working");
+    std::fs::write(&release, "").unwrap();
+    until_row_state(s, pane, "idle");
+    let made = s.sandbox().work().join(format!("approved-blind-{pane}"));
+    write(&format!("BASH touch {}", made.display()));
+    until_row_state(s, pane, "asking");
+    let refused = mcp.err("zellij_write", json!({"pane_id": pane, "text": "1"}));
+    assert!(
+        refused.starts_with("asking"),
+        "a question told keeps keys out: {refused}"
+    );
+    assert!(!made.exists());
 }
 
 #[test]
@@ -167,7 +242,7 @@ fn claude_code_tells_its_turns_and_questions_by_hooks_while_its_pane_is_scrolled
     );
     let pane = open_claude(&s, &mcp, &api, NEWEST, "worker");
     until_state(&mcp, &pane, "idle");
-    told_by_hooks(&s, &mcp, &mut client, &api, &pane, &ran);
+    told_by_hooks(&s, &mcp, &mut client, &api, ("claude-code", &pane), &ran);
 }
 
 #[test]
@@ -271,76 +346,80 @@ fn gemini_cli_tells_its_turns_and_questions_by_the_hooks_setup_adds() {
     let pane = open_agent(&mcp, &command, &work, "worker");
     let other = open_agent(&mcp, &command, &work, "other");
     replies_not_crossed(&mcp, &pane, &other);
-    told_by_hooks(&s, &mcp, &mut client, &api, &pane, &ran);
+    told_by_hooks(&s, &mcp, &mut client, &api, ("gemini-cli", &pane), &ran);
 
     setup(&["--remove-hooks", "--yes"]);
     let removed: Value = serde_json::from_slice(&std::fs::read(&settings_path).unwrap()).unwrap();
     assert_eq!(removed, settings, "as the person had it");
 }
 
-/// Claude Code's description with screen patterns that never match (as a
-/// new version that draws its screen otherwise would be), its hooks kept.
-const BLIND_CLAUDE: &str = r#"agent "claude-code" {
-    programs "claude"
-    record "claude-code"
-    hook-events "SessionStart" "UserPromptSubmit" "Stop" "StopFailure" "Notification" "PermissionRequest" "PostToolUse" "SessionEnd"
-    hooks "--settings" "{settings}"
-    prompt "⊘⊘"
-    working "^NEVER-WORKING$"
-    asking "^NEVER-ASKING$"
-}
-"#;
-
 #[test]
-fn claude_codes_states_come_from_its_hooks_alone_where_its_screen_is_not_read() {
-    let s: Session = session("hooks-blind");
-    let mcp = mcp(&s, "socket");
-    let api = ModelApi::start(&s.sandbox().root().join("requests.jsonl"));
-    let file = s.sandbox().agents_file();
-    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-    std::fs::write(&file, BLIND_CLAUDE).unwrap();
-    let pane = open_claude(&s, &mcp, &api, NEWEST, "worker");
-    // Its session's start is told: idle, though the screen tells nothing.
-    until_row_state(&s, &pane, "idle");
-    let write = |text: &str| {
-        let args = json!({"pane_id": pane, "text": text, "submit": true});
-        mcp.ok("zellij_write", args);
-    };
-    let release = s.sandbox().work().join("release");
-    write(&format!("HOLD {}", release.display()));
-    until_row_state(&s, &pane, "working");
-    std::fs::write(&release, "").unwrap();
-    until_row_state(&s, &pane, "idle");
-    let made = s.sandbox().work().join("approved");
-    write(&format!("BASH touch {}", made.display()));
-    until_row_state(&s, &pane, "asking");
-    let refused = mcp.err("zellij_write", json!({"pane_id": pane, "text": "1"}));
-    assert!(
-        refused.starts_with("asking"),
-        "a question told keeps keys out: {refused}"
-    );
-    assert!(!made.exists());
-}
-
-#[test]
-fn with_its_hooks_turned_off_by_the_person_claude_code_is_read_from_its_screen() {
+fn with_their_hooks_turned_off_by_the_person_agents_are_read_from_their_screens() {
     let s: Session = session("hooks-off");
     let mcp = mcp(&s, "socket");
     let api = ModelApi::start(&s.sandbox().root().join("requests.jsonl"));
-    let settings = json!({"disableAllHooks": true});
-    write(
-        &s.sandbox().root().join("claude-home/.claude/settings.json"),
-        &settings,
+    let work = s.sandbox().work();
+    let home = |program: &str| s.sandbox().root().join(format!("{program}-home"));
+    let edit_json = |path: PathBuf, edit: &dyn Fn(&mut Value)| {
+        let mut settings: Value = std::fs::read(&path)
+            .map(|bytes| serde_json::from_slice(&bytes).unwrap())
+            .unwrap_or_else(|_| json!({}));
+        edit(&mut settings);
+        write(&path, &settings);
+    };
+    let disable_all = |settings: &mut Value| settings["disableAllHooks"] = json!(true);
+
+    // Each program's own switch, in the person's own settings.
+    edit_json(home("claude").join(".claude/settings.json"), &disable_all);
+    let qwen = Program::QwenCode.command(&s, &api, &work);
+    edit_json(home("qwen-code").join(".qwen/settings.json"), &disable_all);
+    let codex = Program::Codex.command(&s, &api, &work);
+    let config = home("codex").join(".codex/config.toml");
+    let mut toml = std::fs::read_to_string(&config).unwrap();
+    toml.push_str("\n[features]\nhooks = false\n");
+    std::fs::write(&config, toml).unwrap();
+    // Gemini CLI's hooks come from setup: the person turns them off after.
+    let gemini = Program::GeminiCli.command(&s, &api, &work);
+    run_setup(&s, "gemini-cli", &home("gemini-cli"), &["--yes"]);
+    edit_json(
+        home("gemini-cli").join(".gemini/settings.json"),
+        &|settings| {
+            assert!(settings["hooks"]["AfterAgent"].is_array(), "{settings}");
+            settings["hooksConfig"] = json!({"enabled": false});
+        },
     );
-    let pane = open_claude(&s, &mcp, &api, NEWEST, "worker");
-    until_state(&mcp, &pane, "idle");
-    let asked = mcp.ok("zellij_ask", ask(&pane, "SAY off"));
-    assert_eq!(
-        (&asked["state"], &asked["reply"]),
-        (&json!("idle"), &json!("STANDIN-SAID off")),
-        "{asked}"
-    );
-    assert_eq!(hooks_told(&s, &pane), "", "no hook ran");
+    let mut opencode = Program::Opencode.command(&s, &api, &work);
+    opencode.push("--pure".into());
+
+    let mut panes = vec![open_claude(&s, &mcp, &api, NEWEST, "claude")];
+    for (command, name) in [
+        (qwen, "qwen"),
+        (codex, "codex"),
+        (gemini, "gemini"),
+        (opencode, "opencode"),
+    ] {
+        let args =
+            json!({"command": command, "cwd": work, "placement": "tiled", "agent_name": name});
+        panes.push(
+            mcp.ok("zellij_new_pane", args)["pane_id"]
+                .as_str()
+                .unwrap()
+                .to_owned(),
+        );
+    }
+    for pane in &panes {
+        until_state(&mcp, pane, "idle");
+        let said = format!("SAY off {pane}");
+        let asked = mcp.ok("zellij_ask", ask(pane, &said));
+        assert_eq!(
+            (&asked["state"], &asked["reply"]),
+            (&json!("idle"), &json!(format!("STANDIN-SAID off {pane}"))),
+            "{asked}"
+        );
+    }
+    for pane in &panes {
+        assert_eq!(hooks_told(&s, pane), "", "no hook ran in {pane}");
+    }
 }
 
 /// Two agents in one folder, each asked: each one's reply, as
@@ -379,6 +458,8 @@ fn run_setup(s: &Session, fixture: &str, home: &Path, args: &[&str]) -> String {
 /// `program`'s command for the work folder. The session is the last field,
 /// so that it drops last.
 struct Scene {
+    /// The program's description.
+    agent: &'static str,
     client: AttachedClient,
     mcp: Mcp,
     api: ModelApi,
@@ -395,7 +476,15 @@ impl Scene {
         let api = ModelApi::start(&s.sandbox().root().join("requests.jsonl"));
         let work = s.sandbox().work();
         let command = program.command(&s, &api, &work);
+        let agent = match program {
+            Program::Codex => "codex",
+            Program::GeminiCli => "gemini-cli",
+            Program::Opencode => "opencode",
+            Program::QwenCode => "qwen-code",
+            Program::Aider | Program::Askbot => unreachable!("no hooks"),
+        };
         Scene {
+            agent,
             client,
             mcp,
             api,
@@ -421,7 +510,8 @@ impl Scene {
 
     fn told_by_hooks(&mut self, pane: &str) {
         let ran = self.ran();
-        told_by_hooks(&self.s, &self.mcp, &mut self.client, &self.api, pane, &ran);
+        let agent = (self.agent, pane);
+        told_by_hooks(&self.s, &self.mcp, &mut self.client, &self.api, agent, &ran);
     }
 }
 

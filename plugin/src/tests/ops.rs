@@ -1600,6 +1600,50 @@ fn a_pane_whose_exit_zellij_reported_is_listed_exited_until_it_runs_again() {
 }
 
 #[test]
+fn a_dialog_on_the_screen_holds_messages_whatever_a_hook_tells_after_it() {
+    let mut p = plugin("op-hook-dialog");
+    let register = request_from("terminal_1", "1", "register_agent", json!({"name": "main"}));
+    send(&mut p, "1", Some(&register));
+    only_reply(&p, "1", "1");
+    screen_shows(&mut p, Some(AgentScreen::Asking), ShellLine::Unknown);
+    send(&mut p, "2", Some(&request("2", "list_panes", json!({}))));
+    only_reply(&p, "2", "2");
+    // The turn's start, told late (a loaded machine), and one out of order.
+    p.host.advance(Duration::from_millis(500));
+    let told_ms = p.host.unix_ms();
+    let started =
+        json!({"pane_id": "terminal_1", "event": {"kind": "turn_started"}, "told_ms": told_ms});
+    send(&mut p, "3", Some(&request("3", "hook", started)));
+    only_reply(&p, "3", "3");
+    let ended = json!({"pane_id": "terminal_1", "event": {"kind": "turn_ended"}, "told_ms": told_ms - 5_000});
+    send(&mut p, "4", Some(&request("4", "hook", ended)));
+    only_reply(&p, "4", "4");
+    let args = json!({"to": "main", "text": "hello", "from": "ci", "wait_ms": 100});
+    send(&mut p, "5", Some(&request("5", "send_message", args)));
+    p.host.advance(Duration::from_millis(150));
+    p.on_timer();
+    let sent = result_of::<op::SendMessage>(only_reply(&p, "5", "5"));
+    assert_eq!(
+        (sent.status, sent.held_because),
+        (DeliveryStatus::Held, Some(HoldReason::Asking))
+    );
+    let keys = json!({"pane_id": "terminal_1", "keys": ["Enter"]});
+    assert_eq!(refused(&mut p, "6", "write", keys), "asking");
+    assert!(typed(&p).is_empty(), "nothing typed into the dialog");
+    send(
+        &mut p,
+        "7",
+        Some(&request("7", "explain", json!({"pane_id": "terminal_1"}))),
+    );
+    let explained = result_of::<op::Explain>(only_reply(&p, "7", "7"));
+    let hooks = explained.hooks.unwrap_or_default();
+    assert!(
+        hooks.starts_with("turn_started"),
+        "the older end ignored: {hooks}"
+    );
+}
+
+#[test]
 fn a_hook_report_is_kept_for_its_terminal_pane_and_shown_by_explain() {
     let mut p = plugin("op-hook");
     let told = json!({"pane_id": "terminal_1", "event": {"kind": "session_started"}, "conversation": "s1"});
