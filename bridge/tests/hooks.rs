@@ -5,7 +5,10 @@
 //! person's own hooks still run; a turn's end and a question asked are
 //! told while a person has the pane scrolled up (Zellij then holds its
 //! output, so its screen shows nothing new) or views another tab, and
-//! `zellij_ask` ends with the turn the hook told.
+//! `zellij_ask` ends with the turn the hook told; with its description's
+//! screen patterns made never to match, each program's states still come
+//! from its hooks alone; with its hooks turned off by the person's own
+//! switch, each program is read from its screen as before.
 
 mod common;
 
@@ -33,12 +36,15 @@ fn until_row_state(s: &Session, pane: &str, state: &str) {
     let told = poll_for(Duration::from_secs(10), || {
         (agent_row(s, pane)?["state"] == state).then_some(())
     });
-    assert!(
-        told.is_some(),
-        "{pane} not {state} in `agents`: {:?}; hooks: {}",
-        agent_row(s, pane),
-        hooks_told(s, pane)
-    );
+    if told.is_none() {
+        let explained = explained(s, pane);
+        panic!(
+            "{pane} not {state} in `agents`: {:?}; hooks: {}; screen: {}",
+            agent_row(s, pane),
+            explained["hooks"],
+            explained["rows"]
+        );
+    }
 }
 
 /// What `zellij-mcp agents --explain` says of the pane.
@@ -158,10 +164,19 @@ fn told_by_hooks(
     });
     until_row_state(s, pane, "asking");
     assert!(!made.exists(), "nothing is approved");
-    // Esc ends the scroll mode; the dialog stays until declined.
-    client.type_keys(b"\x1b");
-    let decline = json!({"pane_id": pane, "keys": ["Esc"], "answer": true});
-    mcp.ok("zellij_write", decline);
+    // The view back at the bottom, and the dialog drawn (a hook may tell
+    // it before the program takes keys there): approved on purpose (its
+    // first choice), the turn goes on to its end.
+    client.type_keys(b"\x03");
+    let drawn = poll_for(Duration::from_secs(30), || {
+        let reading = explained(s, pane)["readings"][0][0].clone();
+        reading.as_str()?.ends_with(": asking").then_some(())
+    });
+    assert!(drawn.is_some(), "{}", explained(s, pane));
+    let approve = json!({"pane_id": pane, "keys": ["Enter"], "answer": true});
+    mcp.ok("zellij_write", approve);
+    let approved = poll_for(Duration::from_secs(30), || made.exists().then_some(()));
+    assert!(approved.is_some(), "{}", common::screen(mcp, pane));
     until_row_state(s, pane, "idle");
     from_hooks_alone(s, mcp, agent, pane);
 }
@@ -356,6 +371,7 @@ fn gemini_cli_tells_its_turns_and_questions_by_the_hooks_setup_adds() {
 #[test]
 fn with_their_hooks_turned_off_by_the_person_agents_are_read_from_their_screens() {
     let s: Session = session("hooks-off");
+    let (_client, _) = s.attach_and_wait();
     let mcp = mcp(&s, "socket");
     let api = ModelApi::start(&s.sandbox().root().join("requests.jsonl"));
     let work = s.sandbox().work();
@@ -391,35 +407,36 @@ fn with_their_hooks_turned_off_by_the_person_agents_are_read_from_their_screens(
     let mut opencode = Program::Opencode.command(&s, &api, &work);
     opencode.push("--pure".into());
 
-    let mut panes = vec![open_claude(&s, &mcp, &api, NEWEST, "claude")];
+    // One after another (Gemini CLI, started beside others on a loaded
+    // machine, may take the terminal's late answers for typed keys), each
+    // in a tab of its own, at a width its screen is read at.
+    let claude = open_claude(&s, &mcp, &api, NEWEST, "claude");
+    asked_by_screen(&s, &mcp, &claude);
     for (command, name) in [
         (qwen, "qwen"),
         (codex, "codex"),
         (gemini, "gemini"),
         (opencode, "opencode"),
     ] {
-        let args =
-            json!({"command": command, "cwd": work, "placement": "tiled", "agent_name": name});
-        panes.push(
-            mcp.ok("zellij_new_pane", args)["pane_id"]
-                .as_str()
-                .unwrap()
-                .to_owned(),
-        );
+        let tab = json!({"name": name, "focus": true});
+        let tab = mcp.ok("zellij_new_tab", tab)["tab_id"].clone();
+        let args = json!({"command": command, "cwd": work, "tab": tab, "agent_name": name});
+        let pane = mcp.ok("zellij_new_pane", args)["pane_id"].clone();
+        asked_by_screen(&s, &mcp, pane.as_str().unwrap());
     }
-    for pane in &panes {
-        until_state(&mcp, pane, "idle");
-        let said = format!("SAY off {pane}");
-        let asked = mcp.ok("zellij_ask", ask(pane, &said));
-        assert_eq!(
-            (&asked["state"], &asked["reply"]),
-            (&json!("idle"), &json!(format!("STANDIN-SAID off {pane}"))),
-            "{asked}"
-        );
-    }
-    for pane in &panes {
-        assert_eq!(hooks_told(&s, pane), "", "no hook ran in {pane}");
-    }
+}
+
+/// The agent at `pane`, its hooks off, is told idle and answers an ask
+/// exactly, its screen alone telling: no hook ran.
+fn asked_by_screen(s: &Session, mcp: &Mcp, pane: &str) {
+    until_state(mcp, pane, "idle");
+    let asked = mcp.ok("zellij_ask", ask(pane, &format!("SAY off-{pane}")));
+    assert_eq!(
+        (&asked["state"], &asked["reply"]),
+        (&json!("idle"), &json!(format!("STANDIN-SAID off-{pane}"))),
+        "{asked}"
+    );
+    assert_eq!(hooks_told(s, pane), "", "no hook ran in {pane}");
 }
 
 /// Two agents in one folder, each asked: each one's reply, as

@@ -28,6 +28,17 @@ pub struct Report {
 }
 
 impl Report {
+    /// Whether it still stands after `event`, told at `at_ms`: an event
+    /// older than it (hooks run side by side reach the plugin in any
+    /// order) changes nothing, nor does the program saying it is busy
+    /// while it asks (opencode tells its status so while its permission
+    /// waits): a question stands until it is answered, the turn ends or a
+    /// new prompt comes.
+    fn outlasts(&self, event: &HookEvent, at_ms: u64) -> bool {
+        let busy = matches!(event, HookEvent::TurnStarted { prompt } if prompt.as_deref().unwrap_or_default().is_empty());
+        self.at_ms > at_ms || (busy && matches!(self.event, HookEvent::Asking { .. }))
+    }
+
     /// The state its event tells; none once the session ended.
     fn state(&self) -> Option<AgentScreen> {
         match self.event {
@@ -62,9 +73,9 @@ pub struct HookReports {
 
 impl HookReports {
     /// Notes what `pane`'s hook told at `at_ms`; a conversation named
-    /// before stays known when this event names none. An event older than
-    /// the one kept (hooks run side by side reach the plugin in any order)
-    /// tells only the conversation, where none was known.
+    /// before stays known when this event names none. An event the kept
+    /// report outlasts ([`Report::outlasts`]) tells only the conversation,
+    /// where none was known.
     pub fn note(
         &mut self,
         pane: PaneRef,
@@ -72,9 +83,13 @@ impl HookReports {
         conversation: Option<String>,
         at_ms: u64,
     ) {
-        if let Some(newer) = self.reports.get_mut(&pane).filter(|r| r.at_ms > at_ms) {
-            if newer.conversation.is_none() {
-                newer.conversation = conversation;
+        if let Some(kept) = self
+            .reports
+            .get_mut(&pane)
+            .filter(|r| r.outlasts(&event, at_ms))
+        {
+            if kept.conversation.is_none() {
+                kept.conversation = conversation;
             }
             return;
         }
@@ -244,8 +259,10 @@ mod tests {
             hooks.state(pane, (Some(Draft), 2), 9_460),
             (Some(Draft), Source::Screen)
         );
-        // A question told while the screen shows none; answered, a tool ran.
+        // A question told while the screen shows none, the program busy
+        // meanwhile; answered, a tool ran.
         hooks.note(pane, HookEvent::Asking { what: None }, None, 9_500);
+        hooks.note(pane, HookEvent::TurnStarted { prompt: None }, None, 9_550);
         assert_eq!(
             hooks.state(pane, (Some(Draft), 2), 9_600),
             (Some(Asking), Source::Hooks)
