@@ -285,11 +285,7 @@ fn a_peer(program: Program) {
     assert_eq!(listed_state(&mcp, &pane), "idle");
     let description = match program {
         Program::Askbot => "askbot (agents.kdl:2)",
-        Program::Codex => "codex",
-        Program::GeminiCli => "gemini-cli",
-        Program::Opencode => "opencode",
-        Program::QwenCode => "qwen-code",
-        Program::Aider => "aider",
+        program => program.description(),
     };
     assert_eq!(described_by(&s, &pane), description);
     // How its description reads the screen, for a person writing one.

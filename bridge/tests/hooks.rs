@@ -13,7 +13,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use common::claude::{open_claude, until_sent, ModelApi, NEWEST};
 use common::{agent_row, bridge, mcp, session, until_state};
@@ -164,18 +164,25 @@ fn told_by_hooks(
     });
     until_row_state(s, pane, "asking");
     assert!(!made.exists(), "nothing is approved");
-    // The view back at the bottom, and the dialog drawn (a hook may tell
-    // it before the program takes keys there): approved on purpose (its
-    // first choice), the turn goes on to its end.
+    // The view back at the bottom: approved on purpose (its first
+    // choice), the turn goes on to its end. Enter goes only while the
+    // screen shows the dialog, again after 3 s (a dialog just drawn may not
+    // take keys yet, on a loaded machine).
     client.type_keys(b"\x03");
-    let drawn = poll_for(Duration::from_secs(30), || {
-        let reading = explained(s, pane)["readings"][0][0].clone();
-        reading.as_str()?.ends_with(": asking").then_some(())
-    });
-    assert!(drawn.is_some(), "{}", explained(s, pane));
     let approve = json!({"pane_id": pane, "keys": ["Enter"], "answer": true});
-    mcp.ok("zellij_write", approve);
-    let approved = poll_for(Duration::from_secs(30), || made.exists().then_some(()));
+    let mut pressed: Option<Instant> = None;
+    let approved = poll_for(Duration::from_secs(60), || {
+        if made.exists() {
+            return Some(());
+        }
+        let reading = explained(s, pane)["readings"][0][0].clone();
+        let drawn = reading.as_str().is_some_and(|r| r.ends_with(": asking"));
+        if drawn && pressed.is_none_or(|at| at.elapsed() > Duration::from_secs(3)) {
+            mcp.ok("zellij_write", approve.clone());
+            pressed = Some(Instant::now());
+        }
+        None
+    });
     assert!(approved.is_some(), "{}", common::screen(mcp, pane));
     until_row_state(s, pane, "idle");
     from_hooks_alone(s, mcp, agent, pane);
@@ -493,15 +500,8 @@ impl Scene {
         let api = ModelApi::start(&s.sandbox().root().join("requests.jsonl"));
         let work = s.sandbox().work();
         let command = program.command(&s, &api, &work);
-        let agent = match program {
-            Program::Codex => "codex",
-            Program::GeminiCli => "gemini-cli",
-            Program::Opencode => "opencode",
-            Program::QwenCode => "qwen-code",
-            Program::Aider | Program::Askbot => unreachable!("no hooks"),
-        };
         Scene {
-            agent,
+            agent: program.description(),
             client,
             mcp,
             api,

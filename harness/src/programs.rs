@@ -1,5 +1,5 @@
-//! Codex CLI, Gemini CLI, opencode, Qwen Code and aider for real in Zellij
-//! panes, each against the project's stand-in for its model API
+//! Claude Code, Codex CLI, Gemini CLI, opencode, Qwen Code and aider for
+//! real in Zellij panes, each against the project's stand-in for its model API
 //! ([`ModelApi`]), under a home of its own that skips every first-run
 //! screen, in the mode where it asks before running a shell command; and
 //! askbot, a home-made agent that only the person's description file tells.
@@ -94,6 +94,8 @@ impl Drop for ModelApi {
 /// An agent program of a fixture, and how a person clears a draft there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Program {
+    /// The newest Claude Code tested (`fixtures/claude-code`).
+    ClaudeCode,
     Codex,
     GeminiCli,
     Opencode,
@@ -117,10 +119,43 @@ agent "askbot" {
 }
 "#;
 
+/// A first run of Claude Code that asks nothing: onboarding done, the
+/// folder `project` trusted, the stand-in's `key` approved.
+pub fn seed_claude_home(home: &Path, project: &Path, key: &str) {
+    let seeded = json!({
+        "hasCompletedOnboarding": true,
+        "theme": "dark",
+        "projects": {project.display().to_string(): {
+            "hasTrustDialogAccepted": true,
+            "hasCompletedProjectOnboarding": true,
+        }},
+        "customApiKeyResponses": {"approved": [&key[key.len() - 20..]], "rejected": []},
+    });
+    std::fs::create_dir_all(home).unwrap();
+    std::fs::write(home.join(".claude.json"), seeded.to_string()).unwrap();
+}
+
+/// The key Claude Code is given for the stand-in.
+pub const CLAUDE_KEY: &str = "sk-ant-stand-in-0123456789abcdefghij";
+
 impl Program {
+    /// The built-in description that tells its screen.
+    pub fn description(self) -> &'static str {
+        match self {
+            Program::ClaudeCode => "claude-code",
+            Program::Codex => "codex",
+            Program::GeminiCli => "gemini-cli",
+            Program::Opencode => "opencode",
+            Program::QwenCode => "qwen-code",
+            Program::Aider => "aider",
+            Program::Askbot => "askbot",
+        }
+    }
+
     /// The fixture folder and the program in its `node_modules/.bin`.
     fn fixture(self) -> (&'static str, &'static str) {
         match self {
+            Program::ClaudeCode => ("claude-code", "claude"),
             Program::Codex => ("codex", "codex"),
             Program::GeminiCli => ("gemini-cli", "gemini"),
             Program::Opencode => ("opencode", "opencode"),
@@ -185,6 +220,16 @@ impl Program {
         ];
         let mut args: Vec<String> = Vec::new();
         match self {
+            Program::ClaudeCode => {
+                seed_claude_home(&home, cwd, CLAUDE_KEY);
+                env.extend([
+                    format!("ANTHROPIC_BASE_URL={base}"),
+                    format!("ANTHROPIC_API_KEY={CLAUDE_KEY}"),
+                    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1".into(),
+                    "DISABLE_AUTOUPDATER=1".into(),
+                ]);
+                args.extend(["--permission-mode", "default"].map(String::from));
+            }
             Program::Codex => {
                 let config = format!(
                     "model = \"standin-model\"\nmodel_provider = \"standin\"\ncheck_for_update_on_startup = false\n\n\

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde_json::json;
 pub use zellij_mcp_harness::programs::ModelApi;
+use zellij_mcp_harness::programs::{seed_claude_home, CLAUDE_KEY as KEY};
 use zellij_mcp_harness::{wait_for, workspace_root, Mcp, Session};
 
 /// The newest Claude Code tested, and the first version supported.
@@ -24,24 +25,6 @@ pub fn claude_bin(fixture: &str) -> PathBuf {
     );
     bin
 }
-
-/// A first run of Claude Code that asks nothing: onboarding done, the
-/// folder trusted, the stand-in's key approved.
-pub fn seed_claude_home(home: &Path, project: &Path, key: &str) {
-    let seeded = json!({
-        "hasCompletedOnboarding": true,
-        "theme": "dark",
-        "projects": {project.display().to_string(): {
-            "hasTrustDialogAccepted": true,
-            "hasCompletedProjectOnboarding": true,
-        }},
-        "customApiKeyResponses": {"approved": [&key[key.len() - 20..]], "rejected": []},
-    });
-    std::fs::create_dir_all(home).unwrap();
-    std::fs::write(home.join(".claude.json"), seeded.to_string()).unwrap();
-}
-
-const KEY: &str = "sk-ant-stand-in-0123456789abcdefghij";
 
 /// The command line that starts `program` (a `claude`, or `zellij-mcp
 /// claude …`) with its own home, against `api`, asking nothing at start.

@@ -1,8 +1,9 @@
 //! Hooks against screens: from the model's last byte to the board telling
-//! the agent idle and to `zellij_ask`'s reply, for Codex CLI, opencode and
-//! Qwen Code started by `zellij_new_pane` (with their hooks, for that
-//! launch) and by a shell, as a person starts them (no hooks: their
-//! screens tell); and what one `zellij-mcp hook` call adds to a turn.
+//! the agent idle and to `zellij_ask`'s reply, for Claude Code, Codex CLI,
+//! opencode and Qwen Code started by `zellij_new_pane` (with their hooks,
+//! for that launch) and by a shell, as a person starts them (no hooks:
+//! their screens tell); the board again with the pane scrolled up while
+//! the turn ends; and what one `zellij-mcp hook` call adds to a turn.
 
 use std::io::Write;
 use std::path::Path;
@@ -11,7 +12,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::json;
 use zellij_mcp_harness::programs::{ModelApi, Program};
-use zellij_mcp_harness::{repo_layout, Mcp, Sandbox, Session};
+use zellij_mcp_harness::{repo_layout, AttachedClient, Mcp, Sandbox, Session};
 
 use crate::channel::Channel;
 use crate::table::{measure, Table};
@@ -22,12 +23,18 @@ const MOST_ROUNDS: usize = 20;
 pub fn hooks(table: &mut Table, bridge: &Path, rounds: usize) {
     table.section("hooks against screens: from the model's last byte, a client attached");
     let session = Sandbox::new().start_session("bench-hooks", &repo_layout(), true);
-    let (_client, _) = session.attach_and_wait();
+    let (mut client, _) = session.attach_and_wait();
     let mcp = Mcp::start(bridge, session.sandbox(), &[]);
     let channel = Channel::socket(&session);
     let api = ModelApi::start(&session.sandbox().root().join("requests.jsonl"));
     let turns = rounds.min(MOST_ROUNDS);
-    for program in [Program::Codex, Program::Opencode, Program::QwenCode] {
+    let programs = [
+        Program::ClaudeCode,
+        Program::Codex,
+        Program::Opencode,
+        Program::QwenCode,
+    ];
+    for program in programs {
         if !program.installed() {
             let why = "run `make test-deps`";
             table.figure(&format!("{program:?}"), "not installed", why);
@@ -40,12 +47,25 @@ pub fn hooks(table: &mut Table, bridge: &Path, rounds: usize) {
             };
             let pane = open(&session, &mcp, &api, program, hooked);
             let label = format!("{program:?}-{hooked}");
-            let board = to_the_board(&mcp, &channel, &api, &pane, &label, turns);
+            let board = Board {
+                mcp: &mcp,
+                channel: &channel,
+                api: &api,
+                pane: &pane,
+                label: &label,
+            };
             let what = format!("{program:?}, {how}: the board's idle");
-            table.timed(&what, board, "target ≤ 100 ms from hooks");
+            table.timed(&what, board.in_view(turns), "target ≤ 100 ms from hooks");
             let asks = crate::replies::last_byte_to_reply(&mcp, &api, &pane, program, turns);
             let what = format!("{program:?}, {how}: zellij_ask's reply");
             table.timed(&what, asks, "target ≤ 100 ms from hooks");
+            let what = format!("{program:?}, {how}: the board's idle, the pane scrolled up");
+            match board.scrolled(&session, &mut client, turns) {
+                Some(times) => {
+                    table.timed(&what, times, "target: as in view");
+                }
+                None => table.figure(&what, "not told", "within 10 s of the model's last byte"),
+            }
         }
     }
     hook_call(table, &session, &mcp, bridge, rounds);
@@ -71,41 +91,117 @@ fn open(session: &Session, mcp: &Mcp, api: &ModelApi, program: Program, hooked: 
     pane
 }
 
-/// Each turn's time from the model's last byte (as the stand-in logged it)
-/// to the `agents` op (the board's rows) telling `pane` idle, asked every
-/// 5 ms.
-fn to_the_board(
-    mcp: &Mcp,
-    channel: &Channel,
-    api: &ModelApi,
-    pane: &str,
-    label: &str,
-    turns: usize,
-) -> Vec<Duration> {
-    (0..turns)
-        .map(|turn| {
-            let text = format!("SAY {label}-board-{turn}");
-            let args = json!({"to": pane, "text": text, "from": "bench", "wait_ms": 10000});
-            let sent = mcp.ok("zellij_send_message", args);
-            assert_eq!(sent["status"], "delivered", "{sent}");
-            let deadline = Instant::now() + Duration::from_secs(120);
-            loop {
-                assert!(Instant::now() < deadline, "{pane} never idle after {text}");
-                // The last byte first: an idle told after it is the turn's end.
-                let finished = api.finished_at(&text);
-                let rows = channel.call("agents", json!({}));
-                let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
-                let rows = rows["agents"].as_array().cloned().unwrap_or_default();
-                let idle = rows
-                    .iter()
-                    .any(|row| row["pane_id"] == pane && row["state"] == "idle");
-                if let (Some(finished), true) = (finished, idle) {
-                    break now.saturating_sub(Duration::from_secs_f64(finished));
+/// One agent's turns, timed from the model's last byte (as the stand-in
+/// logged it) to the `agents` op (the board's rows) telling it idle.
+struct Board<'a> {
+    mcp: &'a Mcp,
+    channel: &'a Channel,
+    api: &'a ModelApi,
+    pane: &'a str,
+    label: &'a str,
+}
+
+impl Board<'_> {
+    /// Each turn's time, the pane in view.
+    fn in_view(&self, turns: usize) -> Vec<Duration> {
+        let most = Duration::from_secs(120);
+        (0..turns)
+            .map(|turn| {
+                let text = format!("SAY {}-board-{turn}", self.label);
+                self.send(&text);
+                let took = self.idle_after(&text, most);
+                took.unwrap_or_else(|| panic!("{} never idle after {text}", self.pane))
+            })
+            .collect()
+    }
+
+    fn send(&self, text: &str) {
+        let args = json!({"to": self.pane, "text": text, "from": "bench", "wait_ms": 10000});
+        let sent = self.mcp.ok("zellij_send_message", args);
+        assert_eq!(sent["status"], "delivered", "{sent}");
+    }
+
+    /// Each turn's time from the model's last byte to the board telling
+    /// the pane idle, the turn ended while the client has the pane
+    /// scrolled up (Zellij then holds its output); `None` when the board
+    /// does not tell it within 10 s (a screen alone cannot).
+    fn scrolled(
+        &self,
+        session: &Session,
+        client: &mut AttachedClient,
+        turns: usize,
+    ) -> Option<Vec<Duration>> {
+        let (mcp, pane) = (self.mcp, self.pane);
+        mcp.ok("zellij_focus", json!({"pane_id": pane}));
+        let mut times = Vec::new();
+        for turn in 0..turns {
+            let release = session
+                .sandbox()
+                .work()
+                .join(format!("release-{}-{turn}", self.label));
+            let text = format!(
+                "HOLD {} SAY {}-scrolled-{turn}",
+                release.display(),
+                self.label
+            );
+            self.send(&text);
+            until(|| self.api.user_texts().iter().any(|t| t.contains(&text)));
+            // Scroll mode, two pages up; the turn ends meanwhile.
+            client.type_keys(b"\x13");
+            client.type_keys(b"uu");
+            std::fs::write(&release, "").expect("the release file");
+            let told = self.idle_after(&text, Duration::from_secs(10));
+            // Ctrl c in scroll mode: the view back at the bottom.
+            client.type_keys(b"\x03");
+            match told {
+                Some(took) => times.push(took),
+                None => {
+                    crate::programs::until_idle(mcp, pane);
+                    return None;
                 }
-                std::thread::sleep(Duration::from_millis(5));
             }
-        })
-        .collect()
+        }
+        Some(times)
+    }
+
+    /// The time from the model's last byte for `text` to the board telling
+    /// the pane idle, asked every 5 ms, within `most` of that byte.
+    fn idle_after(&self, text: &str, most: Duration) -> Option<Duration> {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            assert!(
+                Instant::now() < deadline,
+                "{} never answered {text}",
+                self.pane
+            );
+            let finished = self.api.finished_at(text);
+            let rows = self.channel.call("agents", json!({}));
+            let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
+            let rows = rows["agents"].as_array().cloned().unwrap_or_default();
+            let idle = rows
+                .iter()
+                .any(|row| row["pane_id"] == self.pane && row["state"] == "idle");
+            if let Some(finished) = finished {
+                let took = now.saturating_sub(Duration::from_secs_f64(finished));
+                if idle {
+                    return Some(took);
+                }
+                if took > most {
+                    return None;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+/// Waits, every 5 ms, until `done` (two minutes at most).
+fn until(done: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out");
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }
 
 /// What a program waits for when it runs the hook: `zellij-mcp hook` with

@@ -48,7 +48,8 @@ fn main() {
     // agents, then 50 of four programs, messages into Codex CLI,
     // Gemini CLI, opencode and Qwen Code, asks, a big record), `replies` (the
     // messages and asks into those programs, and the big record), `hooks`
-    // (turn ends told by hooks against screens, and a hook call's cost) or
+    // (turn ends told by hooks against screens, in view and scrolled up,
+    // and a hook call's cost) or
     // `callers` (16 callers).
     if let Ok(part) = std::env::var("BENCH_ONLY") {
         let mut table = Table::default();
