@@ -300,6 +300,9 @@ impl<H: Host> McpPlugin<H> {
                 handlers::replied(zellij, &p.agents, &mut p.attention, &mut p.log, a)
             }),
             op::Hook::NAME => self.now::<op::Hook>(args, asker, |p, a, _| {
+                // The screens as the report comes: a working sign seen now
+                // is the turn's that the report may end.
+                p.look_at_agents();
                 let told = Zellij::of(&p.host, &p.view, &p.programs).hook(&mut p.hooks, a);
                 // What it told is on the board and in the event log at once.
                 if told.is_ok() {

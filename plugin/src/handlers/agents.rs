@@ -167,7 +167,8 @@ impl<H: Host> Zellij<'_, H> {
         // than a screen drawn after its event.
         let now_ms = self.host.unix_ms();
         let at_ms = args.told_ms.map_or(now_ms, |told| told.min(now_ms));
-        reports.note(args.pane_id, args.event, args.conversation, at_ms);
+        let at = (at_ms, now_ms);
+        reports.note_arrived(args.pane_id, args.event, args.conversation, at);
         now(HookResult {})
     }
 }

@@ -11,6 +11,11 @@ use zellij_mcp_protocol::PaneRef;
 
 /// Panes whose reports are kept at most; the oldest report goes first.
 const MOST_REPORTS: usize = 1024;
+/// How long after a turn's end told a screen still working since before
+/// it is that turn's tail (Claude Code and Qwen Code show their working
+/// sign while their Stop hooks run, about half a second): longer, the
+/// turn went on (a Stop hook of the person's may keep it going).
+const TURN_TAIL_MS: u64 = 3_000;
 
 /// One pane's last report.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,8 +24,10 @@ pub struct Report {
     /// The conversation its program named last, and its record.
     pub conversation: Option<String>,
     pub record: Option<String>,
-    /// When it came (Unix ms).
+    /// When its program ran the hook, and when it reached the plugin
+    /// (Unix ms).
     pub at_ms: u64,
+    pub arrived_ms: u64,
     /// The prompt of the turn under way, as its start told it.
     pub prompt: Option<String>,
     /// The last turn's end its hooks told.
@@ -69,19 +76,35 @@ pub struct HookReports {
     /// What each agent's screen showed at the last look (its state and a
     /// fingerprint of its rows), and since when (Unix ms).
     screens: BTreeMap<PaneRef, (Screen, u64)>,
+    /// Since when each agent's screen has shown it working, look after
+    /// look (Unix ms).
+    working_since: BTreeMap<PaneRef, u64>,
 }
 
 impl HookReports {
-    /// Notes what `pane`'s hook told at `at_ms`; a conversation named
-    /// before stays known when this event names none. An event the kept
-    /// report outlasts ([`Report::outlasts`]) tells only the conversation,
-    /// where none was known.
+    /// Notes what `pane`'s hook told at `at_ms`, as it reached the plugin
+    /// then.
     pub fn note(
         &mut self,
         pane: PaneRef,
         event: HookEvent,
         conversation: Option<String>,
         at_ms: u64,
+    ) {
+        self.note_arrived(pane, event, conversation, (at_ms, at_ms));
+    }
+
+    /// Notes what `pane`'s hook told at `at_ms`, reaching the plugin at
+    /// `arrived_ms`; a conversation named before stays known when this
+    /// event names none. An event the kept report outlasts
+    /// ([`Report::outlasts`]) tells only the conversation, where none was
+    /// known.
+    pub fn note_arrived(
+        &mut self,
+        pane: PaneRef,
+        event: HookEvent,
+        conversation: Option<String>,
+        (at_ms, arrived_ms): (u64, u64),
     ) {
         if let Some(kept) = self
             .reports
@@ -133,6 +156,7 @@ impl HookReports {
             conversation,
             record,
             at_ms,
+            arrived_ms,
             prompt,
             turn_ended,
         };
@@ -147,10 +171,19 @@ impl HookReports {
     pub fn keep_only(&mut self, live: impl Fn(PaneRef) -> bool) {
         self.reports.retain(|pane, _| live(*pane));
         self.screens.retain(|pane, _| live(*pane));
+        self.working_since.retain(|pane, _| live(*pane));
     }
 
     /// Notes what `pane`'s screen shows at a look.
     pub fn screen_seen(&mut self, pane: PaneRef, screen: Screen, now_ms: u64) {
+        match screen.0 {
+            Some(AgentScreen::Working) => {
+                self.working_since.entry(pane).or_insert(now_ms);
+            }
+            _ => {
+                self.working_since.remove(&pane);
+            }
+        }
         if self.screens.get(&pane).map(|(s, _)| *s) != Some(screen) {
             self.screens.insert(pane, (screen, now_ms));
         }
@@ -187,12 +220,24 @@ impl HookReports {
         match screen {
             None => hooks,
             Some(AgentScreen::Asking) => (screen, Source::Screen),
+            Some(AgentScreen::Working) if self.ended_turns_tail(pane, report, now_ms) => hooks,
             _ if newer && told == AgentScreen::Asking => hooks,
             Some(AgentScreen::Draft) if !newer => (screen, Source::Screen),
             Some(AgentScreen::Busy) if told == AgentScreen::Working => (screen, Source::Screen),
             _ if newer && screen != Some(told) => hooks,
             _ => (screen, Source::Screen),
         }
+    }
+
+    /// Whether `pane`'s screen, working, shows the tail of the turn whose
+    /// end `report` told: seen working since before the report came (the
+    /// screen is looked at as each report comes), and not for long after
+    /// ([`TURN_TAIL_MS`]). A new turn shows another working spell.
+    fn ended_turns_tail(&self, pane: PaneRef, report: &Report, now_ms: u64) -> bool {
+        let working_since = self.working_since.get(&pane);
+        matches!(report.event, HookEvent::TurnEnded { .. })
+            && working_since.is_some_and(|since| *since <= report.arrived_ms)
+            && now_ms < report.arrived_ms + TURN_TAIL_MS
     }
 
     /// What `pane`'s hooks told last, and how long ago, for people.
@@ -301,6 +346,36 @@ mod tests {
         assert_eq!(
             hooks.state(PaneRef::terminal(4), (Some(Busy), 1), 1),
             (Some(Busy), Source::Screen)
+        );
+    }
+
+    #[test]
+    fn a_turns_end_told_beats_the_working_sign_its_program_still_shows() {
+        let mut hooks = HookReports::default();
+        let pane = PaneRef::terminal(3);
+        hooks.screen_seen(pane, (Some(Working), 1), 1_000);
+        // Seen as the report comes, working since.
+        hooks.screen_seen(pane, (Some(Working), 5), 1_520);
+        hooks.note_arrived(pane, ended(), None, (1_500, 1_520));
+        // Its Stop hook running: a spinner that changes look after look.
+        hooks.screen_seen(pane, (Some(Working), 2), 1_600);
+        assert_eq!(
+            hooks.state(pane, (Some(Working), 2), 1_650),
+            (Some(Idle), Source::Hooks)
+        );
+        // Working on, long after: the turn went on.
+        hooks.screen_seen(pane, (Some(Working), 3), 4_600);
+        assert_eq!(
+            hooks.state(pane, (Some(Working), 3), 4_600),
+            (Some(Working), Source::Screen)
+        );
+        // A new turn, its start not told yet: another working spell.
+        hooks.screen_seen(pane, (Some(Idle), 3), 5_000);
+        hooks.note(pane, ended(), None, 5_100);
+        hooks.screen_seen(pane, (Some(Working), 4), 5_200);
+        assert_eq!(
+            hooks.state(pane, (Some(Working), 4), 5_250),
+            (Some(Working), Source::Screen)
         );
     }
 

@@ -132,6 +132,9 @@ impl Board<'_> {
         turns: usize,
     ) -> Option<Vec<Duration>> {
         let (mcp, pane) = (self.mcp, self.pane);
+        // A long reply first, so that there is a page to scroll up to.
+        let long = json!({"to": pane, "text": "LONG", "from": "bench", "timeout_s": 120});
+        mcp.ok("zellij_ask", long);
         mcp.ok("zellij_focus", json!({"pane_id": pane}));
         let mut times = Vec::new();
         for turn in 0..turns {
