@@ -200,8 +200,12 @@ pub fn raw_request(s: &Session, payload: &Value) -> Vec<String> {
             "zellij pipe exited before its reply ({}); replay said {kept}",
             output.status
         );
-        if !kept["result"].is_null() || kept["error"].is_object() {
+        // The replay's answer holds the kept reply, as it was sent.
+        if kept["error"].is_object() {
             return vec![kept.to_string()];
+        }
+        if !kept["result"].is_null() {
+            return vec![kept["result"].to_string()];
         }
     }
     panic!("request {id} was never seen by the plugin in 3 tries");
