@@ -1,7 +1,8 @@
 //! Agents tell their own state through the hooks zellij-mcp gives each
 //! program it starts, for that launch only (Gemini CLI, which takes none
 //! so, through the ones `zellij-mcp setup` adds to its settings; opencode
-//! started by hand, through the plugin file setup writes): the
+//! and Codex started by hand, through the plugin file and the trusted
+//! hooks setup writes): the
 //! person's own hooks still run; a turn's end and a question asked are
 //! told while a person has the pane scrolled up (Zellij then holds its
 //! output, so its screen shows nothing new) or views another tab, and
@@ -290,8 +291,30 @@ fn codex_tells_its_turns_and_questions_by_hooks_while_its_pane_is_scrolled() {
     let config = std::fs::read_to_string(&config_path).unwrap();
     let notify = format!("notify = [\"sh\", \"-c\", \"touch '{}'\"]\n", ran.display());
     std::fs::write(&config_path, notify + &config).unwrap();
+    let theirs = std::fs::read_to_string(&config_path).unwrap();
+
+    // The person runs setup, with Codex installed: its config.toml gets
+    // the hooks and the trust Codex asks for, their lines kept.
+    let home = sc.in_sandbox("codex-home");
+    let said = run_setup(&sc.s, "codex", &home, &["--yes"]);
+    assert!(said.contains("add zellij-mcp's hooks to"), "{said}");
+    let added = std::fs::read_to_string(&config_path).unwrap();
+    assert!(added.starts_with(&theirs), "{added}");
     let pane = sc.open(&sc.command, "worker");
+
+    // One started by hand (by a shell, so zellij-mcp gives it nothing)
+    // tells by setup's hooks, trusted: it starts with no question about
+    // them, and each pane's reply is its own.
+    let by_hand = sc.open(&sc.by_hand(), "by-hand");
+    replies_not_crossed(&sc.mcp, &pane, &by_hand);
+    sc.until_hooks_told_turn_ended(&by_hand);
     sc.told_by_hooks(&pane);
+
+    run_setup(&sc.s, "codex", &home, &["--remove-hooks", "--yes"]);
+    // As the person had it (and Codex, which keeps its own notes there).
+    let removed = std::fs::read_to_string(&config_path).unwrap();
+    assert!(removed.starts_with(&theirs), "{removed}");
+    assert!(!removed.contains("hooks"), "{removed}");
 }
 
 #[test]
@@ -322,16 +345,9 @@ fn opencode_tells_its_turns_and_questions_by_its_plugin_while_its_pane_is_scroll
     // One started by hand in the same folder (by a shell, so zellij-mcp
     // gives it nothing) tells by setup's plugin: each pane's reply is its
     // own, from the conversation its hooks named.
-    let by_shell = ["sh", "-c", "exec \"$@\"", "sh"].map(String::from);
-    let by_hand_command = [&by_shell[..], &sc.command].concat();
-    let by_hand = sc.open(&by_hand_command, "by-hand");
+    let by_hand = sc.open(&sc.by_hand(), "by-hand");
     replies_not_crossed(&sc.mcp, &pane, &by_hand);
-    let told = poll_for(Duration::from_secs(10), || {
-        hooks_told(&sc.s, &by_hand)
-            .starts_with("turn_ended")
-            .then_some(())
-    });
-    assert!(told.is_some(), "{}", hooks_told(&sc.s, &by_hand));
+    sc.until_hooks_told_turn_ended(&by_hand);
     sc.told_by_hooks(&pane);
 
     run_setup(&sc.s, "opencode", &home, &["--remove-hooks", "--yes"]);
@@ -523,6 +539,23 @@ impl Scene {
     /// An agent of `command` in the work folder, once it is idle.
     fn open(&self, command: &[String], name: &str) -> String {
         open_agent(&self.mcp, command, &self.work, name)
+    }
+
+    /// The program's command as a person starts it, by a shell: zellij-mcp
+    /// gives it no hooks of its own.
+    fn by_hand(&self) -> Vec<String> {
+        let by_shell = ["sh", "-c", "exec \"$@\"", "sh"].map(String::from);
+        [&by_shell[..], &self.command].concat()
+    }
+
+    /// Waits until `pane`'s hooks have told its turn's end.
+    fn until_hooks_told_turn_ended(&self, pane: &str) {
+        let told = poll_for(Duration::from_secs(10), || {
+            hooks_told(&self.s, pane)
+                .starts_with("turn_ended")
+                .then_some(())
+        });
+        assert!(told.is_some(), "{}", hooks_told(&self.s, pane));
     }
 
     fn told_by_hooks(&mut self, pane: &str) {

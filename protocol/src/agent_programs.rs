@@ -180,6 +180,9 @@ pub struct GivenHooks {
     /// for the agents they start by hand (`hooks user="~/.x/settings.json"`);
     /// with `config="opencode"`, the plugin file setup writes.
     pub user: Option<String>,
+    /// The variable that, when set, names the folder of that file instead
+    /// (`user-env="CODEX_HOME"`), as the program itself reads it.
+    pub user_env: Option<String>,
 }
 
 impl GivenHooks {
@@ -1034,7 +1037,8 @@ fn setting<'n>(d: &mut Description, node: &'n KdlNode) -> NodeResult<'n, ()> {
                     (Some("replaces"), Some(path)) => hooks.replaces = Some(path),
                     (Some("config"), Some(form)) => hooks.config = Some(form),
                     (Some("user"), Some(path)) => hooks.user = Some(path),
-                    _ => return Err((node, "hooks takes the arguments that give them (\"--settings\" \"{settings}\"), env=\"NAME\", replaces=\"PATH\", config=\"codex\" and user=\"PATH\", all strings".into())),
+                    (Some("user-env"), Some(name)) => hooks.user_env = Some(name),
+                    _ => return Err((node, "hooks takes the arguments that give them (\"--settings\" \"{settings}\"), env=\"NAME\", replaces=\"PATH\", config=\"codex\", user=\"PATH\" and user-env=\"NAME\", all strings".into())),
                 }
             }
         }

@@ -89,7 +89,7 @@ fn opencode_config(name: &str, events: &[String], bridge: &str) -> Option<(Strin
 
 /// How long Codex CLI may run each hook (s); given, since its default
 /// differs by event and goes into the hook's trust.
-const CODEX_HOOK_TIMEOUT_S: u32 = 30;
+pub const CODEX_HOOK_TIMEOUT_S: u32 = 30;
 
 /// Codex CLI's configuration overrides that give it `events`' hooks for
 /// this launch (`-c hooks.Stop=[…]`), and trust them: Codex runs a hook
@@ -106,24 +106,30 @@ fn codex_config(events: &[String], bridge: &str) -> Vec<String> {
             "hooks.{event}=[{{hooks=[{{type=\"command\",command=\"{}\",timeout={CODEX_HOOK_TIMEOUT_S}}}]}}]",
             hooks::quoted(&command)
         ));
-        let snake = snake_case(event);
-        // Its definition, as Codex hashes it: keys sorted, compact.
-        let definition = serde_json::json!({
-            "event_name": snake,
-            "hooks": [{"async": false, "command": command, "timeout": CODEX_HOOK_TIMEOUT_S, "type": "command"}],
-        });
-        let digest = Sha256::digest(definition.to_string().as_bytes());
-        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-        let key = format!("/<session-flags>/config.toml:{snake}:0:0");
-        trusted.push(format!("\"{key}\"={{trusted_hash=\"sha256:{hex}\"}}"));
+        let key = format!("/<session-flags>/config.toml:{}:0:0", snake_case(event));
+        let hash = codex_trusted_hash(event, &command);
+        trusted.push(format!("\"{key}\"={{trusted_hash=\"{hash}\"}}"));
     }
     args.push("-c".to_owned());
     args.push(format!("hooks.state={{{}}}", trusted.join(",")));
     args
 }
 
+/// The trust Codex CLI keeps for a group of `event` holding one hook that
+/// runs `command`: the hash of its definition as Codex writes it, keys
+/// sorted, compact.
+pub fn codex_trusted_hash(event: &str, command: &str) -> String {
+    let definition = serde_json::json!({
+        "event_name": snake_case(event),
+        "hooks": [{"async": false, "command": command, "timeout": CODEX_HOOK_TIMEOUT_S, "type": "command"}],
+    });
+    let digest = Sha256::digest(definition.to_string().as_bytes());
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
 /// `UserPromptSubmit` as `user_prompt_submit`.
-fn snake_case(name: &str) -> String {
+pub fn snake_case(name: &str) -> String {
     let mut snake = String::new();
     for (i, c) in name.chars().enumerate() {
         if c.is_ascii_uppercase() && i > 0 {

@@ -4,15 +4,18 @@
 //! one hook per event that runs `zellij-mcp hook`, beside the person's
 //! own; for a program that takes a plugin file instead (`hooks
 //! config="opencode" user="~/.config/opencode/plugin/zellij-mcp.js"`),
-//! setup writes that file. `setup --remove-hooks` (and `--uninstall`)
-//! takes out only those; `doctor` says which programs have them.
+//! setup writes that file; for Codex CLI (`hooks config="codex"
+//! user="~/.codex/config.toml"`), its `config.toml` gets them with the
+//! trust Codex asks for. `setup --remove-hooks` (and `--uninstall`) takes
+//! out only those; `doctor` says which programs have them.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 use zellij_mcp_protocol::agent_programs::{Description, Programs};
-use zellij_mcp_protocol::hooks::hook_command;
+use zellij_mcp_protocol::hooks::{self, hook_command};
 
+use super::codex_config;
 use crate::commands::launch::{opencode_plugin, OPENCODE_PLUGIN_FIRST_LINE};
 
 /// One program's settings file with its hooks added or taken out, when
@@ -28,9 +31,19 @@ pub struct Edit {
 pub fn status(programs: &Programs) -> Vec<(String, PathBuf, Option<bool>)> {
     described(programs)
         .map(|(d, path)| {
-            let has = match takes_plugin_file(d) {
-                true => plugin_file(&path).map(|file| file.is_some_and(|f| is_our_plugin(&f))),
-                false => read(&path).map(|settings| {
+            let events = d
+                .hooks
+                .as_ref()
+                .map(|h| h.events.clone())
+                .unwrap_or_default();
+            let has = match Form::of(d) {
+                Form::PluginFile => {
+                    plugin_file(&path).map(|file| file.is_some_and(|f| is_our_plugin(&f)))
+                }
+                Form::CodexConfig => plugin_file(&path).and_then(|text| {
+                    codex_config::holds_ours(&path, &text.unwrap_or_default(), &events)
+                }),
+                Form::Settings => read(&path).map(|settings| {
                     let hooks = settings.get("hooks").and_then(Value::as_object);
                     hooks.is_some_and(|h| h.values().any(holds_ours))
                 }),
@@ -48,9 +61,10 @@ pub fn edits(programs: &Programs, bridge: &Path, add: bool) -> (Vec<Edit>, Vec<S
     for (description, path) in described(programs) {
         let events = description.hooks.as_ref().map(|h| h.events.clone());
         let events = events.unwrap_or_default();
-        let edit = match takes_plugin_file(description) {
-            true => plugin_file_edit(&path, &events, bridge, add),
-            false => settings_edit(&path, &events, &command, add),
+        let edit = match Form::of(description) {
+            Form::PluginFile => plugin_file_edit(&path, &events, bridge, add),
+            Form::CodexConfig => codex_config_edit(&path, &events, &command, add),
+            Form::Settings => settings_edit(&path, &events, &command, add),
         };
         match edit {
             Ok(Some(text)) => edits.push(Edit {
@@ -63,6 +77,48 @@ pub fn edits(programs: &Programs, bridge: &Path, add: bool) -> (Vec<Edit>, Vec<S
         }
     }
     (edits, notes)
+}
+
+/// The form a program takes hooks in, in the person's own files.
+enum Form {
+    /// A JSON settings file with a `hooks` object.
+    Settings,
+    /// A plugin file of zellij-mcp's own (opencode).
+    PluginFile,
+    /// A `config.toml` of Codex CLI's form, hooks and their trust.
+    CodexConfig,
+}
+
+impl Form {
+    fn of(description: &Description) -> Form {
+        let config = description.hooks.as_ref().and_then(|h| h.config.as_deref());
+        match config {
+            Some(hooks::OPENCODE_CONFIG) => Form::PluginFile,
+            Some(hooks::CODEX_CONFIG) => Form::CodexConfig,
+            _ => Form::Settings,
+        }
+    }
+}
+
+/// A `config.toml`'s new text with zellij-mcp's hooks and their trust
+/// added or taken out; `None` when that changes nothing.
+fn codex_config_edit(
+    path: &Path,
+    events: &[String],
+    command: &str,
+    add: bool,
+) -> Result<Option<Option<String>>, String> {
+    let unreadable = || {
+        format!(
+            "{} cannot be read: its hooks are not changed",
+            path.display()
+        )
+    };
+    let text = plugin_file(path)
+        .ok_or_else(unreadable)?
+        .unwrap_or_default();
+    let edited = codex_config::edit(path, &text, events, command, add)?;
+    Ok(edited.map(Some))
 }
 
 /// A settings file's new text with zellij-mcp's hooks added or taken
@@ -109,15 +165,8 @@ fn plugin_file_edit(
     })
 }
 
-/// Whether the program takes hooks as a plugin file rather than in its
-/// settings.
-fn takes_plugin_file(description: &Description) -> bool {
-    let config = description.hooks.as_ref().and_then(|h| h.config.as_deref());
-    config == Some("opencode")
-}
-
-/// A plugin file's text (none there: `Some(None)`); `None` when it cannot
-/// be read.
+/// A file's text (none there: `Some(None)`); `None` when it cannot be
+/// read.
 fn plugin_file(path: &Path) -> Option<Option<String>> {
     match std::fs::read_to_string(path) {
         Ok(text) => Some(Some(text)),
@@ -134,13 +183,31 @@ fn is_our_plugin(text: &str) -> bool {
 /// installed here, with the settings file's path.
 fn described(programs: &Programs) -> impl Iterator<Item = (&Description, PathBuf)> {
     programs.all().iter().filter_map(|description| {
-        let user = description.hooks.as_ref()?.user.as_deref()?;
+        let given = description.hooks.as_ref()?;
+        let user = given.user.as_deref()?;
         let installed = description
             .programs
             .iter()
             .any(|p| super::clients::installed(p));
-        installed.then(|| (description, expand_home(user)))
+        installed.then(|| (description, user_file(user, given.user_env.as_deref())))
     })
+}
+
+/// The person's settings file: `user`, or the file of that name in the
+/// folder `variable` names where it is set (resolved, as the programs
+/// resolve it).
+fn user_file(user: &str, variable: Option<&str>) -> PathBuf {
+    let folder = variable
+        .and_then(std::env::var_os)
+        .filter(|f| !f.is_empty());
+    let name = Path::new(user).file_name();
+    match (folder, name) {
+        (Some(folder), Some(name)) => {
+            let folder = PathBuf::from(folder);
+            folder.canonicalize().unwrap_or(folder).join(name)
+        }
+        _ => expand_home(user),
+    }
 }
 
 /// `~/` is the home folder, and `~/.config/` the configuration folder

@@ -14,6 +14,7 @@
 
 pub mod agent_file;
 mod clients;
+mod codex_config;
 pub mod embedded;
 pub mod grants;
 pub mod hooks;
