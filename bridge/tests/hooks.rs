@@ -5,7 +5,8 @@
 //! hooks setup writes): the
 //! person's own hooks still run; a turn's end and a question asked are
 //! told while a person has the pane scrolled up (Zellij then holds its
-//! output, so its screen shows nothing new) or views another tab, and
+//! output, so its screen shows nothing new, and the board says the hooks
+//! told it) or views another tab, and
 //! `zellij_ask` ends with the turn the hook told; with its description's
 //! screen patterns made never to match, each program's states still come
 //! from its hooks alone; with its hooks turned off by the person's own
@@ -19,7 +20,7 @@ use std::time::{Duration, Instant};
 use common::claude::{open_claude, until_sent, ModelApi, NEWEST};
 use common::{agent_row, bridge, mcp, session, until_state};
 use serde_json::{json, Value};
-use zellij_mcp_harness::programs::Program;
+use zellij_mcp_harness::programs::{scroll_up, Program};
 use zellij_mcp_harness::{poll_for, wait_for, workspace_root, AttachedClient, Mcp, Session};
 
 fn ask(to: &str, text: &str) -> Value {
@@ -34,16 +35,25 @@ fn own_hook(event: &str, ran: &Path) -> Value {
 }
 
 fn until_row_state(s: &Session, pane: &str, state: &str) {
+    until_row(s, pane, state, false);
+}
+
+/// Waits until `agents` tells `pane` in `state`, by its hooks over its
+/// screen where `by_hooks`.
+fn until_row(s: &Session, pane: &str, state: &str, by_hooks: bool) {
     let told = poll_for(Duration::from_secs(10), || {
-        (agent_row(s, pane)?["state"] == state).then_some(())
+        let row = agent_row(s, pane)?;
+        let by = row["by_hooks"].as_bool().unwrap_or_default();
+        (row["state"] == state && (by || !by_hooks)).then_some(())
     });
     if told.is_none() {
         let explained = explained(s, pane);
         panic!(
-            "{pane} not {state} in `agents`: {:?}; hooks: {}; screen: {}",
+            "{pane} not {state} (by hooks: {by_hooks}) in `agents`: {:?}; hooks: {}; screen: {}; readings: {}",
             agent_row(s, pane),
             explained["hooks"],
-            explained["rows"]
+            explained["rows"],
+            explained["readings"]
         );
     }
 }
@@ -110,17 +120,18 @@ fn told_by_hooks(
     assert_eq!(asked["reply"].as_str(), Some(long_reply.as_str()));
     until_row_state(s, pane, "idle");
 
-    // A person scrolls the pane up while a long turn goes on.
+    // A person scrolls the pane up while a long turn goes on. (Only Gemini
+    // CLI keeps lines in Zellij's scrollback: Claude Code, Codex, opencode
+    // and Qwen Code draw their whole screen anew, so no one can scroll
+    // their panes in Zellij, and the step runs with the pane in view.)
     let release = s.sandbox().work().join(format!("release-{pane}"));
     let text = format!("LONG HOLD {}", release.display());
-    std::thread::scope(|scope| {
+    let scrolled = std::thread::scope(|scope| {
         let mut long = ask(pane, &text);
         long["timeout_s"] = json!(30);
         let asking = scope.spawn(|| common::mcp(s, "socket").ok("zellij_ask", long));
         until_sent(api, "HOLD");
-        mcp.ok("zellij_focus", json!({"pane_id": pane}));
-        client.type_keys(b"\x13");
-        client.type_keys(b"uu");
+        let scrolled = scroll_up(s, client, mcp, pane, "LONG HOLD");
         std::fs::write(&release, "").unwrap();
         let asked = asking.join().unwrap();
         assert_eq!(
@@ -131,17 +142,31 @@ fn told_by_hooks(
             common::screen(mcp, pane)
         );
         assert_eq!(asked["reply"].as_str(), Some(long_reply.as_str()));
+        // The board says the hooks told it: the view still shows the
+        // turn. (A view that itself reads as a draft, a reply's row that
+        // starts with the prompt sign, holds messages as a draft does.)
+        let reading = explained(s, pane)["readings"][0][0].clone();
+        let view_reads_draft = reading.as_str().is_some_and(|r| r.ends_with(": draft"));
+        if !(scrolled && view_reads_draft) {
+            until_row(s, pane, "idle", scrolled);
+        }
+        scrolled
     });
-    until_row_state(s, pane, "idle");
 
     // A permission the program asks while the pane is scrolled (the view
     // back at the bottom for the message to be typed, then scrolled up
     // again while the model holds its answer): told at once, nothing
     // approved. (Ctrl c in scroll mode: the view back at the bottom.)
-    client.type_keys(b"\x03");
+    if scrolled {
+        client.type_keys(b"\x03");
+    }
     let made = s.sandbox().work().join(format!("approved-{pane}"));
     let release = s.sandbox().work().join(format!("release-ask-{pane}"));
-    let text = format!("HOLD {} BASH touch {}", release.display(), made.display());
+    let text = format!(
+        "HOLDCALL {} BASH touch {}",
+        release.display(),
+        made.display()
+    );
     std::thread::scope(|scope| {
         let asking = scope.spawn(|| common::mcp(s, "socket").ok("zellij_ask", ask(pane, &text)));
         let marker = release.display().to_string();
@@ -157,19 +182,20 @@ fn told_by_hooks(
             agent_row(s, pane),
             common::screen(mcp, pane)
         );
-        client.type_keys(b"\x13");
-        client.type_keys(b"uu");
+        let scrolled = scroll_up(s, client, mcp, pane, &marker);
         std::fs::write(&release, "").unwrap();
         let asked = asking.join().unwrap();
         assert_eq!(asked["state"], "asking", "{asked}");
+        until_row(s, pane, "asking", scrolled);
+        if scrolled {
+            client.type_keys(b"\x03");
+        }
     });
-    until_row_state(s, pane, "asking");
     assert!(!made.exists(), "nothing is approved");
     // The view back at the bottom: approved on purpose (its first
     // choice), the turn goes on to its end. Enter goes only while the
     // screen shows the dialog, again after 3 s (a dialog just drawn may not
     // take keys yet, on a loaded machine).
-    client.type_keys(b"\x03");
     let approve = json!({"pane_id": pane, "keys": ["Enter"], "answer": true});
     let mut pressed: Option<Instant> = None;
     let approved = poll_for(Duration::from_secs(60), || {

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use crate::{workspace_root, Session};
+use std::time::Duration;
+
+use crate::{poll_for, workspace_root, AttachedClient, Mcp, Session};
 
 /// The stand-in for the model API, killed on drop. With a requests log, each
 /// request's last user text is a line of it.
@@ -118,6 +120,64 @@ agent "askbot" {
     message multiline="paste"
 }
 "#;
+
+/// Scrolls `pane` up in `client`'s view, as a person does (the pane
+/// focused, scroll mode, a page up), and waits for the view to move: the
+/// pane's screen shows `bottom`, a text on its last page, then no longer.
+/// Zellij then holds the pane's output until the view comes back (Ctrl c
+/// in scroll mode). `false` when there is nothing to scroll up to: the
+/// program keeps no lines in Zellij's scrollback (it draws its whole
+/// screen anew, or on the alternate screen), so no person can scroll its
+/// pane in Zellij. Panics with the screen when the view does not move.
+pub fn scroll_up(
+    s: &Session,
+    client: &mut AttachedClient,
+    mcp: &Mcp,
+    pane: &str,
+    bottom: &str,
+) -> bool {
+    let shows = || {
+        let read = mcp.ok("zellij_read", json!({"pane_id": pane}));
+        let screen = read["text"].as_str().unwrap_or_default().to_owned();
+        (squeezed(&screen).contains(&squeezed(bottom)), screen)
+    };
+    mcp.ok("zellij_focus", json!({"pane_id": pane}));
+    let focused = poll_for(Duration::from_secs(10), || {
+        let focus = s.client_focus();
+        focus.split_whitespace().any(|w| w == pane).then_some(())
+    });
+    assert!(
+        focused.is_some(),
+        "the client views {pane}: {}",
+        s.client_focus()
+    );
+    let rows = |args: Value| {
+        mcp.ok("zellij_read", args)["lines"]
+            .as_u64()
+            .unwrap_or_default()
+    };
+    let kept = rows(json!({"pane_id": pane, "full": true}));
+    if kept <= rows(json!({"pane_id": pane})) {
+        return false;
+    }
+    let drawn = poll_for(Duration::from_secs(10), || shows().0.then_some(()));
+    assert!(drawn.is_some(), "{bottom:?} not on {pane}:\n{}", shows().1);
+    // Scroll mode (Ctrl s), then a page up (PageUp) until the view moves.
+    client.type_keys(b"\x13");
+    let moved = poll_for(Duration::from_secs(10), || {
+        client.type_keys(b"\x1b[5~");
+        (!shows().0).then_some(())
+    });
+    assert!(moved.is_some(), "{pane} not scrolled up:\n{}", shows().1);
+    true
+}
+
+/// `text` without blanks and box lines: as it reads however a program
+/// wraps and frames it.
+fn squeezed(text: &str) -> String {
+    let framing = |c: &char| c.is_whitespace() || ('\u{2500}'..='\u{259F}').contains(c);
+    text.chars().filter(|c| !framing(c)).collect()
+}
 
 /// A first run of Claude Code that asks nothing: onboarding done, the
 /// folder `project` trusted, the stand-in's `key` approved.

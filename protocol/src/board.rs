@@ -27,6 +27,7 @@ const REPLY_CHARS: usize = 40;
 pub fn cells(row: &AgentRow, at_ms: u64) -> [String; 10] {
     let state = match (row.state, row.exit_status) {
         (PaneState::Exited, Some(code)) => format!("exited {code}"),
+        (state, _) if row.by_hooks => format!("{} (hooks)", wire_name(state)),
         (state, _) => wire_name(state),
     };
     let held = match (row.held, row.held_because) {
@@ -114,6 +115,7 @@ mod tests {
             program: Some("claude".into()),
             described_by: Some("claude-code".into()),
             state: PaneState::Asking,
+            by_hooks: false,
             since_ms: 1_000,
             exit_status: None,
             held: 2,
@@ -159,6 +161,12 @@ mod tests {
         );
         exited.held_because = Some(HoldReason::NoComposer);
         assert_eq!(cells(&exited, 1_000)[4], "2 (no_composer)");
+        let scrolled = AgentRow {
+            state: PaneState::Idle,
+            by_hooks: true,
+            ..worker()
+        };
+        assert_eq!(cells(&scrolled, 1_000)[2], "idle (hooks)");
     }
 
     #[test]

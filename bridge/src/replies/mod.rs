@@ -74,6 +74,13 @@ impl Turn {
         }
     }
 
+    /// Whether the turn's last part is the text `last` (as a program's
+    /// hook gives its last message: blanks around it aside).
+    pub fn ends_with_text(&self, last: &str) -> bool {
+        let last = last.trim();
+        matches!(self.parts.last(), Some(Part::Text(text)) if !last.is_empty() && text.trim() == last)
+    }
+
     /// Whether the model has written anything yet.
     pub fn has_reply(&self) -> bool {
         !self.parts.is_empty()

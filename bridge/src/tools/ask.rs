@@ -285,14 +285,14 @@ impl ZellijMcp {
                 Err(_) => (PaneState::Exited, None),
             };
             // The program's hook told this very turn's end (its prompt
-            // carries the message's header), for a record that marks no
-            // end (one that does is exact already).
+            // carries the message's header): for a record that marks no
+            // end, the turn is over.
             let marks_end = record.is_some_and(crate::replies::formats::marks_end);
             let told_end = hook_end.filter(|end| {
                 let prompt = end.prompt.as_deref().unwrap_or_default();
-                !marks_end && prompt.contains(header)
+                prompt.contains(header)
             });
-            if let Some(end) = told_end {
+            if let Some(end) = told_end.clone().filter(|_| !marks_end) {
                 return Ok(self.ended_by_hook(following.as_mut(), end, record));
             }
             let turn = match (following.as_mut(), described.as_ref()) {
@@ -308,7 +308,13 @@ impl ZellijMcp {
                 }
                 (None, None) => None,
             };
-            let over = seen.look(state, turn.as_ref(), record);
+            // A record that marks the end may write it after the program's
+            // hooks ran: the turn is over once the hook's last message is
+            // the record's.
+            let whole = told_end
+                .and_then(|end| end.last_message)
+                .is_some_and(|last| turn.as_ref().is_some_and(|t| t.ends_with_text(&last)));
+            let over = seen.look(state, turn.as_ref(), record) || whole;
             let ended = match state {
                 PaneState::Asking => Some(AskState::Asking),
                 PaneState::Exited => Some(AskState::Exited),

@@ -15,6 +15,8 @@ What a user turn holds decides the answer:
   the tool's result is answered "STANDIN-AFTER-TOOL: done.";
 - HOLD <path>: the answer waits until <path> exists (a turn under way;
   to aider, HOLD and BASH together give the bash block after the wait);
+  HOLDCALL <path> makes BASH's tool call wait so (a question that comes
+  later in the turn);
 - LONG: the text of fixtures/long-reply.md (read at each request), in
   about eight pieces: markdown, a 300-character line, a code block, wide
   characters and an emoji, for tests that compare what a program keeps of
@@ -143,9 +145,10 @@ def tool_call(name, arguments, text=None):
     return ([text_block(text)] if text else []) + [(start, [delta])], "tool_use"
 
 
-def hold_if_asked(text):
-    """HOLD <path>: waits until <path> exists (two minutes at most)."""
-    hold = re.search(r"HOLD (\S+)", text)
+def hold_if_asked(text, word="HOLD"):
+    """HOLD <path> (or `word`): waits until <path> exists (two minutes at
+    most)."""
+    hold = re.search(word + r" (\S+)", text)
     if hold:
         deadline = time.monotonic() + 120
         while not os.path.exists(hold.group(1)) and time.monotonic() < deadline:
@@ -178,6 +181,7 @@ def answer(request):
     command = shell_command(text)
     for name in ("Bash", "bash"):
         if command and name in tools:
+            hold_if_asked(text, "HOLDCALL")
             return tool_call(name, {"command": command, "description": "Run the command"}, before_tool(text))
     hold_if_asked(text)
     if answered_tool and not text:
@@ -253,6 +257,7 @@ def responses_events(request, text, answered_tool):
     command = None if answered_tool else shell_command(text)
     output = []
     if command and "exec_command" in tools:
+        hold_if_asked(text, "HOLDCALL")
         if before_tool(text):
             output.append((yield from message_item_events(stamp, 0, BEFORE_TOOL)))
         output.append((yield from function_call_events(stamp, len(output), command)))
@@ -316,6 +321,7 @@ def gemini_answer(request, text, answered_tool):
     tools = {f.get("name") for t in request.get("tools") or [] for f in t.get("functionDeclarations") or []}
     command = None if answered_tool else shell_command(text)
     if command and "run_shell_command" in tools:
+        hold_if_asked(text, "HOLDCALL")
         call = {"name": "run_shell_command", "args": {"command": command, "description": "Run the command"}}
         return ([{"text": BEFORE_TOOL}] if before_tool(text) else []) + [{"functionCall": call}]
     hold_if_asked(text)
@@ -390,6 +396,7 @@ def chat_answer(request, text, answered_tool, turn):
     tools = [t.get("function") or {} for t in request.get("tools") or []]
     shell = next((t for t in tools if t.get("name") in SHELL_TOOLS), None)
     if command and shell:
+        hold_if_asked(text, "HOLDCALL")
         call = {"id": f"call_{time.monotonic_ns()}", "type": "function",
                 "function": {"name": shell["name"], "arguments": json.dumps(shell_arguments(shell, command))}}
         return before_tool(text) or "", [call]

@@ -106,6 +106,7 @@ pub(super) mod tests {
             program: None,
             described_by: None,
             state,
+            by_hooks: false,
             since_ms: 0,
             exit_status: None,
             held: 0,

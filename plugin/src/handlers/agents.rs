@@ -243,6 +243,7 @@ impl Board<'_> {
             program,
             described_by: self.attention.described_by(pane).cloned(),
             state: seen.state,
+            by_hooks: self.attention.by_hooks(pane),
             since_ms: seen.since_ms,
             exit_status: entry.exit_status,
             held,

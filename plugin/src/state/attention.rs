@@ -4,7 +4,7 @@
 //! one started asking, and the board can tell a person. Also the last
 //! message delivered to and from each agent. Plain state.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use zellij_mcp_protocol::agent_programs::AgentScreen;
 use zellij_mcp_protocol::agent_screen::Shown;
@@ -20,6 +20,10 @@ pub struct Attention {
     last: BTreeMap<PaneRef, Seen>,
     /// The description that told each agent's state at the last look.
     described_by: BTreeMap<PaneRef, String>,
+    /// The agents whose state at the last look was their hooks' word over
+    /// a screen that did not show it (scrolled up, not drawn yet, or not
+    /// read).
+    by_hooks: BTreeSet<PaneRef>,
     /// The last message delivered to each pane.
     last_in: BTreeMap<PaneRef, LastMessage>,
     /// The last delivered message of each sender (its name or pane id).
@@ -84,6 +88,18 @@ impl Attention {
 
     pub fn described_by(&self, pane: PaneRef) -> Option<&String> {
         self.described_by.get(&pane)
+    }
+
+    /// Notes whether `pane`'s state was its hooks' word at this look.
+    pub fn told_by_hooks(&mut self, pane: PaneRef, by_hooks: bool) {
+        match by_hooks {
+            true => self.by_hooks.insert(pane),
+            false => self.by_hooks.remove(&pane),
+        };
+    }
+
+    pub fn by_hooks(&self, pane: PaneRef) -> bool {
+        self.by_hooks.contains(&pane)
     }
 
     /// Notes what `pane`'s composer holds, and tells it as earlier looks
@@ -151,6 +167,7 @@ impl Attention {
     pub fn keep_only(&mut self, panes: &[PaneRef]) {
         self.last.retain(|pane, _| panes.contains(pane));
         self.described_by.retain(|pane, _| panes.contains(pane));
+        self.by_hooks.retain(|pane| panes.contains(pane));
         self.last_in.retain(|pane, _| panes.contains(pane));
         self.last_reply.retain(|pane, _| panes.contains(pane));
         self.typed.retain(|pane, _| panes.contains(pane));

@@ -20,6 +20,7 @@ use crate::handlers::{to_json, Board, Zellij, PASTE_END, PASTE_START};
 use crate::host::tab_marks;
 use crate::host::Host;
 use crate::state::agents::Named;
+use crate::state::hooks::Source;
 use crate::state::messages::{Answer, Message, Recipient};
 use crate::state::pane_facts::Facts;
 use crate::state::writes::{PendingWrite, Shows, Step, WriteDone};
@@ -391,25 +392,27 @@ impl<H: Host> McpPlugin<H> {
                 Some((pane_id, Some(self.host.shown(pane_id, telling))))
             })
             .collect();
-        let states: Vec<(PaneRef, PaneState, Option<String>)> = screens
+        let states: Vec<(PaneRef, PaneState, Option<String>, Source)> = screens
             .into_iter()
             .map(|(pane_id, screen)| match screen {
-                None => (pane_id, PaneState::Exited, None),
-                Some(None) => (pane_id, PaneState::Unknown, None),
+                None => (pane_id, PaneState::Exited, None, Source::Screen),
+                Some(None) => (pane_id, PaneState::Unknown, None, Source::Screen),
                 Some(Some(mut shown)) => {
                     self.attention.composer(pane_id, &mut shown);
                     let seen = (shown.agent, shown.still);
                     self.hooks.screen_seen(pane_id, seen, now_ms);
-                    let (agent, _) = self.hooks.state(pane_id, seen, now_ms);
+                    let (agent, source) = self.hooks.state(pane_id, seen, now_ms);
                     let state = agent.map_or(PaneState::Unknown, PaneState::from);
                     let state = self.stalled_or(pane_id, state, shown.still, now_ms);
-                    (pane_id, state, shown.described_by)
+                    (pane_id, state, shown.described_by, source)
                 }
             })
             .collect();
         let mut looked = Vec::new();
-        for (pane_id, state, described_by) in states {
+        for (pane_id, state, described_by, source) in states {
             self.attention.described(pane_id, described_by);
+            self.attention
+                .told_by_hooks(pane_id, source == Source::Hooks);
             if self.attention.seen(pane_id, state, now_ms) {
                 let name = by_name.get(&pane_id).cloned();
                 let happened = match state {

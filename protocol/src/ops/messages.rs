@@ -283,6 +283,11 @@ pub struct AgentRow {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub described_by: Option<String>,
     pub state: crate::ops::PaneState,
+    /// Its state is its hooks' word over a screen that does not show it:
+    /// a pane a person scrolled up, one not drawn yet, or a screen its
+    /// description cannot read.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_hooks: bool,
     /// Since when (Unix ms) it has been in this state, as far as the plugin saw.
     pub since_ms: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::json;
-use zellij_mcp_harness::programs::{ModelApi, Program};
+use zellij_mcp_harness::programs::{scroll_up, ModelApi, Program};
 use zellij_mcp_harness::{repo_layout, AttachedClient, Mcp, Sandbox, Session};
 
 use crate::channel::Channel;
@@ -61,10 +61,10 @@ pub fn hooks(table: &mut Table, bridge: &Path, rounds: usize) {
             table.timed(&what, asks, "target ≤ 100 ms from hooks");
             let what = format!("{program:?}, {how}: the board's idle, the pane scrolled up");
             match board.scrolled(&session, &mut client, turns) {
-                Some(times) => {
+                Ok(times) => {
                     table.timed(&what, times, "target: as in view");
                 }
-                None => table.figure(&what, "not told", "within 10 s of the model's last byte"),
+                Err((figure, why)) => table.figure(&what, figure, why),
             }
         }
     }
@@ -123,36 +123,37 @@ impl Board<'_> {
 
     /// Each turn's time from the model's last byte to the board telling
     /// the pane idle, the turn ended while the client has the pane
-    /// scrolled up (Zellij then holds its output); `None` when the board
-    /// does not tell it within 10 s (a screen alone cannot).
+    /// scrolled up (Zellij then holds its output); else why not: the board
+    /// did not tell it within 10 s (a screen alone cannot), or the pane
+    /// cannot be scrolled up.
     fn scrolled(
         &self,
         session: &Session,
         client: &mut AttachedClient,
         turns: usize,
-    ) -> Option<Vec<Duration>> {
+    ) -> Result<Vec<Duration>, (&'static str, &'static str)> {
         let (mcp, pane) = (self.mcp, self.pane);
         // A long reply first, so that there is a page to scroll up to.
         let long = json!({"to": pane, "text": "LONG", "from": "bench", "timeout_s": 120});
         mcp.ok("zellij_ask", long);
-        mcp.ok("zellij_focus", json!({"pane_id": pane}));
         let mut times = Vec::new();
         for turn in 0..turns {
             let release = session
                 .sandbox()
                 .work()
                 .join(format!("release-{}-{turn}", self.label));
-            let text = format!(
-                "HOLD {} SAY {}-scrolled-{turn}",
-                release.display(),
-                self.label
-            );
+            let said = format!("{}-scrolled-{turn}", self.label);
+            let text = format!("HOLD {} SAY {said}", release.display());
             self.send(&text);
             until(|| self.api.user_texts().iter().any(|t| t.contains(&text)));
-            // Scroll mode, two pages up; the turn ends meanwhile.
-            client.type_keys(b"\x13");
-            client.type_keys(b"uu");
+            // A page up (the message no longer in view); the turn ends
+            // meanwhile.
+            let scrolled = scroll_up(session, client, mcp, pane, &said);
             std::fs::write(&release, "").expect("the release file");
+            if !scrolled {
+                crate::programs::until_idle(mcp, pane);
+                return Err(("no scrollback", "the program keeps no lines in Zellij's scrollback: its pane cannot be scrolled up"));
+            }
             let told = self.idle_after(&text, Duration::from_secs(10));
             // Ctrl c in scroll mode: the view back at the bottom.
             client.type_keys(b"\x03");
@@ -160,11 +161,11 @@ impl Board<'_> {
                 Some(took) => times.push(took),
                 None => {
                     crate::programs::until_idle(mcp, pane);
-                    return None;
+                    return Err(("not told", "within 10 s of the model's last byte"));
                 }
             }
         }
-        Some(times)
+        Ok(times)
     }
 
     /// The time from the model's last byte for `text` to the board telling

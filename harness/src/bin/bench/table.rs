@@ -2,10 +2,11 @@
 
 use std::time::Duration;
 
-/// p50 and p99 of a set of samples, in ms.
+/// p50, p95 and p99 of a set of samples, in ms.
 #[derive(Debug, Clone, Copy)]
 pub struct Stats {
     pub p50: f64,
+    pub p95: f64,
     pub p99: f64,
 }
 
@@ -19,6 +20,7 @@ impl Stats {
         };
         Stats {
             p50: at(0.5),
+            p95: at(0.95),
             p99: at(0.99),
         }
     }
@@ -27,8 +29,8 @@ impl Stats {
 struct Row {
     what: String,
     count: String,
-    p50: String,
-    p99: String,
+    /// p50, p95 and p99, or one figure.
+    figures: [String; 3],
     note: String,
 }
 
@@ -41,22 +43,22 @@ impl Table {
     /// A heading row for what follows.
     pub fn section(&mut self, title: &str) {
         eprintln!("bench: {title}");
-        self.push(format!("**{title}**"), "", "", "", "");
+        self.push(format!("**{title}**"), "", ["", "", ""], "");
     }
 
     /// A row of latencies; returns their stats.
     pub fn timed(&mut self, what: &str, samples: Vec<Duration>, note: &str) -> Stats {
         let count = samples.len();
         let stats = Stats::of(samples);
-        let p50 = format!("{:.2}", stats.p50);
-        let p99 = format!("{:.2}", stats.p99);
-        self.push(what.to_owned(), &count.to_string(), &p50, &p99, note);
+        let figures = [stats.p50, stats.p95, stats.p99].map(|ms| format!("{ms:.2}"));
+        let [p50, p95, p99] = figures.each_ref().map(String::as_str);
+        self.push(what.to_owned(), &count.to_string(), [p50, p95, p99], note);
         stats
     }
 
     /// A row with one figure (in the p50 column) and no latency spread.
     pub fn figure(&mut self, what: &str, figure: &str, note: &str) {
-        self.push(what.to_owned(), "", figure, "", note);
+        self.push(what.to_owned(), "", [figure, "", ""], note);
     }
 
     /// Adds to the note of the last row.
@@ -69,24 +71,22 @@ impl Table {
         }
     }
 
-    fn push(&mut self, what: String, count: &str, p50: &str, p99: &str, note: &str) {
+    fn push(&mut self, what: String, count: &str, figures: [&str; 3], note: &str) {
         self.rows.push(Row {
             what,
             count: count.to_owned(),
-            p50: p50.to_owned(),
-            p99: p99.to_owned(),
+            figures: figures.map(str::to_owned),
             note: note.to_owned(),
         });
     }
 
     pub fn print(&self) {
-        println!("| what | n | p50 ms | p99 ms | compared, target |");
-        println!("|---|--:|--:|--:|---|");
+        println!("| what | n | p50 ms | p95 ms | p99 ms | compared, target |");
+        println!("|---|--:|--:|--:|--:|---|");
         for row in &self.rows {
-            println!(
-                "| {} | {} | {} | {} | {} |",
-                row.what, row.count, row.p50, row.p99, row.note
-            );
+            let [p50, p95, p99] = &row.figures;
+            let (what, count, note) = (&row.what, &row.count, &row.note);
+            println!("| {what} | {count} | {p50} | {p95} | {p99} | {note} |");
         }
     }
 }
