@@ -1,9 +1,11 @@
 //! Hooks against screens: from the model's last byte to the board telling
 //! the agent idle and to `zellij_ask`'s reply, for Claude Code, Codex CLI,
-//! opencode and Qwen Code started by `zellij_new_pane` (with their hooks,
-//! for that launch) and by a shell, as a person starts them (no hooks:
-//! their screens tell); the board again with the pane scrolled up while
-//! the turn ends; and what one `zellij-mcp hook` call adds to a turn.
+//! Gemini CLI, opencode and Qwen Code started by `zellij_new_pane` (with
+//! their hooks, for that launch; Gemini CLI with those setup adds to its
+//! settings) and by a shell, as a person starts them (no hooks: their
+//! screens tell); the board again with the pane scrolled up while the turn
+//! ends, where the program keeps lines in Zellij's scrollback; and what one
+//! `zellij-mcp hook` call adds to a turn.
 
 use std::io::Write;
 use std::path::Path;
@@ -12,7 +14,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::json;
 use zellij_mcp_harness::programs::{scroll_up, ModelApi, Program};
-use zellij_mcp_harness::{repo_layout, AttachedClient, Mcp, Sandbox, Session};
+use zellij_mcp_harness::{repo_layout, workspace_root, AttachedClient, Mcp, Sandbox, Session};
 
 use crate::channel::Channel;
 use crate::table::{measure, Table};
@@ -31,6 +33,7 @@ pub fn hooks(table: &mut Table, bridge: &Path, rounds: usize) {
     let programs = [
         Program::ClaudeCode,
         Program::Codex,
+        Program::GeminiCli,
         Program::Opencode,
         Program::QwenCode,
     ];
@@ -45,7 +48,7 @@ pub fn hooks(table: &mut Table, bridge: &Path, rounds: usize) {
                 true => "hooks (zellij_new_pane)",
                 false => "screen (started by a shell)",
             };
-            let pane = open(&session, &mcp, &api, program, hooked);
+            let pane = open(&session, &mcp, &api, program, hooked, bridge);
             let label = format!("{program:?}-{hooked}");
             let board = Board {
                 mcp: &mcp,
@@ -72,12 +75,24 @@ pub fn hooks(table: &mut Table, bridge: &Path, rounds: usize) {
 }
 
 /// `program` in a tab of its own, idle: opened by `zellij_new_pane`, which
-/// gives it hooks, or (`hooked` false) by a shell that execs it.
-fn open(session: &Session, mcp: &Mcp, api: &ModelApi, program: Program, hooked: bool) -> String {
+/// gives it hooks (Gemini CLI, which takes none so: by those `zellij-mcp
+/// setup` adds to its settings), or (`hooked` false) by a shell that execs
+/// it.
+fn open(
+    session: &Session,
+    mcp: &Mcp,
+    api: &ModelApi,
+    program: Program,
+    hooked: bool,
+    bridge: &Path,
+) -> String {
     let name = format!("{program:?}-{hooked}").to_lowercase();
     let work = session.sandbox().work().join(&name);
     let tab = mcp.ok("zellij_new_tab", json!({"name": name}))["tab_id"].clone();
     let mut command = program.command(session, api, &work);
+    if hooked && program == Program::GeminiCli {
+        setup_hooks(session, bridge, "gemini-cli");
+    }
     if !hooked {
         let shell = ["sh", "-c", "exec \"$@\"", "sh"].map(String::from);
         command.splice(0..0, shell);
@@ -89,6 +104,30 @@ fn open(session: &Session, mcp: &Mcp, api: &ModelApi, program: Program, hooked: 
         .to_owned();
     crate::programs::until_idle(mcp, &pane);
     pane
+}
+
+/// `zellij-mcp setup --yes` as the person whose home is the sandbox's
+/// `FIXTURE-home`, with the program of `fixture` installed: its settings
+/// get zellij-mcp's hooks.
+fn setup_hooks(session: &Session, bridge: &Path, fixture: &str) {
+    let root = session.sandbox().root();
+    let home = root.join(format!("{fixture}-home"));
+    let bin = workspace_root().join(format!("bridge/tests/fixtures/{fixture}/node_modules/.bin"));
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let done = Command::new(bridge)
+        .args(["setup", "--yes"])
+        .envs(session.sandbox().env())
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("PATH", path)
+        .stdin(Stdio::null())
+        .output()
+        .expect("zellij-mcp setup");
+    assert!(done.status.success(), "setup: {done:?}");
 }
 
 /// One agent's turns, timed from the model's last byte (as the stand-in
