@@ -5,10 +5,9 @@
 //! askbot, a home-made agent that only the person's description file tells.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde_json::{json, Value};
-
-use std::time::Duration;
 
 use crate::{poll_for, workspace_root, AttachedClient, Mcp, Session};
 

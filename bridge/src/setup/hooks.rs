@@ -31,11 +31,7 @@ pub struct Edit {
 pub fn status(programs: &Programs) -> Vec<(String, PathBuf, Option<bool>)> {
     described(programs)
         .map(|(d, path)| {
-            let events = d
-                .hooks
-                .as_ref()
-                .map(|h| h.events.clone())
-                .unwrap_or_default();
+            let events = events_of(d);
             let has = match Form::of(d) {
                 Form::PluginFile => {
                     plugin_file(&path).map(|file| file.is_some_and(|f| is_our_plugin(&f)))
@@ -59,8 +55,7 @@ pub fn edits(programs: &Programs, bridge: &Path, add: bool) -> (Vec<Edit>, Vec<S
     let command = hook_command(&bridge.display().to_string());
     let (mut edits, mut notes) = (Vec::new(), Vec::new());
     for (description, path) in described(programs) {
-        let events = description.hooks.as_ref().map(|h| h.events.clone());
-        let events = events.unwrap_or_default();
+        let events = events_of(description);
         let edit = match Form::of(description) {
             Form::PluginFile => plugin_file_edit(&path, &events, bridge, add),
             Form::CodexConfig => codex_config_edit(&path, &events, &command, add),
@@ -77,6 +72,12 @@ pub fn edits(programs: &Programs, bridge: &Path, add: bool) -> (Vec<Edit>, Vec<S
         }
     }
     (edits, notes)
+}
+
+/// The hook events a program's description names.
+fn events_of(description: &Description) -> Vec<String> {
+    let hooks = description.hooks.as_ref();
+    hooks.map(|h| h.events.clone()).unwrap_or_default()
 }
 
 /// The form a program takes hooks in, in the person's own files.
