@@ -254,6 +254,8 @@ fn from_hooks_alone(s: &Session, mcp: &Mcp, agent: &str, pane: &str) {
         explained(s, pane)["described_by"].is_null().then_some(())
     });
     assert!(unread.is_some(), "not blind: {}", explained(s, pane));
+    // The last turn's end, as its hooks told it.
+    until_row_state(s, pane, "idle");
     let write = |text: &str| {
         let args = json!({"pane_id": pane, "text": text, "submit": true});
         mcp.ok("zellij_write", args);

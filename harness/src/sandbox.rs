@@ -518,12 +518,19 @@ impl Session {
                 let _ = run_with_timeout(cmd, Duration::from_secs(10));
             }
             Ending::Crash => {
-                let hello = r#"{"v":1,"id":"pid","op":"hello","args":{}}"#;
-                let reply = self.pipe(None, hello).expect("hello");
-                let reply = String::from_utf8_lossy(&reply.stdout).into_owned();
-                let hello: serde_json::Value =
-                    serde_json::from_str(reply.lines().next().unwrap_or("")).expect("hello");
-                let pid = hello["result"]["zellij_pid"].as_u64().expect("zellij_pid");
+                // A pipe can end unanswered on a loaded machine: asked
+                // again, under a new id (an id is answered once).
+                let mut attempt = 0;
+                let pid = crate::wait_for("the server's pid", Duration::from_secs(20), || {
+                    attempt += 1;
+                    let hello =
+                        format!(r#"{{"v":1,"id":"pid-{attempt}","op":"hello","args":{{}}}}"#);
+                    let reply = self.pipe(None, &hello)?;
+                    let reply = String::from_utf8_lossy(&reply.stdout).into_owned();
+                    let hello: serde_json::Value =
+                        serde_json::from_str(reply.lines().next()?).ok()?;
+                    hello["result"]["zellij_pid"].as_u64()
+                });
                 let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
             }
         }

@@ -19,8 +19,9 @@ use crate::transport::client::PluginClient;
 /// How long stdin may take to end (a program that passes none may leave
 /// it open).
 const STDIN_WAIT: Duration = Duration::from_millis(500);
-/// How long the plugin may take to answer.
-const TELL_WAIT: Duration = Duration::from_secs(2);
+/// How long the plugin may take to answer: long enough for a loaded
+/// machine (a report lost leaves the state it told before standing).
+const TELL_WAIT: Duration = Duration::from_secs(5);
 
 /// Tells the plugin what the payload says, if it can; never fails.
 pub async fn run(client: &PluginClient, argument: Option<String>) {

@@ -16,6 +16,10 @@ const MOST_REPORTS: usize = 1024;
 /// sign while their Stop hooks run, about half a second): longer, the
 /// turn went on (a Stop hook of the person's may keep it going).
 const TURN_TAIL_MS: u64 = 3_000;
+/// How long looks must have seen no question before one shown or told is
+/// gone: a frame caught mid-redraw (on a loaded machine) may show no
+/// dialog while one waits.
+const SETTLED_MS: u64 = 400;
 
 /// One pane's last report.
 #[derive(Debug, Clone, PartialEq)]
@@ -79,6 +83,17 @@ pub struct HookReports {
     /// Since when each agent's screen has shown it working, look after
     /// look (Unix ms).
     working_since: BTreeMap<PaneRef, u64>,
+    /// Each agent's question, shown at a look or told, until looks have
+    /// seen none for [`SETTLED_MS`].
+    questions: BTreeMap<PaneRef, Question>,
+}
+
+/// A question an agent's screen showed or its hooks told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Question {
+    Open,
+    /// Looks have seen none since then (Unix ms).
+    NoneSeenSince(u64),
 }
 
 impl HookReports {
@@ -160,6 +175,12 @@ impl HookReports {
             prompt,
             turn_ended,
         };
+        // A question told is open; any later word from the program closes
+        // the one before.
+        match report.state() {
+            Some(AgentScreen::Asking) => self.questions.insert(pane, Question::Open),
+            _ => self.questions.remove(&pane),
+        };
         self.reports.insert(pane, report);
     }
 
@@ -172,6 +193,7 @@ impl HookReports {
         self.reports.retain(|pane, _| live(*pane));
         self.screens.retain(|pane, _| live(*pane));
         self.working_since.retain(|pane, _| live(*pane));
+        self.questions.retain(|pane, _| live(*pane));
     }
 
     /// Notes what `pane`'s screen shows at a look.
@@ -183,6 +205,20 @@ impl HookReports {
             _ => {
                 self.working_since.remove(&pane);
             }
+        }
+        match (screen.0, self.questions.get(&pane)) {
+            (Some(AgentScreen::Asking), _) => {
+                self.questions.insert(pane, Question::Open);
+            }
+            (_, Some(Question::Open)) => {
+                self.questions.insert(pane, Question::NoneSeenSince(now_ms));
+            }
+            (_, Some(Question::NoneSeenSince(since)))
+                if now_ms.saturating_sub(*since) >= SETTLED_MS =>
+            {
+                self.questions.remove(&pane);
+            }
+            _ => {}
         }
         if self.screens.get(&pane).map(|(s, _)| *s) != Some(screen) {
             self.screens.insert(pane, (screen, now_ms));
@@ -205,6 +241,11 @@ impl HookReports {
     /// wins over an older screen, and a draft comes only from the screen.
     pub fn state(&self, pane: PaneRef, seen: Screen, now_ms: u64) -> (Option<AgentScreen>, Source) {
         let screen = seen.0;
+        if screen != Some(AgentScreen::Asking) && self.question_stands(pane, now_ms) {
+            let told = self.of(pane).and_then(Report::state) == Some(AgentScreen::Asking);
+            let by = if told { Source::Hooks } else { Source::Screen };
+            return (Some(AgentScreen::Asking), by);
+        }
         let Some(report) = self.of(pane) else {
             return (screen, Source::Screen);
         };
@@ -238,6 +279,16 @@ impl HookReports {
         matches!(report.event, HookEvent::TurnEnded { .. })
             && working_since.is_some_and(|since| *since <= report.arrived_ms)
             && now_ms < report.arrived_ms + TURN_TAIL_MS
+    }
+
+    /// Whether a question `pane` showed or told stands: looks have not
+    /// seen it gone for [`SETTLED_MS`].
+    fn question_stands(&self, pane: PaneRef, now_ms: u64) -> bool {
+        match self.questions.get(&pane) {
+            Some(Question::Open) => true,
+            Some(Question::NoneSeenSince(since)) => now_ms.saturating_sub(*since) < SETTLED_MS,
+            None => false,
+        }
     }
 
     /// What `pane`'s hooks told last, and how long ago, for people.
@@ -346,6 +397,48 @@ mod tests {
         assert_eq!(
             hooks.state(PaneRef::terminal(4), (Some(Busy), 1), 1),
             (Some(Busy), Source::Screen)
+        );
+    }
+
+    #[test]
+    fn a_question_stands_until_looks_have_seen_it_gone_a_while() {
+        let mut hooks = HookReports::default();
+        let pane = PaneRef::terminal(3);
+        hooks.screen_seen(pane, (Some(Working), 1), 1_000);
+        hooks.note(pane, HookEvent::Asking { what: None }, None, 1_100);
+        // The working spell from before tells nothing of it.
+        assert_eq!(
+            hooks.state(pane, (Some(Working), 4), 1_150),
+            (Some(Asking), Source::Hooks)
+        );
+        hooks.screen_seen(pane, (Some(Asking), 1), 1_200);
+        // A frame without the dialog, caught mid-redraw.
+        assert_eq!(
+            hooks.state(pane, (Some(Idle), 5), 1_250),
+            (Some(Asking), Source::Hooks)
+        );
+        // Answered by a person (no hook tells it): its tool runs.
+        hooks.screen_seen(pane, (Some(Working), 2), 1_300);
+        assert_eq!(
+            hooks.state(pane, (Some(Working), 2), 1_500),
+            (Some(Asking), Source::Hooks)
+        );
+        hooks.screen_seen(pane, (Some(Working), 3), 1_700);
+        assert_eq!(
+            hooks.state(pane, (Some(Working), 3), 1_750),
+            (Some(Working), Source::Screen)
+        );
+        // A question only its screen showed stands as long.
+        let shown = PaneRef::terminal(5);
+        hooks.screen_seen(shown, (Some(Asking), 1), 1_000);
+        hooks.screen_seen(shown, (Some(Idle), 1), 1_100);
+        assert_eq!(
+            hooks.state(shown, (Some(Idle), 1), 1_200),
+            (Some(Asking), Source::Screen)
+        );
+        assert_eq!(
+            hooks.state(shown, (Some(Draft), 2), 1_500),
+            (Some(Draft), Source::Screen)
         );
     }
 
