@@ -153,11 +153,10 @@ fn told_by_hooks(
         scrolled
     });
 
-    // A permission the program asks once the model, holding its tool call
-    // until then, is released: told at once, nothing approved. The view is
-    // back at the bottom first (Ctrl c in scroll mode). (Asked while a
-    // Gemini CLI pane is scrolled, the question was not told in one run of
-    // two: issue 53 goes on.)
+    // A permission the program asks while its pane is scrolled up, once
+    // the model, holding its tool call, is released: told at once, nothing
+    // approved. The message goes with the view at the bottom (Ctrl c in
+    // scroll mode): a scrolled view shows no composer to type into.
     if scrolled {
         client.type_keys(b"\x03");
     }
@@ -183,12 +182,21 @@ fn told_by_hooks(
             agent_row(s, pane),
             common::screen(mcp, pane)
         );
+        let scrolled = scrolled && scroll_up(s, client, mcp, pane, "HOLDCALL");
         std::fs::write(&release, "").unwrap();
         let asked = asking.join().unwrap();
-        assert_eq!(asked["state"], "asking", "{asked}");
-        until_row_state(s, pane, "asking");
+        assert_eq!(
+            asked["state"],
+            "asking",
+            "{asked}\nhooks: {}",
+            hooks_told(s, pane)
+        );
+        until_row(s, pane, "asking", scrolled);
+        assert!(!made.exists(), "nothing is approved");
+        if scrolled {
+            client.type_keys(b"\x03");
+        }
     });
-    assert!(!made.exists(), "nothing is approved");
     // The view back at the bottom: approved on purpose (its first
     // choice), the turn goes on to its end. Enter goes only while the
     // screen shows the dialog, again after 3 s (a dialog just drawn may not

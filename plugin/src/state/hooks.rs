@@ -90,10 +90,20 @@ pub struct HookReports {
 
 /// A question an agent's screen showed or its hooks told.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Question {
-    Open,
-    /// Looks have seen none since then (Unix ms).
-    NoneSeenSince(u64),
+struct Question {
+    /// When it was last shown at a look, or told (Unix ms).
+    last_seen_ms: u64,
+    /// Since when looks have seen none.
+    none_seen_since: Option<u64>,
+}
+
+impl Question {
+    fn seen(at_ms: u64) -> Self {
+        Question {
+            last_seen_ms: at_ms,
+            none_seen_since: None,
+        }
+    }
 }
 
 impl HookReports {
@@ -175,12 +185,18 @@ impl HookReports {
             prompt,
             turn_ended,
         };
-        // A question told is open; any later word from the program closes
-        // the one before.
+        // A question told is open; the program's next word closes it, where
+        // it is newer than the question's last sighting (a late hook of the
+        // turn's start does not close the dialog shown since).
         match report.state() {
-            Some(AgentScreen::Asking) => self.questions.insert(pane, Question::Open),
-            _ => self.questions.remove(&pane),
-        };
+            Some(AgentScreen::Asking) => {
+                self.questions.insert(pane, Question::seen(at_ms));
+            }
+            _ => {
+                self.questions
+                    .retain(|p, q| *p != pane || q.last_seen_ms >= at_ms);
+            }
+        }
         self.reports.insert(pane, report);
     }
 
@@ -206,19 +222,18 @@ impl HookReports {
                 self.working_since.remove(&pane);
             }
         }
-        match (screen.0, self.questions.get(&pane)) {
+        match (screen.0, self.questions.get_mut(&pane)) {
             (Some(AgentScreen::Asking), _) => {
-                self.questions.insert(pane, Question::Open);
+                self.questions.insert(pane, Question::seen(now_ms));
             }
-            (_, Some(Question::Open)) => {
-                self.questions.insert(pane, Question::NoneSeenSince(now_ms));
-            }
-            (_, Some(Question::NoneSeenSince(since)))
-                if now_ms.saturating_sub(*since) >= SETTLED_MS =>
-            {
-                self.questions.remove(&pane);
-            }
-            _ => {}
+            (_, Some(question)) => match question.none_seen_since {
+                None => question.none_seen_since = Some(now_ms),
+                Some(since) if now_ms.saturating_sub(since) >= SETTLED_MS => {
+                    self.questions.remove(&pane);
+                }
+                Some(_) => {}
+            },
+            (_, None) => {}
         }
         if self.screens.get(&pane).map(|(s, _)| *s) != Some(screen) {
             self.screens.insert(pane, (screen, now_ms));
@@ -284,11 +299,10 @@ impl HookReports {
     /// Whether a question `pane` showed or told stands: looks have not
     /// seen it gone for [`SETTLED_MS`].
     fn question_stands(&self, pane: PaneRef, now_ms: u64) -> bool {
-        match self.questions.get(&pane) {
-            Some(Question::Open) => true,
-            Some(Question::NoneSeenSince(since)) => now_ms.saturating_sub(*since) < SETTLED_MS,
-            None => false,
-        }
+        self.questions.get(&pane).is_some_and(|q| {
+            q.none_seen_since
+                .is_none_or(|since| now_ms.saturating_sub(since) < SETTLED_MS)
+        })
     }
 
     /// What `pane`'s hooks told last, and how long ago, for people.
@@ -428,9 +442,16 @@ mod tests {
             hooks.state(pane, (Some(Working), 3), 1_750),
             (Some(Working), Source::Screen)
         );
-        // A question only its screen showed stands as long.
+        // A question only its screen showed stands as long, and a hook
+        // that comes late (its turn's start, older than the dialog seen)
+        // does not end it.
         let shown = PaneRef::terminal(5);
         hooks.screen_seen(shown, (Some(Asking), 1), 1_000);
+        hooks.note(shown, HookEvent::TurnStarted { prompt: None }, None, 900);
+        assert_eq!(
+            hooks.state(shown, (Some(Working), 1), 1_050),
+            (Some(Asking), Source::Screen)
+        );
         hooks.screen_seen(shown, (Some(Idle), 1), 1_100);
         assert_eq!(
             hooks.state(shown, (Some(Idle), 1), 1_200),
