@@ -193,8 +193,13 @@ impl HookReports {
                 self.questions.insert(pane, Question::seen(at_ms));
             }
             _ => {
-                self.questions
-                    .retain(|p, q| *p != pane || q.last_seen_ms >= at_ms);
+                if self
+                    .questions
+                    .get(&pane)
+                    .is_some_and(|q| q.last_seen_ms < at_ms)
+                {
+                    self.questions.remove(&pane);
+                }
             }
         }
         self.reports.insert(pane, report);
@@ -253,7 +258,9 @@ impl HookReports {
     /// hook after it; a screen that tells no state tells nothing), except
     /// that a question shown always wins (the screen is the last look
     /// before typing, and a hook's report may come late), a question told
-    /// wins over an older screen, and a draft comes only from the screen.
+    /// wins over an older screen, a question shown or told stands until
+    /// looks have seen it gone for [`SETTLED_MS`], and a draft comes only
+    /// from the screen.
     pub fn state(&self, pane: PaneRef, seen: Screen, now_ms: u64) -> (Option<AgentScreen>, Source) {
         let screen = seen.0;
         if screen != Some(AgentScreen::Asking) && self.question_stands(pane, now_ms) {
