@@ -27,6 +27,9 @@ use zellij_mcp_protocol::agent_programs::{Programs, FILE_NAME};
 
 /// How long to wait for the plugin to say hello before calling it not loaded.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(3);
+/// How long a plugin that answered may take to be ready (its permissions
+/// and the session's state come after it loads, later on a loaded machine).
+const STARTING_WAIT: Duration = Duration::from_secs(10);
 /// Pause before asking a plugin that is still starting again.
 const HELLO_RETRY: Duration = Duration::from_millis(100);
 
@@ -530,13 +533,16 @@ impl PluginClient {
         transport: &dyn Transport,
         session: &str,
     ) -> Result<HelloResult, ErrorBody> {
-        let deadline = tokio::time::Instant::now() + HELLO_TIMEOUT;
+        let started = tokio::time::Instant::now();
+        let mut deadline = started + HELLO_TIMEOUT;
         loop {
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());
             let hello = self.hello_once(transport, session, left).await?;
             if hello.ready && hello.plugin_url.is_some() {
                 return Ok(hello);
             }
+            // It answered: loaded, still starting.
+            deadline = started + STARTING_WAIT;
             if tokio::time::Instant::now() + HELLO_RETRY >= deadline {
                 return Err(not_ready(session));
             }
