@@ -14,12 +14,12 @@ use common::*;
 use serde_json::{json, Value};
 use zellij_mcp_harness::{churn, text_of, wait_for, Mcp};
 
-/// Handovers the test waits for: the lease moves only when the client of
-/// the acting instance leaves while another views the plugin's tab.
-const HANDOVERS: usize = 4;
-/// Most clients that come and go, each of the four ways in turn, waiting
-/// for those handovers.
-const MOST_CHURNED_CLIENTS: usize = 48;
+/// Handovers the test waits for: the lease moves when the client of the
+/// acting instance leaves while another views the plugin's tab.
+const HANDOVERS: usize = 8;
+/// Most clients that come, the acting one leaving each of the four ways
+/// in turn, waiting for those handovers.
+const MOST_CHURNED_CLIENTS: usize = 16;
 
 #[test]
 fn a_lease_moving_between_instances_is_invisible_to_callers() {
@@ -45,7 +45,7 @@ fn a_lease_moving_between_instances_is_invisible_to_callers() {
         (read["state"] == "prompt").then_some(())
     });
 
-    let _stayer = churn::stay_away(&s, &runner);
+    let stayer = churn::stay_away(&s, &runner);
 
     let stop = AtomicBool::new(false);
     let errors = Mutex::new(Vec::new());
@@ -63,9 +63,13 @@ fn a_lease_moving_between_instances_is_invisible_to_callers() {
         let runs = scope.spawn(|| run_lines(&runner, &bash, &ticker, stop, failed));
         let messages = scope.spawn(|| send_messages(&messenger, stop, failed));
         let enough = || holders.load(Ordering::SeqCst) > HANDOVERS;
-        churn::churn_clients(&s, MOST_CHURNED_CLIENTS, enough, |what| {
-            failed("leaving", what)
-        });
+        churn::churn_clients(
+            &s,
+            &stayer.away_panes,
+            MOST_CHURNED_CLIENTS,
+            enough,
+            |what| failed("leaving", what),
+        );
         stop.store(true, Ordering::SeqCst);
         let written: Vec<Vec<String>> = writes.into_iter().map(|w| w.join().unwrap()).collect();
         let sent = messages.join().unwrap();

@@ -5,6 +5,7 @@ use std::io::{Read, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -518,18 +519,9 @@ impl Session {
                 let _ = run_with_timeout(cmd, Duration::from_secs(10));
             }
             Ending::Crash => {
-                // A pipe can end unanswered on a loaded machine: asked
-                // again, under a new id (an id is answered once).
-                let mut attempt = 0;
+                // A pipe can end unanswered on a loaded machine: asked again.
                 let pid = crate::wait_for("the server's pid", Duration::from_secs(20), || {
-                    attempt += 1;
-                    let hello =
-                        format!(r#"{{"v":1,"id":"pid-{attempt}","op":"hello","args":{{}}}}"#);
-                    let reply = self.pipe(None, &hello)?;
-                    let reply = String::from_utf8_lossy(&reply.stdout).into_owned();
-                    let hello: serde_json::Value =
-                        serde_json::from_str(reply.lines().next()?).ok()?;
-                    hello["result"]["zellij_pid"].as_u64()
+                    self.hello()?["zellij_pid"].as_u64()
                 });
                 let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
             }
@@ -623,13 +615,31 @@ impl Session {
         (clients.remove(0), focus)
     }
 
+    /// The plugin's `hello` result, under a new request id each time (an id
+    /// is answered once); `None` when the pipe ended unanswered.
+    pub fn hello(&self) -> Option<serde_json::Value> {
+        static ASKED: AtomicUsize = AtomicUsize::new(0);
+        let id = ASKED.fetch_add(1, Ordering::SeqCst);
+        let hello = format!(r#"{{"v":1,"id":"hello-{id}","op":"hello","args":{{}}}}"#);
+        let reply = self.pipe(None, &hello)?;
+        let reply = String::from_utf8_lossy(&reply.stdout).into_owned();
+        let mut hello: serde_json::Value = serde_json::from_str(reply.lines().next()?).ok()?;
+        Some(hello["result"].take())
+    }
+
     /// The client whose plugin instance acts now (the one `hello` reaches).
     pub fn acting_client(&self) -> Option<u64> {
-        let hello = r#"{"v":1,"id":"acting","op":"hello","args":{}}"#;
-        let reply = self.pipe(None, hello)?;
-        let reply = String::from_utf8_lossy(&reply.stdout).into_owned();
-        let hello: serde_json::Value = serde_json::from_str(reply.lines().next()?).ok()?;
-        hello["result"]["client_id"].as_u64()
+        self.hello()?["client_id"].as_u64()
+    }
+
+    /// The clients whose plugin instances have loaded, as `hello` names them.
+    pub fn plugin_instances(&self) -> Vec<u64> {
+        let hello = self.hello().unwrap_or_default();
+        let instances = hello["instances"].as_array().cloned().unwrap_or_default();
+        instances
+            .iter()
+            .filter_map(serde_json::Value::as_u64)
+            .collect()
     }
 
     /// Waits until Zellij lists `count` clients and the plugin instance of
@@ -637,7 +647,6 @@ impl Session {
     /// after its client attaches, and its loading costs the server while it
     /// lasts. The error says what was seen last.
     pub fn wait_for_plugin_instances(&self, count: usize) -> Result<(), String> {
-        let hello = r#"{"v":1,"id":"instances","op":"hello","args":{}}"#;
         let mut seen = String::new();
         let loaded = poll_for(Duration::from_secs(90), || {
             let focus = self.client_focus();
@@ -646,16 +655,7 @@ impl Session {
                 .skip(1)
                 .filter_map(|l| l.split_whitespace().next()?.parse().ok())
                 .collect();
-            let reply = self.pipe(None, hello)?;
-            let reply = String::from_utf8_lossy(&reply.stdout).into_owned();
-            let instances: Vec<u64> =
-                serde_json::from_str::<serde_json::Value>(reply.lines().next()?)
-                    .ok()
-                    .and_then(|h| h["result"]["instances"].as_array().cloned())
-                    .unwrap_or_default()
-                    .iter()
-                    .filter_map(serde_json::Value::as_u64)
-                    .collect();
+            let instances = self.plugin_instances();
             seen = format!("list-clients said {focus:?}, hello's instances {instances:?}");
             (clients.len() == count && clients.iter().all(|c| instances.contains(c))).then_some(())
         });

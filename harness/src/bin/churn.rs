@@ -52,7 +52,7 @@ fn main() {
             (read["state"] == "prompt").then_some(())
         });
     }
-    let _stayer = churn::stay_away(&session, &setup);
+    let stayer = churn::stay_away(&session, &setup);
 
     println!("churn: {total} mixed calls from {CALLERS} callers, clients coming and going");
     let tally = Mutex::new(Tally::default());
@@ -69,6 +69,7 @@ fn main() {
             let leaving = |what| tally.lock().unwrap().error("leaving", what);
             churn::churn_clients(
                 &session,
+                &stayer.away_panes,
                 usize::MAX,
                 || stop.load(Ordering::SeqCst),
                 leaving,
