@@ -73,13 +73,15 @@ impl ModelApi {
         )
     }
 
-    /// When (Unix time, s) the last answer to a request whose last user
-    /// text holds `text` sent its last byte.
+    /// When (Unix time, s) the last answer to a turn (not a side request,
+    /// as Gemini CLI's router sends before the turn) whose last user text
+    /// holds `text` sent its last byte.
     pub fn finished_at(&self, text: &str) -> Option<f64> {
         let log = std::fs::read_to_string(&self.requests).unwrap_or_default();
         log.lines()
             .rev()
             .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|v| v["turn"] == true)
             .filter(|v| v["finished"].as_str().is_some_and(|t| t.contains(text)))
             .find_map(|v| v["at"].as_f64())
     }

@@ -33,7 +33,7 @@ Usage: model_api.py [requests.jsonl]: with a path, each request's last
 user text is appended to it as a JSON line, with whether it is a turn of
 the agent's loop rather than a side request (a title, a suggestion, a
 summary); and once its answer's last byte went, a line
-{"finished": <that text>, "at": <Unix time>}. Prints the port it listens on (127.0.0.1), then serves until
+{"finished": <that text>, "turn": <the same>, "at": <Unix time>}. Prints the port it listens on (127.0.0.1), then serves until
 killed."""
 
 import http.server
@@ -450,13 +450,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
 
     def do_POST(self):
-        self.noted = None
+        self.noted, self.noted_turn = None, False
         self.respond()
         # When the answer's last byte went: a bench's clock for what the
         # program does after it.
         if REQUESTS and self.noted is not None:
             with open(REQUESTS, "a") as log:
-                log.write(json.dumps({"finished": self.noted, "at": time.time()}) + "\n")
+                finished = {"finished": self.noted, "turn": self.noted_turn, "at": time.time()}
+                log.write(json.dumps(finished) + "\n")
 
     def respond(self):
         body = self.rfile.read(int(self.headers.get("content-length", 0)))
@@ -506,7 +507,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         """Logs a request: its last user text, and whether it is a turn of
         the agent's loop (elsewhere: it offers tools) rather than a side
         request."""
-        self.noted = last_user_text
+        self.noted, self.noted_turn = last_user_text, turn
         # The words `REMEMBER-…` anywhere in the request: what it carries
         # of the conversation so far.
         carries = sorted(set(re.findall(r"REMEMBER-[A-Za-z0-9]+", self.body.decode("utf-8", "replace"))))

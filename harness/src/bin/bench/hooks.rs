@@ -148,7 +148,7 @@ impl Board<'_> {
             .map(|turn| {
                 let text = format!("SAY {}-board-{turn}", self.label);
                 self.send(&text);
-                let took = self.idle_after(&text, most);
+                let took = self.idle_after(&text, most, false);
                 took.unwrap_or_else(|| panic!("{} never idle after {text}", self.pane))
             })
             .collect()
@@ -193,11 +193,21 @@ impl Board<'_> {
                 crate::programs::until_idle(mcp, pane);
                 return Err(("no scrollback", "the program keeps no lines in Zellij's scrollback: its pane cannot be scrolled up"));
             }
-            let told = self.idle_after(&text, Duration::from_secs(10));
+            // A view scrolled up may show an older idle: only an idle told
+            // since the model's last byte counts.
+            let told = self.idle_after(&text, Duration::from_secs(10), true);
             // Ctrl c in scroll mode: the view back at the bottom.
             client.type_keys(b"\x03");
+            let early = told.is_none() && self.idle_since().is_some();
             match told {
                 Some(took) => times.push(took),
+                None if early => {
+                    crate::programs::until_idle(mcp, pane);
+                    return Err((
+                        "told early",
+                        "idle before the model's last byte: the view scrolled up read as idle",
+                    ));
+                }
                 None => {
                     crate::programs::until_idle(mcp, pane);
                     return Err(("not told", "within 10 s of the model's last byte"));
@@ -208,8 +218,9 @@ impl Board<'_> {
     }
 
     /// The time from the model's last byte for `text` to the board telling
-    /// the pane idle, asked every 5 ms, within `most` of that byte.
-    fn idle_after(&self, text: &str, most: Duration) -> Option<Duration> {
+    /// the pane idle (`since` that byte: idle since no earlier), asked
+    /// every 5 ms, within `most` of that byte.
+    fn idle_after(&self, text: &str, most: Duration, since: bool) -> Option<Duration> {
         let deadline = Instant::now() + Duration::from_secs(120);
         loop {
             assert!(
@@ -218,13 +229,10 @@ impl Board<'_> {
                 self.pane
             );
             let finished = self.api.finished_at(text);
-            let rows = self.channel.call("agents", json!({}));
+            let idle_since = self.idle_since();
             let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
-            let rows = rows["agents"].as_array().cloned().unwrap_or_default();
-            let idle = rows
-                .iter()
-                .any(|row| row["pane_id"] == self.pane && row["state"] == "idle");
             if let Some(finished) = finished {
+                let idle = idle_since.is_some_and(|ms| !since || ms / 1000.0 >= finished);
                 let took = now.saturating_sub(Duration::from_secs_f64(finished));
                 if idle {
                     return Some(took);
@@ -235,6 +243,15 @@ impl Board<'_> {
             }
             std::thread::sleep(Duration::from_millis(5));
         }
+    }
+
+    /// Since when (Unix ms) the board tells the pane idle, if it does.
+    fn idle_since(&self) -> Option<f64> {
+        let rows = self.channel.call("agents", json!({}));
+        let rows = rows["agents"].as_array().cloned().unwrap_or_default();
+        rows.iter()
+            .find(|row| row["pane_id"] == self.pane && row["state"] == "idle")
+            .and_then(|row| row["since_ms"].as_f64())
     }
 }
 
