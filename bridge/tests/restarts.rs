@@ -290,6 +290,23 @@ fn until_conversations_known(s: &Session, names: &[&str]) {
     assert!(known.is_some(), "conversations not known: {:?}", agents(s));
 }
 
+/// Waits until the kept agents' file marks the processes of each of
+/// `names`: those are ended if they outlive the session.
+fn until_processes_marked(s: &Session, names: &[&str]) {
+    let kept = format!("kept-{}.json", s.name());
+    let mut seen = Value::Null;
+    let marked = zellij_mcp_harness::poll_for(Duration::from_secs(30), || {
+        let file = zellij_mcp_harness::file_under(s.sandbox().root(), &|n| n == kept)?;
+        seen = serde_json::from_str(&std::fs::read_to_string(file).ok()?).ok()?;
+        let marked = |name: &&str| {
+            let processes = &seen["agents"][*name]["processes"];
+            processes.as_array().is_some_and(|p| !p.is_empty())
+        };
+        names.iter().all(marked).then_some(())
+    });
+    assert!(marked.is_some(), "processes not marked: {seen}");
+}
+
 /// Waits until Zellij has saved every agent pane.
 fn until_saved(s: &Session, count: usize) {
     wait_for("the session saved", Duration::from_secs(30), || {
@@ -357,6 +374,7 @@ fn survive(test: &str, programs: &[(&str, Launcher)], how: Ending) {
     let programs: Vec<&str> = programs.iter().map(|p| p.0).collect();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     until_conversations_known(&s, &names);
+    until_processes_marked(&s, &names);
     until_saved(&s, names.len());
     let processes: Vec<(String, Vec<(u32, u64)>)> =
         names.iter().map(|n| program_processes(&s, n)).collect();

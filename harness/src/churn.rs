@@ -186,20 +186,8 @@ fn lease_holder(lease: &Path) -> Option<(u64, u64)> {
 }
 /// `lease-<zellij pid>`, wherever Zellij keeps the plugin's `/cache`.
 fn lease_file(dir: &Path) -> Option<PathBuf> {
-    for entry in std::fs::read_dir(dir).ok()?.flatten() {
-        let path = entry.path();
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let is_lease = name
-            .strip_prefix("lease-")
-            .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()));
-        if is_lease {
-            return Some(path);
-        }
-        if path.is_dir() && !path.is_symlink() {
-            if let Some(found) = lease_file(&path) {
-                return Some(found);
-            }
-        }
-    }
-    None
+    crate::file_under(dir, &|name| {
+        name.strip_prefix("lease-")
+            .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+    })
 }

@@ -151,6 +151,23 @@ pub fn wait_for<T>(what: &str, timeout: Duration, probe: impl FnMut() -> Option<
         .unwrap_or_else(|| panic!("timed out after {timeout:?} waiting for {what}"))
 }
 
+/// The first file under `dir` (at any depth, links not followed) whose
+/// name `named` accepts, as the plugin's `/cache` files are found.
+pub fn file_under(dir: &Path, named: &dyn Fn(&str) -> bool) -> Option<PathBuf> {
+    for entry in std::fs::read_dir(dir).ok()?.flatten() {
+        let path = entry.path();
+        if named(&entry.file_name().to_string_lossy()) {
+            return Some(path);
+        }
+        if path.is_dir() && !path.is_symlink() {
+            if let Some(found) = file_under(&path, named) {
+                return Some(found);
+            }
+        }
+    }
+    None
+}
+
 /// Polls `probe` every 50 ms until it returns `Some`; `None` after `timeout`.
 pub fn poll_for<T>(timeout: Duration, mut probe: impl FnMut() -> Option<T>) -> Option<T> {
     let start = Instant::now();

@@ -30,8 +30,8 @@ pub const NEXT_AFTER: Duration = Duration::from_secs(3);
 /// How long an agent waits for its leftover processes to be ended (the
 /// bridge gives them 3 s to exit before killing them).
 pub const ENDING_WITHIN: Duration = Duration::from_secs(10);
-/// How often an agent pane's conversation is looked up while none is
-/// known, and once one is.
+/// How often an agent pane's conversation is looked up while it or its
+/// processes are not known, and once both are.
 const LOOK_UNKNOWN: Duration = Duration::from_secs(2);
 const LOOK_KNOWN: Duration = Duration::from_secs(10);
 /// Most panes whose command lines are kept from when they were opened.
@@ -93,6 +93,11 @@ impl Keeping {
             self.looked.insert(pane, now);
         }
         due
+    }
+
+    /// Makes `pane`'s conversation due to be looked up at once.
+    pub fn look_now(&mut self, pane: PaneRef) {
+        self.looked.remove(&pane);
     }
 
     /// Forgets the looks of panes no agent has.
@@ -364,6 +369,20 @@ mod tests {
             back: None,
             processes: Vec::new(),
         }
+    }
+
+    #[test]
+    fn a_look_up_is_due_at_its_pace_and_at_once_when_asked() {
+        let mut keeping = Keeping::default();
+        let (pane, t0) = (PaneRef::terminal(9), Instant::now());
+        assert!(keeping.look_due(pane, true, t0), "the first look is due");
+        assert!(!keeping.look_due(pane, false, t0 + LOOK_UNKNOWN / 2));
+        assert!(keeping.look_due(pane, false, t0 + LOOK_UNKNOWN));
+        let t1 = t0 + LOOK_UNKNOWN;
+        assert!(!keeping.look_due(pane, true, t1 + LOOK_UNKNOWN));
+        keeping.look_now(pane);
+        assert!(keeping.look_due(pane, true, t1 + LOOK_UNKNOWN));
+        assert!(keeping.look_due(pane, true, t1 + LOOK_UNKNOWN + LOOK_KNOWN));
     }
 
     fn held(id: u32, program: &str, at: (usize, usize, usize)) -> HeldPane {

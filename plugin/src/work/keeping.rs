@@ -336,6 +336,9 @@ impl<H: Host> McpPlugin<H> {
                 if let Some(kept) = self.keeping.kept.get_mut(&name) {
                     kept.conversation = told;
                 }
+                // Its processes are marked by a look-up: one now, while
+                // the program that told runs.
+                self.keeping.look_now(agent.pane);
             }
             let record = self
                 .programs
@@ -348,10 +351,10 @@ impl<H: Host> McpPlugin<H> {
             let Some(record) = record.filter(|_| live) else {
                 continue;
             };
-            if !self
-                .keeping
-                .look_due(agent.pane, agent.conversation.is_some(), now)
-            {
+            // Known once its conversation and its processes are: a
+            // conversation its hooks told leaves the processes to a look-up.
+            let known = agent.conversation.is_some() && !agent.processes.is_empty();
+            if !self.keeping.look_due(agent.pane, known, now) {
                 continue;
             }
             let host = &self.host;
