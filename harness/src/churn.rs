@@ -184,6 +184,7 @@ fn lease_holder(lease: &Path) -> Option<(u64, u64)> {
     let mut fields = text.split_whitespace().map(str::parse);
     Some((fields.next()?.ok()?, fields.next()?.ok()?))
 }
+
 /// `lease-<zellij pid>`, wherever Zellij keeps the plugin's `/cache`.
 fn lease_file(dir: &Path) -> Option<PathBuf> {
     crate::file_under(dir, &|name| {
