@@ -15,6 +15,8 @@ use super::{Lookup, ProcessTable};
 
 /// How long ended processes get to exit on SIGTERM before SIGKILL.
 const TERM_GRACE: Duration = Duration::from_secs(3);
+/// How long processes killed with SIGKILL are waited for.
+const KILL_GRACE: Duration = Duration::from_secs(2);
 const LOOK_EVERY: Duration = Duration::from_millis(50);
 
 /// The processes under `pid` (a pane's process) that run the same program
@@ -45,7 +47,8 @@ fn runs(table: &dyn ProcessTable, mark: &ProcessMark, boot: &str) -> bool {
 }
 
 /// Ends the processes `marks` name that still run: SIGTERM, then SIGKILL
-/// for those still there after [`TERM_GRACE`]. The pids it ended.
+/// for those still there after [`TERM_GRACE`], waited for until they are
+/// gone ([`KILL_GRACE`] at most). The pids it ended.
 pub fn end(table: &dyn ProcessTable, marks: &[ProcessMark]) -> Vec<u32> {
     let Some(boot) = table.boot() else {
         return Vec::new();
@@ -59,6 +62,12 @@ pub fn end(table: &dyn ProcessTable, marks: &[ProcessMark]) -> Vec<u32> {
     }
     let stubborn: Vec<&ProcessMark> = ended.iter().copied().filter(alive).collect();
     signal(&stubborn, libc::SIGKILL);
+    // A big process takes a moment to exit even so: the agent starts
+    // again only once its old processes are gone.
+    let until = Instant::now() + KILL_GRACE;
+    while stubborn.iter().any(alive) && Instant::now() < until {
+        std::thread::sleep(LOOK_EVERY);
+    }
     ended.iter().map(|m| m.pid).collect()
 }
 

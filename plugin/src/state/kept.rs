@@ -28,7 +28,7 @@ pub const BACK_WITHIN: Duration = Duration::from_secs(10);
 /// a state, or after this long.
 pub const NEXT_AFTER: Duration = Duration::from_secs(3);
 /// How long an agent waits for its leftover processes to be ended (the
-/// bridge gives them 3 s to exit before killing them).
+/// bridge gives them 3 s to exit before killing them, and 2 s more to go).
 pub const ENDING_WITHIN: Duration = Duration::from_secs(10);
 /// How often an agent pane's conversation is looked up while it or its
 /// processes are not known, and once both are.
