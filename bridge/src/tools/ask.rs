@@ -32,6 +32,11 @@ const DEFAULT_TIMEOUT_S: u64 = 600;
 const MAX_TIMEOUT_S: u64 = 3600;
 /// How often the record and the pane are looked at while a turn goes on.
 const LOOK_EVERY: Duration = Duration::from_millis(50);
+/// How often the record alone is looked at once the turn's end is near
+/// (its hook told it, or the pane is idle): programs write their record a
+/// little after their hooks run (Claude Code and Qwen Code 40 to 150 ms),
+/// and a file costs less to look at than the pane.
+const LOOK_CLOSELY_EVERY: Duration = Duration::from_millis(10);
 /// A record changed this recently may still be written to: a turn whose
 /// record marks no end is over once the pane is idle and this passed.
 const QUIET: Duration = Duration::from_millis(100);
@@ -279,11 +284,14 @@ impl ZellijMcp {
         let mut following = record
             .map(|r| Following::new(r, place, asking.since, started).as_told(named, conversation));
         let mut seen = Seen::default();
+        let mut looked: Option<PaneLook> = None;
         loop {
-            let (state, hook_end) = match self.locate(session, pane, true).await {
-                Ok((_, now)) => (state_of(&now), now.turn_ended),
-                Err(_) => (PaneState::Exited, None),
+            let look = match looked.take() {
+                Some(look) if look.at.elapsed() < LOOK_EVERY => look,
+                _ => self.look_at(session, pane).await,
             };
+            let (state, hook_end) = (look.state, look.turn_ended.clone());
+            looked = Some(look);
             // The program's hook told this very turn's end (its prompt
             // carries the message's header): for a record that marks no
             // end, the turn is over.
@@ -292,6 +300,7 @@ impl ZellijMcp {
                 let prompt = end.prompt.as_deref().unwrap_or_default();
                 prompt.contains(header)
             });
+            let told_end_seen = told_end.is_some();
             if let Some(end) = told_end.clone().filter(|_| !marks_end) {
                 return Ok(self.ended_by_hook(following.as_mut(), end, record));
             }
@@ -332,7 +341,25 @@ impl ZellijMcp {
                     },
                 });
             }
-            tokio::time::sleep(LOOK_EVERY).await;
+            let near_end = told_end_seen || state == PaneState::Idle;
+            let next = match following.is_some() && near_end {
+                true => LOOK_CLOSELY_EVERY,
+                false => LOOK_EVERY,
+            };
+            tokio::time::sleep(next).await;
+        }
+    }
+
+    /// The pane's state and the turn's end its hooks told, as of now.
+    async fn look_at(&self, session: &str, pane: PaneRef) -> PaneLook {
+        let (state, turn_ended) = match self.locate(session, pane, true).await {
+            Ok((_, now)) => (state_of(&now), now.turn_ended),
+            Err(_) => (PaneState::Exited, None),
+        };
+        PaneLook {
+            at: Instant::now(),
+            state,
+            turn_ended,
         }
     }
 
@@ -416,6 +443,13 @@ impl ZellijMcp {
         result.prompt = turn.map(|t| t.prompt);
         Ok(Json(FromSession { session, result }))
     }
+}
+
+/// One look at the pane while its turn is followed.
+struct PaneLook {
+    at: Instant,
+    state: PaneState,
+    turn_ended: Option<TurnEnded>,
 }
 
 /// How a followed turn ended.

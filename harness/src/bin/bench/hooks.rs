@@ -37,7 +37,11 @@ pub fn hooks(table: &mut Table, bridge: &Path, rounds: usize) {
         Program::Opencode,
         Program::QwenCode,
     ];
+    let only = std::env::var("BENCH_PROGRAMS").unwrap_or_default();
     for program in programs {
+        if !only.is_empty() && !only.split(',').any(|p| format!("{program:?}") == p) {
+            continue;
+        }
         if !program.installed() {
             let why = "run `make test-deps`";
             table.figure(&format!("{program:?}"), "not installed", why);
