@@ -15,6 +15,8 @@
 //!   person's agent descriptions.
 //! - [`tmux`]: `tmux` and `claude`, Claude Code's agent teams in Zellij panes.
 //! - [`replies`]: an agent's replies, from its program's own record.
+//! - [`relay`]: `relay`, a program on a pty of zellij-mcp's own inside its
+//!   pane.
 //!
 //! The binary (`main.rs`) only parses options and serves [`tools::ZellijMcp`]
 //! on stdio (or runs `notify`); tests build the same server around a fake transport.
@@ -22,6 +24,7 @@
 
 pub mod commands;
 pub mod processes;
+pub mod relay;
 pub mod replies;
 pub mod server;
 pub mod setup;

@@ -14,6 +14,7 @@ use zellij_mcp::commands::doctor::{self, DoctorArgs};
 use zellij_mcp::commands::notify::{notify, NotifyArgs};
 use zellij_mcp::commands::{hook, launch};
 use zellij_mcp::processes::{self, leftovers};
+use zellij_mcp::relay;
 use zellij_mcp::replies::conversation;
 use zellij_mcp::server::http::{self, ServeArgs};
 use zellij_mcp::server::own_pane::OwnPane;
@@ -163,6 +164,14 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
         argv: Vec<String>,
     },
+    /// Run a program on a pty of this relay's own, inside this pane: bytes
+    /// both ways unchanged, the window size following the pane's, signals
+    /// passed on; ends as the program ended (its exit code, or its signal).
+    Relay {
+        /// The program and its arguments, after `--`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        argv: Vec<String>,
+    },
     /// Ends the processes an agent left running when its session ended, as
     /// `conversation` marked them (run by the plugin; internal).
     #[command(name = "end-leftovers", hide = true)]
@@ -202,7 +211,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let command = cli.command;
     // A hook prints nothing: its program may show what it prints.
     let filter = match command {
-        Some(Command::Hook { .. } | Command::Launch { .. }) => {
+        Some(Command::Hook { .. } | Command::Launch { .. } | Command::Relay { .. }) => {
             tracing_subscriber::EnvFilter::new("off")
         }
         _ => tracing_subscriber::EnvFilter::try_from_env("ZELLIJ_MCP_LOG")
@@ -219,6 +228,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     }
     match command {
+        Some(Command::Relay { argv }) => std::process::exit(relay::run(&argv)),
         Some(Command::Setup(args)) => std::process::exit(setup::run(args)),
         Some(Command::Claude(args)) => std::process::exit(tmux::launch::run(args)),
         Some(Command::Launch { argv }) => {
@@ -328,7 +338,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             | Command::Conversation { .. }
             | Command::EndLeftovers { .. }
             | Command::Hook { .. }
-            | Command::Launch { .. },
+            | Command::Launch { .. }
+            | Command::Relay { .. },
         ) => {
             unreachable!("handled above")
         }

@@ -1,0 +1,162 @@
+//! `zellij-mcp relay`: programs run on a pty of the relay's own inside real
+//! Zellij panes, and end, size and take keys as they do without it.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{bridge, mcp, screen, session};
+use serde_json::{json, Value};
+use zellij_mcp_harness::{wait_for, Mcp, Session};
+
+/// `argv` with the relay in front.
+fn relayed(argv: &[&str]) -> Vec<String> {
+    let relay = [bridge().display().to_string(), "relay".into(), "--".into()];
+    relay
+        .into_iter()
+        .chain(argv.iter().map(|a| a.to_string()))
+        .collect()
+}
+
+/// What `zellij_run` tells of a run's end: exited, its code, its output.
+fn ending(ran: &Value) -> (Value, Value, Value) {
+    (
+        ran["exited"].clone(),
+        ran["exit_code"].clone(),
+        ran["output"].clone(),
+    )
+}
+
+#[test]
+fn a_relayed_program_ends_as_it_does_without_the_relay() {
+    let s = session("relay-ends");
+    let mcp = mcp(&s, "socket");
+    let cases: [(&[&str], Option<i64>); 4] = [
+        (&["sh", "-c", "echo out; exit 0"], Some(0)),
+        (&["sh", "-c", "echo out; exit 3"], Some(3)),
+        (&["sh", "-c", "echo out; kill -INT $$"], None),
+        (&["sh", "-c", "echo out; kill -KILL $$"], None),
+    ];
+    for (argv, code) in cases {
+        let run = |command: Value| {
+            let ran = mcp.ok(
+                "zellij_run",
+                json!({"command": command, "timeout_ms": 20000}),
+            );
+            assert_eq!(ran["timed_out"], false, "{argv:?}: {ran}");
+            ending(&ran)
+        };
+        let plain = run(json!(argv));
+        let through = run(json!(relayed(argv)));
+        assert_eq!(through, plain, "{argv:?}: relayed, then not");
+        assert_eq!(plain.2, "out", "{argv:?}: the output");
+        if let Some(code) = code {
+            assert_eq!(plain.1, code, "{argv:?}: the exit code");
+        }
+    }
+    // A program that cannot be started: as a shell tells it.
+    let missing = mcp.ok(
+        "zellij_run",
+        json!({"command": relayed(&["no-such-program-here"]), "timeout_ms": 20000}),
+    );
+    assert_eq!(missing["exit_code"], 127, "{missing}");
+}
+
+/// The size the relayed program's terminal has, and the pane's content
+/// size as Zellij tells it.
+fn sizes(s: &Session, mcp: &Mcp, pane: &str, asked: usize) -> (String, String) {
+    mcp.ok("zellij_write", json!({"pane_id": pane, "keys": ["Enter"]}));
+    let said = wait_for("the size asked", Duration::from_secs(20), || {
+        let shown = screen(mcp, pane);
+        let lines: Vec<&str> = shown.lines().filter(|l| l.starts_with("size ")).collect();
+        (lines.len() > asked).then(|| lines[asked].trim().to_owned())
+    });
+    let listed = s
+        .zellij_panes()
+        .into_iter()
+        .find(|p| p["is_plugin"] == false && format!("terminal_{}", p["id"]) == pane)
+        .expect("Zellij lists the pane");
+    let content = format!(
+        "size {} {}",
+        listed["pane_content_rows"], listed["pane_content_columns"]
+    );
+    (said, content)
+}
+
+#[test]
+fn a_relayed_program_gets_the_panes_size_and_its_changes() {
+    let s = session("relay-size");
+    let mcp = mcp(&s, "socket");
+    let (_client, _) = s.attach_and_wait();
+    let script = "while read x; do echo size $(stty size); done";
+    let opened = mcp.ok(
+        "zellij_new_pane",
+        json!({"command": relayed(&["sh", "-c", script]), "placement": "tiled"}),
+    );
+    let pane = opened["pane_id"].as_str().unwrap().to_owned();
+    let (said, content) = sizes(&s, &mcp, &pane, 0);
+    assert_eq!(said, content, "the program's size is the pane's");
+    mcp.ok(
+        "zellij_arrange_pane",
+        json!({"pane_id": pane, "resize": {"direction": "up", "amount": 3}}),
+    );
+    let (resized, content_after) = sizes(&s, &mcp, &pane, 1);
+    assert_ne!(content_after, content, "the pane was resized");
+    assert_eq!(resized, content_after, "the program's size followed");
+}
+
+#[test]
+fn keys_and_job_control_reach_a_relayed_shell() {
+    let s = session("relay-keys");
+    let mcp = mcp(&s, "socket");
+    let shell = ["env", "PS1=relayed$ ", "bash", "--norc", "--noprofile"];
+    let opened = mcp.ok(
+        "zellij_new_pane",
+        json!({"command": relayed(&shell), "placement": "tiled"}),
+    );
+    let pane = opened["pane_id"].as_str().unwrap().to_owned();
+    let until = |what: &str, shows: &dyn Fn(&[&str]) -> bool| {
+        wait_for(what, Duration::from_secs(20), || {
+            let shown = screen(&mcp, &pane);
+            let lines: Vec<&str> = shown
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect();
+            shows(&lines).then_some(())
+        })
+    };
+    let write = |text: &str, keys: &[&str]| {
+        mcp.ok(
+            "zellij_write",
+            json!({"pane_id": pane, "text": text, "keys": keys}),
+        );
+    };
+    until("the prompt", &|l| l.last() == Some(&"relayed$"));
+    write("sleep 100", &["Enter"]);
+    until("sleep running", &|l| {
+        l.last() == Some(&"relayed$ sleep 100")
+    });
+    // Ctrl z stops the job; fg brings it back; Ctrl c ends it, so that the
+    // next line runs.
+    write("", &["Ctrl z"]);
+    until("the job stopped", &|l| {
+        l.iter()
+            .any(|l| l.ends_with("Stopped                 sleep 100"))
+    });
+    write("fg", &["Enter"]);
+    until("the job back", &|l| l.last() == Some(&"sleep 100"));
+    write("", &["Ctrl c"]);
+    write("echo after-$((6*7))", &["Enter"]);
+    until("the next line run", &|l| l.contains(&"after-42"));
+    write("exit 7", &["Enter"]);
+    let ended = mcp.ok(
+        "zellij_wait_for",
+        json!({"pane_id": pane, "exit": true, "timeout_ms": 20000}),
+    );
+    assert_eq!(
+        (ended["outcome"].clone(), ended["exit_status"].clone()),
+        (json!("exited"), json!(7)),
+        "{ended}"
+    );
+}
