@@ -164,9 +164,9 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
         argv: Vec<String>,
     },
-    /// Run a program on a pty of this relay's own, inside this pane: bytes
-    /// both ways unchanged, the window size following the pane's, signals
-    /// passed on; ends as the program ended (its exit code, or its signal).
+    /// Become a program run on a pty of a relay's own, inside this pane:
+    /// bytes both ways unchanged, the window size following the pane's;
+    /// the pane's process is the program itself (docs/relay.md).
     Relay {
         /// The program and its arguments, after `--`.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
@@ -205,13 +205,23 @@ fn non_empty_env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
-#[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> Result<(), Box<dyn std::error::Error>> {
     let cli = command_line();
+    // The relay forks: it runs before any thread of the runtime exists.
+    if let Some(Command::Relay { argv }) = &cli.command {
+        std::process::exit(relay::run(argv));
+    }
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?
+        .block_on(serve(cli))
+}
+
+async fn serve(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     let command = cli.command;
     // A hook prints nothing: its program may show what it prints.
     let filter = match command {
-        Some(Command::Hook { .. } | Command::Launch { .. } | Command::Relay { .. }) => {
+        Some(Command::Hook { .. } | Command::Launch { .. }) => {
             tracing_subscriber::EnvFilter::new("off")
         }
         _ => tracing_subscriber::EnvFilter::try_from_env("ZELLIJ_MCP_LOG")
@@ -228,7 +238,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     }
     match command {
-        Some(Command::Relay { argv }) => std::process::exit(relay::run(&argv)),
         Some(Command::Setup(args)) => std::process::exit(setup::run(args)),
         Some(Command::Claude(args)) => std::process::exit(tmux::launch::run(args)),
         Some(Command::Launch { argv }) => {

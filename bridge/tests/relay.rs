@@ -109,7 +109,15 @@ fn a_relayed_program_gets_the_panes_size_and_its_changes() {
 fn keys_and_job_control_reach_a_relayed_shell() {
     let s = session("relay-keys");
     let mcp = mcp(&s, "socket");
-    let shell = ["env", "PS1=relayed$ ", "bash", "--norc", "--noprofile"];
+    let mark = format!("RELAY_MARK=keys-{}", std::process::id());
+    let shell = [
+        "env",
+        &mark,
+        "PS1=relayed$ ",
+        "bash",
+        "--norc",
+        "--noprofile",
+    ];
     let opened = mcp.ok(
         "zellij_new_pane",
         json!({"command": relayed(&shell), "placement": "tiled"}),
@@ -132,10 +140,29 @@ fn keys_and_job_control_reach_a_relayed_shell() {
             json!({"pane_id": pane, "text": text, "keys": keys}),
         );
     };
-    until("the prompt", &|l| l.last() == Some(&"relayed$"));
+    // The pane's process is the shell itself: its state, and runs typed
+    // into it, are told as without the relay.
+    let waited = mcp.ok(
+        "zellij_wait_for",
+        json!({"pane_id": pane, "until_state": "prompt", "timeout_ms": 20000}),
+    );
+    assert_eq!(waited["outcome"], "state", "{waited}");
+    let ran = mcp.ok(
+        "zellij_run",
+        json!({"pane_id": pane, "command": "echo via-$((6*7)); false", "timeout_ms": 20000}),
+    );
+    assert_eq!(
+        (ran["output"].clone(), ran["exit_code"].clone()),
+        (json!("via-42"), json!(1)),
+        "{ran}"
+    );
     write("sleep 100", &["Enter"]);
     until("sleep running", &|l| {
         l.last() == Some(&"relayed$ sleep 100")
+    });
+    wait_for("the shell running sleep", Duration::from_secs(20), || {
+        let read = mcp.ok("zellij_read", json!({"pane_id": pane}));
+        (read["state"] == "running").then_some(())
     });
     // Ctrl z stops the job; fg brings it back; Ctrl c ends it, so that the
     // next line runs.
@@ -159,4 +186,43 @@ fn keys_and_job_control_reach_a_relayed_shell() {
         (json!("exited"), json!(7)),
         "{ended}"
     );
+    until_none_left(&mark);
+}
+
+/// How many processes have `mark` in their command line.
+fn processes_with(mark: &str) -> usize {
+    let listed = std::process::Command::new("ps")
+        .args(["-A", "-o", "args="])
+        .output()
+        .expect("ps");
+    let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
+    listed.lines().filter(|l| l.contains(mark)).count()
+}
+
+/// Waits until no process has `mark` in its command line: the relay ended
+/// with its program.
+fn until_none_left(mark: &str) {
+    wait_for("the relay gone", Duration::from_secs(20), || {
+        (processes_with(mark) == 0).then_some(())
+    });
+}
+
+#[test]
+fn a_pane_closed_hangs_up_its_relayed_program_and_the_relay_ends() {
+    let s = session("relay-close");
+    let mcp = mcp(&s, "socket");
+    // A long sleep of its own length, to be told apart from others'.
+    let mark = format!("sleep 7{}", std::process::id());
+    let opened = mcp.ok(
+        "zellij_new_pane",
+        json!({"command": relayed(&["sh", "-c", &format!("{mark}; :")]), "placement": "tiled"}),
+    );
+    let pane = opened["pane_id"].as_str().unwrap().to_owned();
+    // The relay, the program (the pane's process became the program) and
+    // its child.
+    wait_for("the relay and its program", Duration::from_secs(20), || {
+        (processes_with(&mark) == 3).then_some(())
+    });
+    mcp.ok("zellij_close", json!({"pane_id": pane}));
+    until_none_left(&mark);
 }

@@ -1,19 +1,25 @@
 //! `zellij-mcp relay -- <argv>`: the program runs on a pty of the relay's
-//! own, inside the pane. Bytes go both ways unchanged (the pane's terminal
-//! in raw mode, so Ctrl-C, Ctrl-Z and the rest reach the program's own pty,
-//! whose line discipline acts on them as the pane's would); the window size
-//! follows the pane's; signals sent to the relay go on to the program; and
-//! the relay ends as the program did, with its exit code, or killed by the
-//! same signal. A person sees no difference (docs/relay.md).
+//! own, inside its pane, and a person sees no difference (docs/relay.md).
+//!
+//! The pane's own process becomes the program: it gives the pane's
+//! terminal up to a relay process it starts (detached, so that the program
+//! has no child it does not know of), takes the new pty as its terminal
+//! and execs the program. So Zellij and everything that asks about the
+//! pane's process (its state, its conversation, its end, the signals sent
+//! to it) reach the program itself. The relay leads the pane's terminal:
+//! it puts it in raw mode, so that every byte, Ctrl-C and Ctrl-Z among
+//! them, reaches the program's pty unchanged (whose line discipline acts on
+//! them as the pane's would), passes the bytes both ways, and gives the pty
+//! the pane's size when it changes. It ends once nothing holds the
+//! program's pty any more, or when the pane's terminal goes (the program
+//! is then hung up on).
 
 mod pty;
 mod signals;
 mod terminal;
 
 use std::io;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
-use std::os::unix::process::ExitStatusExt;
-use std::process::{Child, ExitStatus};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 
 use signals::Caught;
 use terminal::Outer;
@@ -21,149 +27,205 @@ use terminal::Outer;
 /// The most bytes moved in one read.
 const CHUNK: usize = 64 * 1024;
 
-/// Runs `argv` under the relay; returns only for an exit code.
+/// Becomes `argv` under a relay; returns only when the program could not
+/// be started (its exit code, as a shell gives it).
 pub fn run(argv: &[String]) -> i32 {
     let outer = Outer::of_stdin();
-    let size = terminal::size(io::stdin().as_fd());
-    let started = pty::open(outer.settings(), size.as_ref()).and_then(|pair| {
-        let caught = Caught::catch()?;
-        // SAFETY: ignoring SIGPIPE has no preconditions; the program gets
-        // the default back (std resets it in a child).
-        unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
-        let child = pty::spawn(argv, pair.far)?;
-        Ok((pair.near, child, caught))
-    });
-    let (near, child, caught) = match started {
-        Ok(started) => started,
-        Err(e) => {
-            let program = argv.first().map_or("", String::as_str);
-            eprintln!("zellij-mcp relay: {program}: {e}");
-            // As a shell says a command was not found, or could not run.
-            return match e.kind() {
-                io::ErrorKind::NotFound => 127,
-                _ => 126,
-            };
-        }
+    // Outside a terminal there is nothing to relay for a person.
+    let Some(settings) = outer.settings() else {
+        return failed(argv, pty::become_program_here(argv));
     };
-    let raw = outer.raw();
-    let status = Relay {
-        near,
-        child,
-        caught,
-        stdin_open: true,
-        stdout_open: true,
-        hangs_up: outer.settings().is_some(),
+    let size = terminal::size(io::stdin().as_fd());
+    let handed = pty::open(settings, size.as_ref()).and_then(|pair| hand_over(pair, &outer));
+    match handed {
+        Ok(far) => failed(argv, pty::become_program(far, argv)),
+        // No relay: the program runs as it would have without it.
+        Err(e) => {
+            eprintln!("zellij-mcp relay: no relay ({e}); running without it");
+            failed(argv, pty::become_program_here(argv))
+        }
     }
-    .until_exit();
+}
+
+/// The program's exit code for an error starting it, as a shell says it.
+fn failed(argv: &[String], e: io::Error) -> i32 {
+    let program = argv.first().map_or("", String::as_str);
+    eprintln!("zellij-mcp relay: {program}: {e}");
+    match e.kind() {
+        io::ErrorKind::NotFound => 127,
+        _ => 126,
+    }
+}
+
+/// Starts the relay on the pair's near end and gives it the pane's
+/// terminal; the far end, for the program, once the relay leads the pane's
+/// terminal.
+fn hand_over(pair: pty::Pair, outer: &Outer) -> io::Result<OwnedFd> {
+    let (released, on_release) = baton()?;
+    let (taken, on_taken) = baton()?;
+    // Giving the terminal up hangs up its foreground group: this process
+    // and the relay, until the relay has a session of its own.
+    // SAFETY: changing this process's own signal action.
+    unsafe { libc::signal(libc::SIGHUP, libc::SIG_IGN) };
+    // SAFETY: fork in a process of one thread (`main` runs the relay
+    // before any runtime starts); each side goes on with its own copies.
+    match unsafe { libc::fork() } {
+        -1 => return Err(io::Error::last_os_error()),
+        0 => {
+            drop((pair.far, released, on_taken));
+            // The first child starts the relay and ends at once: the relay
+            // is no child of the program's.
+            // SAFETY: as above; `_exit` ends each child without running
+            // anything of the parent's.
+            unsafe {
+                if libc::fork() == 0 {
+                    libc::_exit(relay(pair.near, on_release, taken, outer));
+                }
+                libc::_exit(0);
+            }
+        }
+        first => {
+            // SAFETY: reaps the first child, which ends at once.
+            unsafe { libc::waitpid(first, std::ptr::null_mut(), 0) };
+        }
+    }
+    drop((pair.near, on_release, taken));
+    pty::release_terminal()?;
+    released.pass()?;
+    let took = on_taken.wait();
+    // SAFETY: the program gets SIGHUP's default action back.
+    unsafe { libc::signal(libc::SIGHUP, libc::SIG_DFL) };
+    match took {
+        Some(()) => Ok(pair.far),
+        None => {
+            // The relay could not lead the pane's terminal: take it back,
+            // so that the program runs as it would have without it.
+            pty::take_back_terminal()?;
+            Err(io::Error::other(
+                "the relay could not take the pane's terminal",
+            ))
+        }
+    }
+}
+
+/// The relay's side: takes the pane's terminal once released, then moves
+/// bytes until the program's pty or the pane's terminal is gone.
+fn relay(near: OwnedFd, on_release: Waiter, taken: Passer, outer: &Outer) -> i32 {
+    if on_release.wait().is_none() || pty::take_terminal().is_err() {
+        return 1;
+    }
+    let Ok(caught) = Caught::catch() else {
+        return 1;
+    };
+    // SAFETY: a write to a pane gone ends the relay, not by a signal.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
+    let raw = outer.raw();
+    if taken.pass().is_err() {
+        return 1;
+    }
+    Relay { near, caught }.until_done();
     drop(raw);
-    end_as(status)
+    0
 }
 
 /// One program relayed.
 struct Relay {
     near: OwnedFd,
-    child: Child,
     caught: Caught,
-    stdin_open: bool,
-    stdout_open: bool,
-    /// The relay's stdin is a terminal, whose end is a hang-up.
-    hangs_up: bool,
 }
 
 impl Relay {
-    /// Moves bytes both ways until the program ends; its status.
-    fn until_exit(mut self) -> ExitStatus {
+    /// Moves bytes both ways until the program's pty or the pane's
+    /// terminal is gone, or a signal ends the relay.
+    fn until_done(&self) {
         let mut chunk = vec![0u8; CHUNK];
+        let stdin = io::stdin();
         loop {
-            let stdin = io::stdin();
-            let input = self.stdin_open.then(|| stdin.as_fd());
-            let [signalled, output, typed] =
-                poll([Some(self.caught.as_fd()), Some(self.near.as_fd()), input]);
+            let ready = poll([self.caught.as_fd(), self.near.as_fd(), stdin.as_fd()]);
+            let [signalled, output, typed] = ready;
             if signalled {
                 for signal in self.caught.drain() {
-                    self.on_signal(signal);
-                }
-                if let Ok(Some(status)) = self.child.try_wait() {
-                    self.drain_output(&mut chunk);
-                    return status;
+                    match signal {
+                        libc::SIGWINCH => self.follow_size(),
+                        _ => return,
+                    }
                 }
             }
             if output {
                 match read(self.near.as_fd(), &mut chunk) {
-                    Some(n) => self.write_out(&chunk[..n]),
-                    // Nothing holds the program's terminal open any more.
-                    None => return self.wait(),
+                    // The pane gone: the program is hung up on.
+                    Some(n) if !write_all(io::stdout().as_fd(), &chunk[..n]) => return,
+                    Some(_) => {}
+                    // Nothing holds the program's pty open any more.
+                    None => return,
                 }
             }
             if typed {
                 match read(stdin.as_fd(), &mut chunk) {
                     // A program gone meanwhile is seen at the next read.
                     Some(n) => _ = write_all(self.near.as_fd(), &chunk[..n]),
-                    None => {
-                        self.stdin_open = false;
-                        // The pane's terminal is gone: the program is hung
-                        // up on, as it would have been. (Input that is no
-                        // terminal just ends.)
-                        if self.hangs_up {
-                            self.signal(libc::SIGHUP);
-                        }
-                    }
+                    None => return,
                 }
             }
         }
     }
 
-    fn on_signal(&self, signal: libc::c_int) {
-        match signal {
-            libc::SIGWINCH => {
-                if let Some(size) = terminal::size(io::stdin().as_fd()) {
-                    terminal::resize(self.near.as_fd(), &size);
-                }
-            }
-            libc::SIGCHLD => {}
-            signal => self.signal(signal),
-        }
-    }
-
-    /// Sends `signal` to the program itself, as it would have got it as
-    /// the pane's own process.
-    fn signal(&self, signal: libc::c_int) {
-        // SAFETY: kill has no memory preconditions; the child is not
-        // reaped yet, so its pid is still its own.
-        unsafe { libc::kill(self.child.id() as libc::pid_t, signal) };
-    }
-
-    /// What the program wrote before it ended and is still unread.
-    fn drain_output(&mut self, chunk: &mut [u8]) {
-        // SAFETY: fcntl on a descriptor this relay owns.
-        unsafe { libc::fcntl(self.near.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK) };
-        while let Some(n) = read(self.near.as_fd(), chunk) {
-            self.write_out(&chunk[..n]);
-        }
-    }
-
-    fn write_out(&mut self, bytes: &[u8]) {
-        if self.stdout_open && !write_all(io::stdout().as_fd(), bytes) {
-            // Nobody reads the pane any more: the program goes on, unheard.
-            self.stdout_open = false;
-        }
-    }
-
-    fn wait(&mut self) -> ExitStatus {
-        loop {
-            match self.child.wait() {
-                Ok(status) => return status,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(_) => return ExitStatus::from_raw(1 << 8),
-            }
+    fn follow_size(&self) {
+        if let Some(size) = terminal::size(io::stdin().as_fd()) {
+            terminal::resize(self.near.as_fd(), &size);
         }
     }
 }
 
-/// Which of `fds` can be read (or are closed); none given is never ready.
-fn poll<const N: usize>(fds: [Option<BorrowedFd>; N]) -> [bool; N] {
+/// A one-byte message between the pane's process and the relay, over a
+/// pipe: its sending end, and its waiting end. Each side keeps only its
+/// own end, so that a side that ended is seen as such.
+fn baton() -> io::Result<(Passer, Waiter)> {
+    let mut ends = [-1; 2];
+    // SAFETY: pipe fills two descriptors when it returns 0.
+    if unsafe { libc::pipe(ends.as_mut_ptr()) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    for end in ends {
+        // SAFETY: fcntl on a descriptor this process owns; neither end
+        // leaks into the program.
+        unsafe { libc::fcntl(end, libc::F_SETFD, libc::FD_CLOEXEC) };
+    }
+    // SAFETY: two open descriptors this process now owns.
+    unsafe {
+        Ok((
+            Passer(OwnedFd::from_raw_fd(ends[1])),
+            Waiter(OwnedFd::from_raw_fd(ends[0])),
+        ))
+    }
+}
+
+struct Passer(OwnedFd);
+
+impl Passer {
+    fn pass(&self) -> io::Result<()> {
+        match write_all(self.0.as_fd(), &[1]) {
+            true => Ok(()),
+            false => Err(io::Error::last_os_error()),
+        }
+    }
+}
+
+struct Waiter(OwnedFd);
+
+impl Waiter {
+    /// Waits for the other side to pass; `None` if it never will (it
+    /// ended).
+    fn wait(&self) -> Option<()> {
+        let mut byte = [0u8; 1];
+        read(self.0.as_fd(), &mut byte).map(|_| ())
+    }
+}
+
+/// Which of `fds` can be read (or are closed).
+fn poll<const N: usize>(fds: [BorrowedFd; N]) -> [bool; N] {
     let mut polled = fds.map(|fd| libc::pollfd {
-        fd: fd.map_or(-1, |fd| fd.as_raw_fd()),
+        fd: fd.as_raw_fd(),
         events: libc::POLLIN,
         revents: 0,
     });
@@ -202,31 +264,4 @@ fn write_all(fd: BorrowedFd, mut bytes: &[u8]) -> bool {
         }
     }
     true
-}
-
-/// Ends the relay as the program ended: its exit code, or killed by its
-/// signal (without a core file of the relay's own).
-fn end_as(status: ExitStatus) -> i32 {
-    if let Some(code) = status.code() {
-        return code;
-    }
-    let signal = status.signal().unwrap_or(libc::SIGKILL);
-    // SAFETY: these calls change only this process's own limits, signal
-    // action and mask, on the way out.
-    unsafe {
-        let no_core = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
-        libc::setrlimit(libc::RLIMIT_CORE, &no_core);
-        libc::signal(signal, libc::SIG_DFL);
-        let mut only = std::mem::zeroed::<libc::sigset_t>();
-        libc::sigemptyset(&mut only);
-        libc::sigaddset(&mut only, signal);
-        libc::pthread_sigmask(libc::SIG_UNBLOCK, &only, std::ptr::null_mut());
-        libc::kill(libc::getpid(), signal);
-    }
-    // A signal that does not end a process (none of those a process dies
-    // of): the shell's way of telling it.
-    128 + signal
 }

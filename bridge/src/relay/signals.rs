@@ -8,16 +8,9 @@ use std::sync::atomic::{AtomicI32, Ordering};
 /// The pipe's write end, for the handler.
 static WRITE_END: AtomicI32 = AtomicI32::new(-1);
 
-/// Signals passed on to the program, as they would have reached it
-/// without the relay (a pane closed, `zellij_signal`, `kill`).
-pub const PASSED_ON: [libc::c_int; 6] = [
-    libc::SIGHUP,
-    libc::SIGINT,
-    libc::SIGQUIT,
-    libc::SIGTERM,
-    libc::SIGUSR1,
-    libc::SIGUSR2,
-];
+/// Signals that end the relay (its pane's terminal gone, or a `kill`):
+/// the program is then hung up on, as by a terminal closed.
+pub const ENDING: [libc::c_int; 4] = [libc::SIGHUP, libc::SIGINT, libc::SIGQUIT, libc::SIGTERM];
 
 /// The pipe the caught signals come out of.
 pub struct Caught {
@@ -26,8 +19,7 @@ pub struct Caught {
 }
 
 impl Caught {
-    /// Catches the window's size changes, the program's end, and the
-    /// signals passed on to it.
+    /// Catches the window's size changes and the signals that end it.
     pub fn catch() -> io::Result<Caught> {
         let mut ends = [-1; 2];
         // SAFETY: pipe fills two descriptors when it returns 0.
@@ -45,7 +37,7 @@ impl Caught {
             }
         }
         WRITE_END.store(write_end.as_raw_fd(), Ordering::SeqCst);
-        let caught = [libc::SIGWINCH, libc::SIGCHLD].into_iter().chain(PASSED_ON);
+        let caught = [libc::SIGWINCH].into_iter().chain(ENDING);
         for signal in caught {
             // SAFETY: the handler only writes one byte to a pipe, which is
             // async-signal-safe; SA_RESTART keeps blocking writes going.
