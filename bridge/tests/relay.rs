@@ -226,3 +226,58 @@ fn a_pane_closed_hangs_up_its_relayed_program_and_the_relay_ends() {
     mcp.ok("zellij_close", json!({"pane_id": pane}));
     until_none_left(&mark);
 }
+
+/// The highest `tick-N` in `text`.
+fn last_tick(text: &str) -> u64 {
+    text.split_whitespace()
+        .filter_map(|w| w.strip_prefix("tick-")?.parse().ok())
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_relayed_pane_reads_live_while_a_person_has_it_scrolled_up_and_past_zellijs_scrollback() {
+    let s = session("relay-read");
+    let mcp = mcp(&s, "socket");
+    let (mut client, _) = s.attach_and_wait();
+    let ticker = "seq 1 30000; i=0; while :; do i=$((i+1)); echo tick-$i; sleep 0.1; done";
+    let opened = mcp.ok(
+        "zellij_new_pane",
+        json!({"command": relayed(&["sh", "-c", ticker]), "placement": "tiled"}),
+    );
+    let pane = opened["pane_id"].as_str().unwrap().to_owned();
+    mcp.ok("zellij_focus", json!({"pane_id": pane}));
+    wait_for("ticks", Duration::from_secs(20), || {
+        (last_tick(&screen(&mcp, &pane)) >= 3).then_some(())
+    });
+    // Every line, though Zellij keeps 10,000 of them.
+    let full = mcp.ok(
+        "zellij_read",
+        json!({"pane_id": pane, "full": true, "max_bytes": 4194304}),
+    );
+    let text = full["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("1\n2\n3\n"),
+        "{}",
+        &text[..100.min(text.len())]
+    );
+    assert!(
+        text.contains("\n29999\n30000\ntick-1\n"),
+        "the lines in order"
+    );
+    // Scrolled up (scroll mode, pages up), the person's view holds still
+    // while a read shows the ticks going on.
+    client.type_keys(b"\x13");
+    for _ in 0..3 {
+        client.type_keys(b"\x1b[5~");
+    }
+    wait_for(
+        "a live read of a held view",
+        Duration::from_secs(20),
+        || {
+            let (view, read) = (client.screen(), screen(&mcp, &pane));
+            (last_tick(&read) > last_tick(&view) + 10).then_some(())
+        },
+    );
+    client.type_keys(b"\x03");
+}

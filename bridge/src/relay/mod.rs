@@ -17,12 +17,17 @@
 mod pty;
 mod signals;
 mod terminal;
+mod truth;
+pub mod wire;
 
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use signals::Caught;
 use terminal::Outer;
+use truth::Truth;
 
 /// The most bytes moved in one read.
 const CHUNK: usize = 64 * 1024;
@@ -123,15 +128,38 @@ fn relay(near: OwnedFd, on_release: Waiter, taken: Passer, outer: &Outer) -> i32
     if taken.pass().is_err() {
         return 1;
     }
-    Relay { near, caught }.until_done();
+    let size = terminal::size(io::stdin().as_fd());
+    let (cols, rows) = size.map_or((80, 24), |s| (s.ws_col.into(), s.ws_row.into()));
+    let truth = Arc::new(Mutex::new(Truth::new(cols, rows)));
+    let socket = told(&truth);
+    Relay {
+        near,
+        caught,
+        truth,
+    }
+    .until_done();
+    if let Some(socket) = socket {
+        let _ = std::fs::remove_file(socket);
+    }
     drop(raw);
     0
+}
+
+/// Answers readers of the pane (by its session and id, as Zellij gave
+/// them to the pane) from `truth`; the socket, if there is one.
+fn told(truth: &Arc<Mutex<Truth>>) -> Option<PathBuf> {
+    let session = std::env::var("ZELLIJ_SESSION_NAME").ok()?;
+    let pane = std::env::var("ZELLIJ_PANE_ID").ok()?.parse().ok()?;
+    let socket = wire::socket(&session, pane, true)?;
+    wire::serve(&socket, truth.clone()).ok()?;
+    Some(socket)
 }
 
 /// One program relayed.
 struct Relay {
     near: OwnedFd,
     caught: Caught,
+    truth: Arc<Mutex<Truth>>,
 }
 
 impl Relay {
@@ -153,9 +181,13 @@ impl Relay {
             }
             if output {
                 match read(self.near.as_fd(), &mut chunk) {
-                    // The pane gone: the program is hung up on.
-                    Some(n) if !write_all(io::stdout().as_fd(), &chunk[..n]) => return,
-                    Some(_) => {}
+                    Some(n) => {
+                        // The pane gone: the program is hung up on.
+                        if !write_all(io::stdout().as_fd(), &chunk[..n]) {
+                            return;
+                        }
+                        self.truth().feed(&chunk[..n]);
+                    }
                     // Nothing holds the program's pty open any more.
                     None => return,
                 }
@@ -173,7 +205,12 @@ impl Relay {
     fn follow_size(&self) {
         if let Some(size) = terminal::size(io::stdin().as_fd()) {
             terminal::resize(self.near.as_fd(), &size);
+            self.truth().resize(size.ws_col.into(), size.ws_row.into());
         }
+    }
+
+    fn truth(&self) -> std::sync::MutexGuard<'_, Truth> {
+        self.truth.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 

@@ -14,10 +14,15 @@ use zellij_mcp_protocol::ops::{
     MAX_DELIVERY_WAIT_MS,
 };
 use zellij_mcp_protocol::text::shape_read;
+use zellij_mcp_protocol::PaneKind;
 
 use super::schema::{events_output, input, output_in_session as output};
-use super::{bad_request, parse, paths, FromSession, InSession, OnRequest, ToolResult, ZellijMcp};
+use super::{
+    bad_request, parse, paths, FromSession, InSession, OnRequest, ToolFailure, ToolResult,
+    ZellijMcp,
+};
 use crate::processes::pane_state::pane_state;
+use crate::relay;
 
 #[tool_router(router = io_tools, vis = "pub(super)")]
 impl ZellijMcp {
@@ -33,9 +38,13 @@ impl ZellijMcp {
         if p.args.reply {
             return self.read_reply(p.session.as_deref(), &p.args).await;
         }
+        let session = self.client.resolve_session(p.session.as_deref()).await?;
+        if let Some(read) = self.read_relayed(&session, &p.args).await? {
+            return Ok(read);
+        }
         if !p.args.needs_scrollback() {
             let Json(mut read) = self
-                .send::<op::Read>(p.session.as_deref(), &p.args, Duration::ZERO)
+                .send::<op::Read>(Some(&session), &p.args, Duration::ZERO)
                 .await?;
             let processes = pane_state(read.result.pid);
             read.result.state = PaneState::of(read.result.state, read.result.line_draft, processes);
@@ -43,7 +52,6 @@ impl ZellijMcp {
             return Ok(Json(read));
         }
         let (max_bytes, since) = p.args.checked()?;
-        let session = self.client.resolve_session(p.session.as_deref()).await?;
         let pane = p.args.pane_id;
         // Without `since`, one row more than `tail_lines` tells whether lines were cut.
         let tail = p
@@ -200,5 +208,40 @@ impl ZellijMcp {
         let (session, args) = self.guarded(args, |a: &SignalArgs| a.force).await?;
         self.send::<op::Signal>(Some(&session), &args, Duration::ZERO)
             .await
+    }
+}
+
+impl ZellijMcp {
+    /// A read of a pane whose program runs under a relay, from the relay:
+    /// live while a person has the pane scrolled up, and past Zellij's
+    /// scrollback. `None` for a pane with no relay.
+    async fn read_relayed(
+        &self,
+        session: &str,
+        args: &ReadArgs,
+    ) -> Result<Option<Json<FromSession<ReadResult>>>, ToolFailure> {
+        let pane = args.pane_id;
+        let relayed = pane.kind == PaneKind::Terminal
+            && relay::wire::socket(session, pane.id, false).is_some_and(|s| s.exists());
+        if !relayed {
+            return Ok(None);
+        }
+        let (asked_in, whole) = (session.to_owned(), args.needs_scrollback());
+        let rows =
+            tokio::task::spawn_blocking(move || relay::wire::rows(&asked_in, pane.id, whole))
+                .await
+                .ok()
+                .flatten();
+        let Some(rows) = rows else {
+            return Ok(None);
+        };
+        let (max_bytes, since) = args.checked()?;
+        let (session, located) = self.locate(session, pane, true).await?;
+        let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+        let shaped = shape_read(&rows, since.as_ref(), args.tail_lines, max_bytes);
+        let mut result = ReadResult::new(pane, located.tab_id, shaped);
+        result.pid = located.pid;
+        result.state = PaneState::of(located.state, located.line_draft, pane_state(located.pid));
+        Ok(Some(Json(FromSession { session, result })))
     }
 }

@@ -1,0 +1,195 @@
+//! What the relay keeps of its pane: the live screen, as a terminal
+//! emulator of its own (avt, asciinema's) draws it from every byte the
+//! program wrote, whether or not a person has the pane scrolled up; and
+//! the lines that went off the screen's top, as plain text (soft-wrapped
+//! rows joined), the newest [`KEPT_BYTES`] of them.
+
+use std::collections::VecDeque;
+
+use avt::observer::Transcript;
+use avt::Terminal;
+
+use super::wire::{Lines, Shown};
+
+/// The most bytes of lines gone off the screen that are kept.
+pub const KEPT_BYTES: usize = 4 * 1024 * 1024;
+
+pub struct Truth {
+    terminal: Terminal,
+    transcript: Transcript,
+    /// Lines gone off the screen's top, oldest first.
+    kept: VecDeque<String>,
+    kept_bytes: usize,
+    /// Lines let go for the bound, before the first kept.
+    dropped: u64,
+    /// The start of a character split between two reads.
+    undecoded: Vec<u8>,
+    /// Bytes the program wrote, in all.
+    written: u64,
+}
+
+impl Truth {
+    pub fn new(cols: usize, rows: usize) -> Truth {
+        Truth {
+            terminal: Terminal::new(cols.max(1), rows.max(1)).expect("a size of at least 1x1"),
+            transcript: Transcript::new(),
+            kept: VecDeque::new(),
+            kept_bytes: 0,
+            dropped: 0,
+            undecoded: Vec::new(),
+            written: 0,
+        }
+    }
+
+    /// The program wrote `bytes`.
+    pub fn feed(&mut self, bytes: &[u8]) {
+        self.written += bytes.len() as u64;
+        self.undecoded.extend_from_slice(bytes);
+        let mut text = String::with_capacity(self.undecoded.len());
+        let mut rest = &self.undecoded[..];
+        loop {
+            match std::str::from_utf8(rest) {
+                Ok(valid) => {
+                    text.push_str(valid);
+                    rest = &[];
+                    break;
+                }
+                Err(e) => {
+                    let valid = &rest[..e.valid_up_to()];
+                    // SAFETY-free: from_utf8 vouched for this prefix.
+                    text.push_str(std::str::from_utf8(valid).unwrap_or_default());
+                    match e.error_len() {
+                        Some(bad) => {
+                            text.push(char::REPLACEMENT_CHARACTER);
+                            rest = &rest[e.valid_up_to() + bad..];
+                        }
+                        // A character cut short: the next read ends it.
+                        None => {
+                            rest = &rest[e.valid_up_to()..];
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        self.undecoded = rest.to_vec();
+        let gone = self.terminal.feed_with(text.as_str(), &mut self.transcript);
+        for line in gone {
+            self.keep(line);
+        }
+    }
+
+    pub fn resize(&mut self, cols: usize, rows: usize) {
+        let gone = self
+            .terminal
+            .resize_with(cols.max(1), rows.max(1), &mut self.transcript);
+        for line in gone {
+            self.keep(line);
+        }
+    }
+
+    fn keep(&mut self, line: String) {
+        self.kept_bytes += line.len() + 1;
+        self.kept.push_back(line);
+        while self.kept_bytes > KEPT_BYTES {
+            let Some(oldest) = self.kept.pop_front() else {
+                break;
+            };
+            self.kept_bytes -= oldest.len() + 1;
+            self.dropped += 1;
+        }
+    }
+
+    /// The screen as it is now.
+    pub fn shown(&self) -> Shown {
+        let rows = self
+            .terminal
+            .screen()
+            .visible_lines()
+            .map(|line| line.text().trim_end().to_owned())
+            .collect();
+        Shown {
+            rows,
+            cursor: self.terminal.cursor().position(),
+            lines_above: self.dropped + self.kept.len() as u64,
+            written: self.written,
+        }
+    }
+
+    /// The lines from line `from` on (0: the first the program wrote), the
+    /// screen's rows last, the newest `max_bytes` of them.
+    pub fn lines(&self, from: u64, max_bytes: usize) -> Lines {
+        let shown = self.shown();
+        let skip = from.saturating_sub(self.dropped) as usize;
+        let mut lines: Vec<String> = self
+            .kept
+            .iter()
+            .skip(skip)
+            .cloned()
+            .chain(shown.rows)
+            .collect();
+        while lines.last().is_some_and(String::is_empty) {
+            lines.pop();
+        }
+        let mut first = self.dropped.max(from);
+        let mut bytes: usize = lines.iter().map(|l| l.len() + 1).sum();
+        let mut cut = 0;
+        while bytes > max_bytes && cut < lines.len() {
+            bytes -= lines[cut].len() + 1;
+            cut += 1;
+        }
+        first += cut as u64;
+        Lines {
+            first,
+            lines: lines.split_off(cut),
+            gap: from < self.dropped,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_screen_and_the_lines_gone_off_it() {
+        let mut truth = Truth::new(10, 3);
+        truth.feed(b"one\r\ntwo\r\nthree\r\nfour\r\n");
+        let shown = truth.shown();
+        assert_eq!(shown.rows, ["three", "four", ""]);
+        assert_eq!(shown.lines_above, 2);
+        assert_eq!(shown.cursor, Some((0, 2)));
+        let lines = truth.lines(0, 1000);
+        assert_eq!(lines.lines, ["one", "two", "three", "four"]);
+        assert_eq!((lines.first, lines.gap), (0, false));
+        let later = truth.lines(1, 1000);
+        assert_eq!(later.lines, ["two", "three", "four"]);
+    }
+
+    #[test]
+    fn a_character_split_between_reads_is_whole() {
+        let mut truth = Truth::new(10, 2);
+        let word = "é!".as_bytes();
+        truth.feed(&word[..1]);
+        truth.feed(&word[1..]);
+        truth.feed(b"\xff");
+        assert_eq!(truth.shown().rows[0], "é!\u{fffd}");
+        assert_eq!(truth.shown().written, 4);
+    }
+
+    #[test]
+    fn lines_are_kept_up_to_their_bound_and_a_gap_is_told() {
+        let mut truth = Truth::new(20, 2);
+        let line = "x".repeat(1023);
+        for _ in 0..(KEPT_BYTES / 1024 + 100) {
+            truth.feed(format!("{line}\r\n").as_bytes());
+        }
+        let shown = truth.shown();
+        assert!(truth.kept_bytes <= KEPT_BYTES);
+        let lines = truth.lines(0, 10_000);
+        assert!(lines.gap, "lines were let go");
+        assert!(
+            lines.lines.len() <= 10 && lines.first + lines.lines.len() as u64 >= shown.lines_above
+        );
+    }
+}

@@ -1,0 +1,137 @@
+//! How the bridge asks a relay what its pane shows: one JSON line each way
+//! on a Unix socket of the relay's, in a folder of this user's alone,
+//! named by the pane's session and id.
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::truth::Truth;
+use crate::transport::sessions::{socket_base, user_id};
+
+/// The most bytes of lines one answer carries.
+pub const MOST_BYTES: usize = 16 * 1024 * 1024;
+/// How long a reader may take to ask, and to take its answer.
+const PATIENCE: Duration = Duration::from_secs(2);
+
+/// What a reader asks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "read", rename_all = "snake_case")]
+pub enum Ask {
+    /// The screen as it is now.
+    Screen,
+    /// The lines from line `from` on, the screen's last, the newest
+    /// `max_bytes` of them.
+    Lines { from: u64, max_bytes: usize },
+}
+
+/// The screen: its rows, the cursor where it shows, how many lines went
+/// off its top, and how many bytes the program wrote.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Shown {
+    pub rows: Vec<String>,
+    pub cursor: Option<(usize, usize)>,
+    pub lines_above: u64,
+    pub written: u64,
+}
+
+/// Lines from `first` on; `gap`: some asked for were let go.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Lines {
+    pub first: u64,
+    pub lines: Vec<String>,
+    pub gap: bool,
+}
+
+/// The relay socket of `pane` (a terminal pane's id) in `session`, in
+/// `<Zellij's socket folder>/zellij-mcp-relays/<session>/`. The folders
+/// are made 0700; `None` when one is not this user's alone.
+pub fn socket(session: &str, pane: u32, make: bool) -> Option<PathBuf> {
+    let relays = socket_base().join("zellij-mcp-relays");
+    let folder = relays.join(session);
+    for dir in [&relays, &folder] {
+        if make {
+            let _ = std::fs::DirBuilder::new().mode(0o700).create(dir);
+        }
+        if !private(dir) {
+            return None;
+        }
+    }
+    Some(folder.join(pane.to_string()))
+}
+
+fn private(dir: &Path) -> bool {
+    std::fs::symlink_metadata(dir)
+        .is_ok_and(|m| m.is_dir() && m.uid() == user_id() && m.permissions().mode() & 0o077 == 0)
+}
+
+/// Answers readers at `path`, from `truth`, until the relay ends; a slow
+/// reader holds up only the next one, never the program.
+pub fn serve(path: &Path, truth: Arc<Mutex<Truth>>) -> std::io::Result<()> {
+    let _ = std::fs::remove_file(path);
+    let listener = UnixListener::bind(path)?;
+    std::thread::spawn(move || {
+        for reader in listener.incoming().flatten() {
+            let _ = answer(reader, &truth);
+        }
+    });
+    Ok(())
+}
+
+fn answer(reader: UnixStream, truth: &Mutex<Truth>) -> std::io::Result<()> {
+    reader.set_read_timeout(Some(PATIENCE))?;
+    reader.set_write_timeout(Some(PATIENCE))?;
+    let mut line = String::new();
+    BufReader::new(std::io::Read::take(&reader, 4096)).read_line(&mut line)?;
+    let reply = match serde_json::from_str::<Ask>(&line) {
+        Ok(ask) => {
+            let truth = truth.lock().unwrap_or_else(PoisonError::into_inner);
+            match ask {
+                Ask::Screen => serde_json::to_string(&truth.shown()),
+                Ask::Lines { from, max_bytes } => {
+                    serde_json::to_string(&truth.lines(from, max_bytes.min(MOST_BYTES)))
+                }
+            }
+        }
+        Err(e) => Ok(serde_json::json!({ "error": e.to_string() }).to_string()),
+    };
+    let mut reader = reader;
+    reader.write_all(reply.unwrap_or_default().as_bytes())?;
+    reader.write_all(b"\n")
+}
+
+/// Asks the relay of `pane` in `session`, if it runs one; `None` when
+/// there is none (or it cannot answer): the pane is read from Zellij.
+pub fn ask<T: for<'de> Deserialize<'de>>(session: &str, pane: u32, ask: &Ask) -> Option<T> {
+    let path = socket(session, pane, false)?;
+    let mut stream = UnixStream::connect(path).ok()?;
+    stream.set_read_timeout(Some(PATIENCE)).ok()?;
+    stream.set_write_timeout(Some(PATIENCE)).ok()?;
+    let mut line = serde_json::to_string(ask).ok()?;
+    line.push('\n');
+    stream.write_all(line.as_bytes()).ok()?;
+    let mut reply = String::new();
+    BufReader::new(stream).read_line(&mut reply).ok()?;
+    serde_json::from_str(&reply).ok()
+}
+
+/// The rows of `pane` in `session` as its relay has them: its screen, or
+/// (`whole`) every line it keeps and then the screen; `None` when it runs
+/// no relay.
+pub fn rows(session: &str, pane: u32, whole: bool) -> Option<Vec<String>> {
+    match whole {
+        false => ask::<Shown>(session, pane, &Ask::Screen).map(|shown| shown.rows),
+        true => {
+            let all = Ask::Lines {
+                from: 0,
+                max_bytes: MOST_BYTES,
+            };
+            ask::<Lines>(session, pane, &all).map(|lines| lines.lines)
+        }
+    }
+}
