@@ -281,3 +281,68 @@ fn a_relayed_pane_reads_live_while_a_person_has_it_scrolled_up_and_past_zellijs_
     );
     client.type_keys(b"\x03");
 }
+
+/// The relay whose command line holds `mark`: its peak memory in KiB, as
+/// Linux tells it.
+#[cfg(target_os = "linux")]
+fn relay_peak_kib(mark: &str) -> Option<u64> {
+    let all = std::fs::read_dir("/proc").ok()?;
+    all.flatten().find_map(|entry| {
+        let words = std::fs::read(entry.path().join("cmdline")).ok()?;
+        let words: Vec<&[u8]> = words.split(|b| *b == 0).collect();
+        let relay = words.get(1) == Some(&&b"relay"[..]);
+        let marked = words
+            .iter()
+            .any(|w| String::from_utf8_lossy(w).contains(mark));
+        if !(relay && marked) {
+            return None;
+        }
+        let status = std::fs::read_to_string(entry.path().join("status")).ok()?;
+        let peak = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+        peak.split_whitespace().nth(1)?.parse().ok()
+    })
+}
+
+#[test]
+fn a_flood_through_a_relay_never_blocks_and_its_memory_stays_bounded() {
+    let s = session("relay-flood");
+    let mcp = mcp(&s, "socket");
+    let mark = format!("flood-{}", std::process::id());
+    // About 50 MB of lines, nobody reading the relay meanwhile.
+    let script = format!(
+        "head -c 37500000 /dev/zero | tr '\\0' 'x' | fold -w 75 | base64 -w 100; echo {mark}-done; exec sleep 1000"
+    );
+    let opened = mcp.ok(
+        "zellij_new_pane",
+        json!({"command": relayed(&["sh", "-c", &script]), "placement": "tiled"}),
+    );
+    let pane = opened["pane_id"].as_str().unwrap().to_owned();
+    let done = format!("{mark}-done");
+    wait_for("the flood through", Duration::from_secs(240), || {
+        screen(&mcp, &pane).contains(&done).then_some(())
+    });
+    let full = mcp.ok("zellij_read", json!({"pane_id": pane, "full": true}));
+    let text = full["text"].as_str().unwrap();
+    assert!(text.trim_end().ends_with(&done), "the flood's end");
+    assert_eq!(full["truncated"], true, "the lines let go are told");
+    // Against a relay that relayed next to nothing: the flood costs the
+    // lines it keeps (2 MiB at most, with what allocating them costs), not
+    // the 50 MB that went through.
+    #[cfg(target_os = "linux")]
+    {
+        let idle_mark = format!("idle-{}", std::process::id());
+        let idle = format!("sleep 1000; : {idle_mark}");
+        mcp.ok(
+            "zellij_new_pane",
+            json!({"command": relayed(&["sh", "-c", &idle]), "placement": "tiled"}),
+        );
+        let idle = wait_for("the idle relay", Duration::from_secs(20), || {
+            relay_peak_kib(&idle_mark)
+        });
+        let peak = relay_peak_kib(&mark).expect("the relay's memory");
+        assert!(
+            peak < idle + 6 * 1024,
+            "the relay peaked at {peak} KiB, one relaying nothing at {idle} KiB"
+        );
+    }
+}

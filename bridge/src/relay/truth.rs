@@ -2,17 +2,21 @@
 //! emulator of its own (avt, asciinema's) draws it from every byte the
 //! program wrote, whether or not a person has the pane scrolled up; and
 //! the lines that went off the screen's top, as plain text (soft-wrapped
-//! rows joined), the newest [`KEPT_BYTES`] of them.
+//! rows joined), the newest of them that fit in [`KEPT_BYTES`].
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 
 use avt::observer::Transcript;
 use avt::Terminal;
 
-use super::wire::{Lines, Shown};
+use super::wire::{LinesOut, Shown};
 
-/// The most bytes of lines gone off the screen that are kept.
-pub const KEPT_BYTES: usize = 4 * 1024 * 1024;
+/// The most memory the lines gone off the screen are kept in.
+pub const KEPT_BYTES: usize = 2 * 1024 * 1024;
+/// What keeping one line costs beside its text (its `String` and the
+/// allocator's share).
+const LINE_COST: usize = 48;
 
 pub struct Truth {
     terminal: Terminal,
@@ -89,13 +93,13 @@ impl Truth {
     }
 
     fn keep(&mut self, line: String) {
-        self.kept_bytes += line.len() + 1;
+        self.kept_bytes += line.capacity() + LINE_COST;
         self.kept.push_back(line);
         while self.kept_bytes > KEPT_BYTES {
             let Some(oldest) = self.kept.pop_front() else {
                 break;
             };
-            self.kept_bytes -= oldest.len() + 1;
+            self.kept_bytes -= oldest.capacity() + LINE_COST;
             self.dropped += 1;
         }
     }
@@ -117,30 +121,28 @@ impl Truth {
     }
 
     /// The lines from line `from` on (0: the first the program wrote), the
-    /// screen's rows last, the newest `max_bytes` of them.
-    pub fn lines(&self, from: u64, max_bytes: usize) -> Lines {
-        let shown = self.shown();
+    /// screen's rows last, the newest `max_bytes` of them; the kept ones
+    /// lent, not copied.
+    pub fn lines(&self, from: u64, max_bytes: usize) -> LinesOut<'_> {
         let skip = from.saturating_sub(self.dropped) as usize;
-        let mut lines: Vec<String> = self
+        let kept = self
             .kept
             .iter()
             .skip(skip)
-            .cloned()
-            .chain(shown.rows)
-            .collect();
-        while lines.last().is_some_and(String::is_empty) {
+            .map(|l| Cow::Borrowed(l.as_str()));
+        let shown = self.shown().rows.into_iter().map(Cow::Owned);
+        let mut lines: Vec<Cow<'_, str>> = kept.chain(shown).collect();
+        while lines.last().is_some_and(|l| l.is_empty()) {
             lines.pop();
         }
-        let mut first = self.dropped.max(from);
         let mut bytes: usize = lines.iter().map(|l| l.len() + 1).sum();
         let mut cut = 0;
         while bytes > max_bytes && cut < lines.len() {
             bytes -= lines[cut].len() + 1;
             cut += 1;
         }
-        first += cut as u64;
-        Lines {
-            first,
+        LinesOut {
+            first: self.dropped.max(from) + cut as u64,
             lines: lines.split_off(cut),
             gap: from < self.dropped,
         }

@@ -2,6 +2,7 @@
 //! on a Unix socket of the relay's, in a folder of this user's alone,
 //! named by the pane's session and id.
 
+use std::borrow::Cow;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
@@ -15,7 +16,7 @@ use super::truth::Truth;
 use crate::transport::sessions::{socket_base, user_id};
 
 /// The most bytes of lines one answer carries.
-pub const MOST_BYTES: usize = 16 * 1024 * 1024;
+pub const MOST_BYTES: usize = 4 * 1024 * 1024;
 /// How long a reader may take to ask, and to take its answer.
 const PATIENCE: Duration = Duration::from_secs(2);
 
@@ -41,10 +42,18 @@ pub struct Shown {
 }
 
 /// Lines from `first` on; `gap`: some asked for were let go.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Lines {
     pub first: u64,
     pub lines: Vec<String>,
+    pub gap: bool,
+}
+
+/// [`Lines`] as the relay sends them, the lines it keeps lent.
+#[derive(Debug, Serialize)]
+pub struct LinesOut<'a> {
+    pub first: u64,
+    pub lines: Vec<Cow<'a, str>>,
     pub gap: bool,
 }
 
@@ -121,17 +130,20 @@ pub fn ask<T: for<'de> Deserialize<'de>>(session: &str, pane: u32, ask: &Ask) ->
 }
 
 /// The rows of `pane` in `session` as its relay has them: its screen, or
-/// (`whole`) every line it keeps and then the screen; `None` when it runs
-/// no relay.
-pub fn rows(session: &str, pane: u32, whole: bool) -> Option<Vec<String>> {
+/// (`whole`) the newest `max_bytes` of every line it keeps and then the
+/// screen, and whether earlier lines are not in them (let go, or past
+/// `max_bytes`); `None` when it runs no relay.
+pub fn rows(
+    session: &str,
+    pane: u32,
+    whole: bool,
+    max_bytes: usize,
+) -> Option<(Vec<String>, bool)> {
     match whole {
-        false => ask::<Shown>(session, pane, &Ask::Screen).map(|shown| shown.rows),
+        false => ask::<Shown>(session, pane, &Ask::Screen).map(|shown| (shown.rows, false)),
         true => {
-            let all = Ask::Lines {
-                from: 0,
-                max_bytes: MOST_BYTES,
-            };
-            ask::<Lines>(session, pane, &all).map(|lines| lines.lines)
+            let all = Ask::Lines { from: 0, max_bytes };
+            ask::<Lines>(session, pane, &all).map(|lines| (lines.lines, lines.first > 0))
         }
     }
 }

@@ -226,20 +226,29 @@ impl ZellijMcp {
         if !relayed {
             return Ok(None);
         }
+        let (max_bytes, since) = args.checked()?;
         let (asked_in, whole) = (session.to_owned(), args.needs_scrollback());
+        // A read after a cursor looks for the cursor's lines, which may be
+        // older than the text it answers.
+        let most = match since {
+            Some(_) => relay::wire::MOST_BYTES,
+            None => max_bytes,
+        };
         let rows =
-            tokio::task::spawn_blocking(move || relay::wire::rows(&asked_in, pane.id, whole))
+            tokio::task::spawn_blocking(move || relay::wire::rows(&asked_in, pane.id, whole, most))
                 .await
                 .ok()
                 .flatten();
-        let Some(rows) = rows else {
+        let Some((rows, earlier_left_out)) = rows else {
             return Ok(None);
         };
-        let (max_bytes, since) = args.checked()?;
         let (session, located) = self.locate(session, pane, true).await?;
         let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
         let shaped = shape_read(&rows, since.as_ref(), args.tail_lines, max_bytes);
         let mut result = ReadResult::new(pane, located.tab_id, shaped);
+        // Lines the relay let go, or left out for max_bytes, are dropped
+        // lines too.
+        result.truncated |= earlier_left_out && since.is_none();
         result.pid = located.pid;
         result.state = PaneState::of(located.state, located.line_draft, pane_state(located.pid));
         Ok(Some(Json(FromSession { session, result })))
