@@ -16,6 +16,8 @@ OPENCODE       := bridge/tests/fixtures/opencode
 QWEN_CODE      := bridge/tests/fixtures/qwen-code
 AIDER          := target/agent-programs/aider
 AIDER_REQS     := bridge/tests/fixtures/aider/requirements.txt
+ASCIINEMA      := target/test-tools/asciinema
+ASCIINEMA_REQS := bridge/tests/fixtures/asciinema/requirements.txt
 PY_CLIENT      := target/mcp-clients/venv
 PY_CLIENT_REQS := bridge/tests/clients/requirements.txt
 
@@ -80,6 +82,11 @@ test-deps:
 		python3 -m venv $(AIDER) && \
 		$(AIDER)/bin/pip install --quiet --disable-pip-version-check -r $(AIDER_REQS) && \
 		cp $(AIDER_REQS) $(AIDER)/installed.txt; \
+	fi
+	@if ! cmp -s $(ASCIINEMA_REQS) $(ASCIINEMA)/installed.txt; then \
+		python3 -m venv $(ASCIINEMA) && \
+		$(ASCIINEMA)/bin/pip install --quiet --disable-pip-version-check -r $(ASCIINEMA_REQS) && \
+		cp $(ASCIINEMA_REQS) $(ASCIINEMA)/installed.txt; \
 	fi
 
 # Unit tests (protocol, plugin natively, bridge) and the end-to-end suite

@@ -168,6 +168,13 @@ enum Command {
     /// bytes both ways unchanged, the window size following the pane's;
     /// the pane's process is the program itself (docs/relay.md).
     Relay {
+        /// Record the pane as asciicast v2 to this file (`asciinema play`
+        /// plays it); at most 64 MiB.
+        #[arg(long)]
+        record: Option<PathBuf>,
+        /// With --record: record what is typed too.
+        #[arg(long, requires = "record")]
+        record_input: bool,
         /// The program and its arguments, after `--`.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
         argv: Vec<String>,
@@ -208,8 +215,17 @@ fn non_empty_env(name: &str) -> Option<String> {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let cli = command_line();
     // The relay forks: it runs before any thread of the runtime exists.
-    if let Some(Command::Relay { argv }) = &cli.command {
-        std::process::exit(relay::run(argv));
+    if let Some(Command::Relay {
+        record,
+        record_input,
+        argv,
+    }) = &cli.command
+    {
+        let record = relay::Record {
+            to: record.clone(),
+            typed_too: *record_input,
+        };
+        std::process::exit(relay::run(argv, &record));
     }
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()

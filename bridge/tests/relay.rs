@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use common::{bridge, mcp, screen, session};
 use serde_json::{json, Value};
-use zellij_mcp_harness::{wait_for, Mcp, Session};
+use zellij_mcp_harness::{wait_for, workspace_root, Mcp, Session};
 
 /// `argv` with the relay in front.
 fn relayed(argv: &[&str]) -> Vec<String> {
@@ -345,4 +345,51 @@ fn a_flood_through_a_relay_never_blocks_and_its_memory_stays_bounded() {
             "the relay peaked at {peak} KiB, one relaying nothing at {idle} KiB"
         );
     }
+}
+
+#[test]
+fn a_recording_played_back_by_asciinema_ends_on_the_screen_the_relay_showed() {
+    let asciinema = workspace_root().join("target/test-tools/asciinema/bin/asciinema");
+    assert!(asciinema.exists(), "asciinema: run `make test-deps`");
+    let s = session("relay-record");
+    let mcp = mcp(&s, "socket");
+    let cast = s.sandbox().root().join("pane.cast");
+    let played = s.sandbox().root().join("played");
+    // Colours, an accent, lines enough to scroll, a move up, then a
+    // wait while the screen is read.
+    let draw = "printf '\\033[31mred\\033[0m and plain é\\n'; seq 1 60; \
+                printf '\\033[3;5Hmoved here'; printf '\\033[12;1H'; echo drawn; sleep 3";
+    // Started from a shell, the relay is the program's parent; once it
+    // ended, the shell clears the pane and plays the recording back.
+    let shell = "\"$0\" relay --record \"$2\" -- sh -c \"$1\"; clear; \
+                 \"$3\" play -i 0.2 \"$2\"; touch \"$4\"; exec sleep 1000";
+    let argv = [
+        "sh",
+        "-c",
+        shell,
+        &bridge().display().to_string(),
+        draw,
+        &cast.display().to_string(),
+        &asciinema.display().to_string(),
+        &played.display().to_string(),
+    ];
+    let opened = mcp.ok(
+        "zellij_new_pane",
+        json!({"command": argv, "placement": "tiled"}),
+    );
+    let pane = opened["pane_id"].as_str().unwrap().to_owned();
+    let rows =
+        |text: String| -> Vec<String> { text.lines().map(|l| l.trim_end().to_owned()).collect() };
+    let shown = wait_for("the drawing", Duration::from_secs(20), || {
+        let text = screen(&mcp, &pane);
+        text.contains("drawn").then(|| rows(text))
+    });
+    assert!(shown.iter().any(|r| r.contains("moved here")), "{shown:?}");
+    wait_for("the playback", Duration::from_secs(60), || {
+        played.exists().then_some(())
+    });
+    assert_eq!(rows(screen(&mcp, &pane)), shown, "played back");
+    let recorded = std::fs::read_to_string(&cast).unwrap();
+    let header: Value = serde_json::from_str(recorded.lines().next().unwrap()).unwrap();
+    assert_eq!(header["version"], 2, "{header}");
 }

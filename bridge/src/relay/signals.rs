@@ -9,7 +9,8 @@ use std::sync::atomic::{AtomicI32, Ordering};
 static WRITE_END: AtomicI32 = AtomicI32::new(-1);
 
 /// Signals that end the relay (its pane's terminal gone, or a `kill`):
-/// the program is then hung up on, as by a terminal closed.
+/// the program is then hung up on, as by a terminal closed. A relay that
+/// is the program's parent passes them on to it instead.
 pub const ENDING: [libc::c_int; 4] = [libc::SIGHUP, libc::SIGINT, libc::SIGQUIT, libc::SIGTERM];
 
 /// The pipe the caught signals come out of.
@@ -19,7 +20,8 @@ pub struct Caught {
 }
 
 impl Caught {
-    /// Catches the window's size changes and the signals that end it.
+    /// Catches the window's size changes, a child's end, and the signals
+    /// that end it.
     pub fn catch() -> io::Result<Caught> {
         let mut ends = [-1; 2];
         // SAFETY: pipe fills two descriptors when it returns 0.
@@ -37,7 +39,7 @@ impl Caught {
             }
         }
         WRITE_END.store(write_end.as_raw_fd(), Ordering::SeqCst);
-        let caught = [libc::SIGWINCH].into_iter().chain(ENDING);
+        let caught = [libc::SIGWINCH, libc::SIGCHLD].into_iter().chain(ENDING);
         for signal in caught {
             // SAFETY: the handler only writes one byte to a pipe, which is
             // async-signal-safe; SA_RESTART keeps blocking writes going.

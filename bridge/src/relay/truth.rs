@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 use avt::observer::Transcript;
 use avt::Terminal;
 
+use super::text::Decoder;
 use super::wire::{LinesOut, Shown};
 
 /// The most memory the lines gone off the screen are kept in.
@@ -26,8 +27,7 @@ pub struct Truth {
     kept_bytes: usize,
     /// Lines let go for the bound, before the first kept.
     dropped: u64,
-    /// The start of a character split between two reads.
-    undecoded: Vec<u8>,
+    decoder: Decoder,
     /// Bytes the program wrote, in all.
     written: u64,
 }
@@ -40,7 +40,7 @@ impl Truth {
             kept: VecDeque::new(),
             kept_bytes: 0,
             dropped: 0,
-            undecoded: Vec::new(),
+            decoder: Decoder::default(),
             written: 0,
         }
     }
@@ -48,35 +48,7 @@ impl Truth {
     /// The program wrote `bytes`.
     pub fn feed(&mut self, bytes: &[u8]) {
         self.written += bytes.len() as u64;
-        self.undecoded.extend_from_slice(bytes);
-        let mut text = String::with_capacity(self.undecoded.len());
-        let mut rest = &self.undecoded[..];
-        loop {
-            match std::str::from_utf8(rest) {
-                Ok(valid) => {
-                    text.push_str(valid);
-                    rest = &[];
-                    break;
-                }
-                Err(e) => {
-                    let valid = &rest[..e.valid_up_to()];
-                    // SAFETY-free: from_utf8 vouched for this prefix.
-                    text.push_str(std::str::from_utf8(valid).unwrap_or_default());
-                    match e.error_len() {
-                        Some(bad) => {
-                            text.push(char::REPLACEMENT_CHARACTER);
-                            rest = &rest[e.valid_up_to() + bad..];
-                        }
-                        // A character cut short: the next read ends it.
-                        None => {
-                            rest = &rest[e.valid_up_to()..];
-                            break;
-                        }
-                    }
-                }
-            }
-        }
-        self.undecoded = rest.to_vec();
+        let text = self.decoder.text(bytes);
         let gone = self.terminal.feed_with(text.as_str(), &mut self.transcript);
         for line in gone {
             self.keep(line);

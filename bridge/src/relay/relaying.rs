@@ -1,0 +1,236 @@
+//! The relay's loop: the program's output to the pane (and to the pane's
+//! truth, and to a recording), what is typed to the program, the pane's
+//! size to the program's pty; until the program's pty or the pane's
+//! terminal is gone, or the relayed program (where the relay is its
+//! parent) ended.
+
+use std::io;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use super::recording::Recording;
+use super::signals::Caught;
+use super::truth::Truth;
+use super::{terminal, wire, Record};
+
+/// The most bytes moved in one read.
+const CHUNK: usize = 64 * 1024;
+
+/// One program relayed.
+pub struct Relay {
+    near: OwnedFd,
+    caught: Caught,
+    truth: Arc<Mutex<Truth>>,
+    socket: Option<PathBuf>,
+    recording: Option<Recording>,
+    /// The program, where the relay is its parent: signals that would end
+    /// the relay go to it instead, and its end ends the relay.
+    child: Option<libc::pid_t>,
+}
+
+impl Relay {
+    /// Starts keeping the pane's truth, answering its readers and
+    /// recording it as asked.
+    pub fn start(
+        near: OwnedFd,
+        caught: Caught,
+        record: &Record,
+        child: Option<libc::pid_t>,
+    ) -> Relay {
+        let size = terminal::size(io::stdin().as_fd());
+        let (cols, rows) = size.map_or((80, 24), |s| (s.ws_col.into(), s.ws_row.into()));
+        let truth = Arc::new(Mutex::new(Truth::new(cols, rows)));
+        let socket = told(&truth);
+        let recording = record.to.as_deref().and_then(|path| {
+            Recording::begin(path, cols, rows, record.typed_too)
+                .inspect_err(|e| {
+                    eprintln!("zellij-mcp relay: no recording at {}: {e}", path.display())
+                })
+                .ok()
+        });
+        Relay {
+            near,
+            caught,
+            truth,
+            socket,
+            recording,
+            child,
+        }
+    }
+
+    /// Moves bytes both ways until the program's pty or the pane's
+    /// terminal is gone, or a signal ends the relay; the relayed child's
+    /// wait status, where there is one.
+    pub fn until_done(mut self) -> Option<libc::c_int> {
+        let mut chunk = vec![0u8; CHUNK];
+        let stdin = io::stdin();
+        loop {
+            let ready = poll([self.caught.as_fd(), self.near.as_fd(), stdin.as_fd()]);
+            let [signalled, output, typed] = ready;
+            if signalled {
+                for signal in self.caught.drain() {
+                    match (signal, self.child) {
+                        (libc::SIGWINCH, _) => self.follow_size(),
+                        (libc::SIGCHLD, _) => {}
+                        // SAFETY: signals the relay's own child, not reaped.
+                        (signal, Some(child)) => unsafe {
+                            libc::kill(child, signal);
+                        },
+                        (_, None) => return None,
+                    }
+                }
+                if let Some(status) = self.child_ended(libc::WNOHANG) {
+                    self.drain_output(&mut chunk);
+                    return Some(status);
+                }
+            }
+            if output {
+                match read(self.near.as_fd(), &mut chunk) {
+                    // The pane gone: the program is hung up on.
+                    Some(n) if !self.write_out(&chunk[..n]) => return self.child_ended(0),
+                    Some(_) => {}
+                    // Nothing holds the program's pty open any more.
+                    None => return self.child_ended(0),
+                }
+            }
+            if typed {
+                match read(stdin.as_fd(), &mut chunk) {
+                    Some(n) => {
+                        // A program gone meanwhile is seen at the next read.
+                        write_all(self.near.as_fd(), &chunk[..n]);
+                        if let Some(recording) = self.recording.as_mut() {
+                            recording.typed(&chunk[..n]);
+                        }
+                    }
+                    None => return self.hung_up(),
+                }
+            }
+        }
+    }
+
+    /// The pane's terminal is gone: the program is hung up on (its pty
+    /// closed, or as the parent, SIGHUP), and waited for where it is the
+    /// relay's child.
+    fn hung_up(self) -> Option<libc::c_int> {
+        let child = self.child?;
+        // SAFETY: signals the relay's own child, not reaped.
+        unsafe { libc::kill(child, libc::SIGHUP) };
+        self.child_ended(0)
+    }
+
+    /// The child's wait status, once it ended (`WNOHANG`: if it has).
+    fn child_ended(&self, how: libc::c_int) -> Option<libc::c_int> {
+        let child = self.child?;
+        let mut status = 0;
+        loop {
+            // SAFETY: waits for the relay's own child.
+            match unsafe { libc::waitpid(child, &mut status, how) } {
+                pid if pid == child => return Some(status),
+                -1 if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted => {}
+                _ => return None,
+            }
+        }
+    }
+
+    /// What the program wrote before it ended and is still unread.
+    fn drain_output(&mut self, chunk: &mut [u8]) {
+        // SAFETY: fcntl on a descriptor this relay owns.
+        unsafe { libc::fcntl(self.near.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK) };
+        while let Some(n) = read(self.near.as_fd(), chunk) {
+            if !self.write_out(&chunk[..n]) {
+                return;
+            }
+        }
+    }
+
+    /// Output to the pane, the truth and the recording; false once the
+    /// pane is gone.
+    fn write_out(&mut self, bytes: &[u8]) -> bool {
+        if !write_all(io::stdout().as_fd(), bytes) {
+            return false;
+        }
+        self.truth().feed(bytes);
+        if let Some(recording) = self.recording.as_mut() {
+            recording.output(bytes);
+        }
+        true
+    }
+
+    fn follow_size(&mut self) {
+        if let Some(size) = terminal::size(io::stdin().as_fd()) {
+            terminal::resize(self.near.as_fd(), &size);
+            let (cols, rows) = (size.ws_col.into(), size.ws_row.into());
+            self.truth().resize(cols, rows);
+            if let Some(recording) = self.recording.as_mut() {
+                recording.resized(cols, rows);
+            }
+        }
+    }
+
+    fn truth(&self) -> MutexGuard<'_, Truth> {
+        self.truth.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        if let Some(socket) = &self.socket {
+            let _ = std::fs::remove_file(socket);
+        }
+    }
+}
+
+/// Answers readers of the pane (by its session and id, as Zellij gave
+/// them to the pane) from `truth`; the socket, if there is one.
+fn told(truth: &Arc<Mutex<Truth>>) -> Option<PathBuf> {
+    let session = std::env::var("ZELLIJ_SESSION_NAME").ok()?;
+    let pane = std::env::var("ZELLIJ_PANE_ID").ok()?.parse().ok()?;
+    let socket = wire::socket(&session, pane, true)?;
+    wire::serve(&socket, truth.clone()).ok()?;
+    Some(socket)
+}
+
+/// Which of `fds` can be read (or are closed).
+pub fn poll<const N: usize>(fds: [BorrowedFd; N]) -> [bool; N] {
+    let mut polled = fds.map(|fd| libc::pollfd {
+        fd: fd.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    });
+    // SAFETY: polls an array of its own length.
+    let n = unsafe { libc::poll(polled.as_mut_ptr(), N as libc::nfds_t, -1) };
+    if n <= 0 {
+        // Interrupted by a signal: its byte is on the pipe for the next poll.
+        return [false; N];
+    }
+    polled.map(|p| p.revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0)
+}
+
+/// Bytes read from `fd`; `None` at its end, or once it failed.
+pub fn read(fd: BorrowedFd, chunk: &mut [u8]) -> Option<usize> {
+    loop {
+        // SAFETY: reads into a buffer of its own size.
+        let n = unsafe { libc::read(fd.as_raw_fd(), chunk.as_mut_ptr().cast(), chunk.len()) };
+        match n {
+            n if n > 0 => return Some(n as usize),
+            0 => return None,
+            _ if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted => continue,
+            _ => return None,
+        }
+    }
+}
+
+/// Writes all of `bytes`; false once the other end is gone.
+pub fn write_all(fd: BorrowedFd, mut bytes: &[u8]) -> bool {
+    while !bytes.is_empty() {
+        // SAFETY: writes from a buffer of its own size.
+        let n = unsafe { libc::write(fd.as_raw_fd(), bytes.as_ptr().cast(), bytes.len()) };
+        match n {
+            n if n > 0 => bytes = &bytes[n as usize..],
+            _ if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted => continue,
+            _ => return false,
+        }
+    }
+    true
+}
