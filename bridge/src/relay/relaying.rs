@@ -7,7 +7,9 @@
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::mpsc::{sync_channel, SyncSender};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
 
 use super::recording::Recording;
 use super::signals::Caught;
@@ -16,14 +18,25 @@ use super::{terminal, wire, Record};
 
 /// The most bytes moved in one read.
 const CHUNK: usize = 64 * 1024;
+/// The most pieces of output the keeper may be behind by (at most a
+/// chunk each): the relay then waits for it.
+const KEEPER_BEHIND: usize = 16;
+
+/// What the keeper thread is given: the relay passes bytes on at once, and
+/// the keeper draws them into the pane's truth and its recording, on a
+/// core of its own where there is one.
+enum Change {
+    Output(Vec<u8>),
+    Typed(Vec<u8>),
+    Resized(usize, usize),
+}
 
 /// One program relayed.
 pub struct Relay {
     near: OwnedFd,
     caught: Caught,
-    truth: Arc<Mutex<Truth>>,
     socket: Option<PathBuf>,
-    recording: Option<Recording>,
+    keeper: Option<(SyncSender<Change>, JoinHandle<()>)>,
     /// The program, where the relay is its parent: signals that would end
     /// the relay go to it instead, and its end ends the relay.
     child: Option<libc::pid_t>,
@@ -39,6 +52,7 @@ impl Relay {
         child: Option<libc::pid_t>,
     ) -> Relay {
         let size = terminal::size(io::stdin().as_fd());
+        // A size not set yet: a terminal's usual, until the pane's comes.
         let (cols, rows) = size.map_or((80, 24), |s| (s.ws_col.into(), s.ws_row.into()));
         let truth = Arc::new(Mutex::new(Truth::new(cols, rows)));
         let socket = told(&truth);
@@ -49,13 +63,46 @@ impl Relay {
                 })
                 .ok()
         });
+        let (changes, taken) = sync_channel(KEEPER_BEHIND);
+        let keeping = std::thread::spawn(move || {
+            let mut recording = recording;
+            for change in taken {
+                let mut truth = truth.lock().unwrap_or_else(PoisonError::into_inner);
+                match change {
+                    Change::Output(bytes) => {
+                        truth.feed(&bytes);
+                        drop(truth);
+                        if let Some(recording) = recording.as_mut() {
+                            recording.output(&bytes);
+                        }
+                    }
+                    Change::Typed(bytes) => {
+                        if let Some(recording) = recording.as_mut() {
+                            recording.typed(&bytes);
+                        }
+                    }
+                    Change::Resized(cols, rows) => {
+                        truth.resize(cols, rows);
+                        drop(truth);
+                        if let Some(recording) = recording.as_mut() {
+                            recording.resized(cols, rows);
+                        }
+                    }
+                }
+            }
+        });
         Relay {
             near,
             caught,
-            truth,
             socket,
-            recording,
+            keeper: Some((changes, keeping)),
             child,
+        }
+    }
+
+    fn keep(&self, change: Change) {
+        if let Some((changes, _)) = &self.keeper {
+            let _ = changes.send(change);
         }
     }
 
@@ -99,9 +146,7 @@ impl Relay {
                     Some(n) => {
                         // A program gone meanwhile is seen at the next read.
                         write_all(self.near.as_fd(), &chunk[..n]);
-                        if let Some(recording) = self.recording.as_mut() {
-                            recording.typed(&chunk[..n]);
-                        }
+                        self.keep(Change::Typed(chunk[..n].to_vec()));
                     }
                     None => return self.hung_up(),
                 }
@@ -150,31 +195,25 @@ impl Relay {
         if !write_all(io::stdout().as_fd(), bytes) {
             return false;
         }
-        self.truth().feed(bytes);
-        if let Some(recording) = self.recording.as_mut() {
-            recording.output(bytes);
-        }
+        self.keep(Change::Output(bytes.to_vec()));
         true
     }
 
     fn follow_size(&mut self) {
         if let Some(size) = terminal::size(io::stdin().as_fd()) {
             terminal::resize(self.near.as_fd(), &size);
-            let (cols, rows) = (size.ws_col.into(), size.ws_row.into());
-            self.truth().resize(cols, rows);
-            if let Some(recording) = self.recording.as_mut() {
-                recording.resized(cols, rows);
-            }
+            self.keep(Change::Resized(size.ws_col.into(), size.ws_row.into()));
         }
-    }
-
-    fn truth(&self) -> MutexGuard<'_, Truth> {
-        self.truth.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
 impl Drop for Relay {
     fn drop(&mut self) {
+        // The keeper ends once it drew (and recorded) everything sent.
+        if let Some((changes, keeping)) = self.keeper.take() {
+            drop(changes);
+            let _ = keeping.join();
+        }
         if let Some(socket) = &self.socket {
             let _ = std::fs::remove_file(socket);
         }

@@ -50,13 +50,15 @@ impl Drop for Raw {
     }
 }
 
-/// The window size of the terminal on `fd`, if it is one.
+/// The window size of the terminal on `fd`, if it is one and its size is
+/// set (Zellij sets a new pane's a moment after starting its program).
 pub fn size(fd: BorrowedFd) -> Option<libc::winsize> {
     let mut size = MaybeUninit::<libc::winsize>::uninit();
     // SAFETY: TIOCGWINSZ fills a winsize when it returns 0.
     let got = unsafe { libc::ioctl(fd.as_raw_fd(), libc::TIOCGWINSZ as _, size.as_mut_ptr()) };
     // SAFETY: filled, as the ioctl returned 0.
-    (got == 0).then(|| unsafe { size.assume_init() })
+    let size = (got == 0).then(|| unsafe { size.assume_init() })?;
+    (size.ws_col > 0 && size.ws_row > 0).then_some(size)
 }
 
 /// Gives the pty on `fd` this size (its program then gets SIGWINCH).

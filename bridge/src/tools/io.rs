@@ -235,14 +235,12 @@ impl ZellijMcp {
             None => max_bytes,
         };
         let rows =
-            tokio::task::spawn_blocking(move || relay::wire::rows(&asked_in, pane.id, whole, most))
-                .await
-                .ok()
-                .flatten();
-        let Some((rows, earlier_left_out)) = rows else {
+            tokio::task::spawn_blocking(move || relay::wire::rows(&asked_in, pane.id, whole, most));
+        let (rows, located) = tokio::join!(rows, self.locate(session, pane, true));
+        let Some((rows, earlier_left_out)) = rows.ok().flatten() else {
             return Ok(None);
         };
-        let (session, located) = self.locate(session, pane, true).await?;
+        let (session, located) = located?;
         let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
         let shaped = shape_read(&rows, since.as_ref(), args.tail_lines, max_bytes);
         let mut result = ReadResult::new(pane, located.tab_id, shaped);

@@ -13,6 +13,7 @@ mod channel;
 mod hooks;
 mod paths;
 mod programs;
+mod relay;
 mod replies;
 mod runs;
 mod scale;
@@ -49,7 +50,8 @@ fn main() {
     // Gemini CLI, opencode and Qwen Code, asks, a big record), `replies` (the
     // messages and asks into those programs, and the big record), `hooks`
     // (turn ends told by hooks against screens, in view and scrolled up,
-    // and a hook call's cost) or
+    // and a hook call's cost), `relay` (reads, keystrokes, throughput and
+    // memory of the pty relay) or
     // `callers` (16 callers).
     if let Ok(part) = std::env::var("BENCH_ONLY") {
         let mut table = Table::default();
@@ -69,6 +71,10 @@ fn main() {
                 replies::big_record(&mut table, rounds.min(20));
             }
             "hooks" => hooks::hooks(&mut table, &bridge, rounds),
+            "relay" => {
+                let (_client, _) = session.attach_and_wait();
+                relay::relay(&mut table, &session, &bridge, rounds);
+            }
             "clients" => scale::clients(&mut table, &bridge, rounds),
             "waits" => {
                 let server = server_pid(&session);
@@ -137,6 +143,7 @@ fn main() {
     programs::deliveries(&mut table, &bridge, rounds);
     replies::big_record(&mut table, rounds.min(20));
     hooks::hooks(&mut table, &bridge, rounds);
+    relay::relay(&mut table, &session, &bridge, rounds);
 
     println!("{}", header(&session, rounds));
     table.print();
