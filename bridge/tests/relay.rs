@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use common::{bridge, mcp, screen, session};
 use serde_json::{json, Value};
+#[cfg(target_os = "linux")]
+use zellij_mcp_harness::relay_peak_kib;
 use zellij_mcp_harness::{wait_for, workspace_root, Mcp, Session};
 
 /// `argv` with the relay in front.
@@ -280,27 +282,6 @@ fn a_relayed_pane_reads_live_while_a_person_has_it_scrolled_up_and_past_zellijs_
         },
     );
     client.type_keys(b"\x03");
-}
-
-/// The relay whose command line holds `mark`: its peak memory in KiB, as
-/// Linux tells it.
-#[cfg(target_os = "linux")]
-fn relay_peak_kib(mark: &str) -> Option<u64> {
-    let all = std::fs::read_dir("/proc").ok()?;
-    all.flatten().find_map(|entry| {
-        let words = std::fs::read(entry.path().join("cmdline")).ok()?;
-        let words: Vec<&[u8]> = words.split(|b| *b == 0).collect();
-        let relay = words.get(1) == Some(&&b"relay"[..]);
-        let marked = words
-            .iter()
-            .any(|w| String::from_utf8_lossy(w).contains(mark));
-        if !(relay && marked) {
-            return None;
-        }
-        let status = std::fs::read_to_string(entry.path().join("status")).ok()?;
-        let peak = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-        peak.split_whitespace().nth(1)?.parse().ok()
-    })
 }
 
 #[test]

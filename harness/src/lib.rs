@@ -168,6 +168,26 @@ pub fn file_under(dir: &Path, named: &dyn Fn(&str) -> bool) -> Option<PathBuf> {
     None
 }
 
+/// The peak memory (KiB, `VmHWM`) of the `zellij-mcp relay` whose command
+/// line holds `mark`, as Linux tells it.
+pub fn relay_peak_kib(mark: &str) -> Option<u64> {
+    let all = std::fs::read_dir("/proc").ok()?;
+    all.flatten().find_map(|entry| {
+        let words = std::fs::read(entry.path().join("cmdline")).ok()?;
+        let words: Vec<&[u8]> = words.split(|b| *b == 0).collect();
+        let relay = words.get(1) == Some(&&b"relay"[..]);
+        let marked = words
+            .iter()
+            .any(|w| String::from_utf8_lossy(w).contains(mark));
+        if !(relay && marked) {
+            return None;
+        }
+        let status = std::fs::read_to_string(entry.path().join("status")).ok()?;
+        let peak = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+        peak.split_whitespace().nth(1)?.parse().ok()
+    })
+}
+
 /// Polls `probe` every 50 ms until it returns `Some`; `None` after `timeout`.
 pub fn poll_for<T>(timeout: Duration, mut probe: impl FnMut() -> Option<T>) -> Option<T> {
     let start = Instant::now();

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use portable_pty::{CommandBuilder, PtySize};
 use serde_json::json;
-use zellij_mcp_harness::{wait_for, Mcp, Session};
+use zellij_mcp_harness::{relay_peak_kib, wait_for, Mcp, Session};
 
 use crate::dump_screen;
 use crate::table::{measure, Table};
@@ -192,23 +192,4 @@ fn memory(table: &mut Table, mcp: &Mcp, bridge: &Path) {
         &figure,
         "target ≤ 8 MB",
     );
-}
-
-/// The peak memory (KiB) of the relay whose command line holds `mark`.
-fn relay_peak_kib(mark: &str) -> Option<u64> {
-    let all = std::fs::read_dir("/proc").ok()?;
-    all.flatten().find_map(|entry| {
-        let words = std::fs::read(entry.path().join("cmdline")).ok()?;
-        let words: Vec<&[u8]> = words.split(|b| *b == 0).collect();
-        let relay = words.get(1) == Some(&&b"relay"[..]);
-        let marked = words
-            .iter()
-            .any(|w| String::from_utf8_lossy(w).contains(mark));
-        if !(relay && marked) {
-            return None;
-        }
-        let status = std::fs::read_to_string(entry.path().join("status")).ok()?;
-        let peak = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-        peak.split_whitespace().nth(1)?.parse().ok()
-    })
 }
