@@ -12,6 +12,7 @@ use zellij_mcp::commands::agents::{self, AgentsArgs};
 use zellij_mcp::commands::call::{self, CallArgs};
 use zellij_mcp::commands::doctor::{self, DoctorArgs};
 use zellij_mcp::commands::notify::{notify, NotifyArgs};
+use zellij_mcp::commands::record::{self, RecordArgs};
 use zellij_mcp::commands::{hook, launch};
 use zellij_mcp::processes::{self, leftovers};
 use zellij_mcp::relay;
@@ -164,6 +165,10 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
         argv: Vec<String>,
     },
+    /// Begin recording a pane whose program runs under `relay`, from its
+    /// screen as it is (asciicast v2), or end it (--stop); prints where it
+    /// goes.
+    Record(RecordArgs),
     /// Become a program run on a pty of a relay's own, inside this pane:
     /// bytes both ways unchanged, the window size following the pane's;
     /// the pane's process is the program itself (docs/relay.md).
@@ -330,6 +335,7 @@ async fn serve(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Some(Command::Doctor(args)) => std::process::exit(doctor::run(&client, args).await),
         Some(Command::Agents(args)) => std::process::exit(agents::run(&client, args).await),
         Some(Command::Board) => std::process::exit(agents::open_board(&client).await),
+        Some(Command::Record(args)) => std::process::exit(record::run(&client, args).await),
         Some(Command::Tmux(args)) => std::process::exit(tmux::run(&client, args.args).await),
         Some(Command::Hook { mut words }) => {
             hook::run(&client, words.pop()).await;
@@ -355,6 +361,7 @@ async fn serve(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             | Command::Doctor(_)
             | Command::Agents(_)
             | Command::Board
+            | Command::Record(_)
             | Command::Serve(_)
             | Command::Claude(_)
             | Command::TmuxPane { .. }

@@ -374,3 +374,69 @@ fn a_recording_played_back_by_asciinema_ends_on_the_screen_the_relay_showed() {
     let header: Value = serde_json::from_str(recorded.lines().next().unwrap()).unwrap();
     assert_eq!(header["version"], 2, "{header}");
 }
+
+#[test]
+fn a_relayed_pane_is_recorded_from_its_screen_as_it_is_until_stopped() {
+    let s = session("relay-record-later");
+    let mcp = mcp(&s, "socket");
+    let ticker = "i=0; while :; do i=$((i+1)); echo tick-$i; sleep 0.1; done";
+    let opened = mcp.ok(
+        "zellij_new_pane",
+        json!({"command": relayed(&["sh", "-c", ticker]), "placement": "tiled"}),
+    );
+    let pane = opened["pane_id"].as_str().unwrap().to_owned();
+    wait_for("ticks", Duration::from_secs(20), || {
+        (last_tick(&screen(&mcp, &pane)) >= 3).then_some(())
+    });
+    let record = |pane: &str, extra: &[&str]| {
+        std::process::Command::new(bridge())
+            .args(["--session", s.name(), "record", pane])
+            .args(extra)
+            .envs(s.sandbox().env())
+            .output()
+            .expect("zellij-mcp record")
+    };
+    let cast = s.sandbox().root().join("later.cast");
+    let began = record(&pane, &["--to", &cast.display().to_string()]);
+    assert!(began.status.success(), "{began:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&began.stdout).trim(),
+        cast.display().to_string()
+    );
+    // Its first output draws the screen as it was; ticks follow.
+    let events = || -> Vec<Value> {
+        let recorded = std::fs::read_to_string(&cast).unwrap_or_default();
+        recorded
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
+    };
+    let seen = wait_for("ticks recorded", Duration::from_secs(20), || {
+        let events = events();
+        (events.len() >= 4).then_some(events)
+    });
+    assert_eq!(seen[0]["version"], 2, "{:?}", seen[0]);
+    let first = seen[1][2].as_str().unwrap_or_default();
+    assert!(last_tick(first) >= 3, "the screen as it was: {first:?}");
+    let stopped = record(&pane, &["--stop"]);
+    assert!(stopped.status.success(), "{stopped:?}");
+    // Stopped, the recording grows no more while the program goes on.
+    let kept = events();
+    let last: u64 = kept
+        .iter()
+        .map(|e| last_tick(e[2].as_str().unwrap_or_default()))
+        .max()
+        .unwrap();
+    wait_for("ticks after the stop", Duration::from_secs(20), || {
+        (last_tick(&screen(&mcp, &pane)) > last + 10).then_some(())
+    });
+    assert_eq!(events(), kept, "nothing recorded after the stop");
+    // A pane that runs no relay cannot be recorded.
+    let plain = mcp.ok(
+        "zellij_new_pane",
+        json!({"command": ["sh", "-c", "exec sleep 1000"], "placement": "tiled"}),
+    );
+    let refused = record(plain["pane_id"].as_str().unwrap(), &[]);
+    assert_eq!(refused.status.code(), Some(1), "{refused:?}");
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("runs no relay"));
+}

@@ -8,6 +8,7 @@
 //! - [`call`]: `call` and `tools`, any tool from a shell.
 //! - [`doctor`]: what is wrong and how to fix it.
 //! - [`notify`]: a message from a shell.
+//! - [`record`]: a recording of a relayed pane begun or ended.
 //! - [`hook`]: what an agent program's hook tells (run by the program).
 //! - [`launch`]: an agent program started with its hooks (run by the
 //!   plugin, and for `tmux` panes).
@@ -18,3 +19,4 @@ pub mod doctor;
 pub mod hook;
 pub mod launch;
 pub mod notify;
+pub mod record;

@@ -59,6 +59,12 @@ impl Recording {
         })
     }
 
+    /// Starts from a screen already drawn (a recording begun while the
+    /// program runs): what draws it, as the first output.
+    pub fn screen_drawn(&mut self, drawn: &str) {
+        self.event("o", drawn);
+    }
+
     pub fn output(&mut self, bytes: &[u8]) {
         let text = self.output.text(bytes);
         self.event("o", &text);

@@ -25,10 +25,15 @@ const KEEPER_BEHIND: usize = 16;
 /// What the keeper thread is given: the relay passes bytes on at once, and
 /// the keeper draws them into the pane's truth and its recording, on a
 /// core of its own where there is one.
-enum Change {
+pub enum Change {
     Output(Vec<u8>),
     Typed(Vec<u8>),
     Resized(usize, usize),
+    /// A recording begun (or, none, stopped) while the program runs; told
+    /// on the sender once it is so.
+    Record(Option<Recording>, SyncSender<()>),
+    /// The relay ends: all before this is drawn and recorded.
+    End,
 }
 
 /// One program relayed.
@@ -52,10 +57,16 @@ impl Relay {
         child: Option<libc::pid_t>,
     ) -> Relay {
         let size = terminal::size(io::stdin().as_fd());
+        // The pane's size as it is now that the relay hears of its changes
+        // (it may have changed while the relay started).
+        if let Some(size) = &size {
+            terminal::resize(near.as_fd(), size);
+        }
         // A size not set yet: a terminal's usual, until the pane's comes.
         let (cols, rows) = size.map_or((80, 24), |s| (s.ws_col.into(), s.ws_row.into()));
         let truth = Arc::new(Mutex::new(Truth::new(cols, rows)));
-        let socket = told(&truth);
+        let (changes, taken) = sync_channel(KEEPER_BEHIND);
+        let socket = told(&truth, &changes);
         let recording = record.to.as_deref().and_then(|path| {
             Recording::begin(path, cols, rows, record.typed_too)
                 .inspect_err(|e| {
@@ -63,7 +74,6 @@ impl Relay {
                 })
                 .ok()
         });
-        let (changes, taken) = sync_channel(KEEPER_BEHIND);
         let keeping = std::thread::spawn(move || {
             let mut recording = recording;
             for change in taken {
@@ -88,6 +98,16 @@ impl Relay {
                             recording.resized(cols, rows);
                         }
                     }
+                    Change::Record(new, done) => {
+                        // The screen as it is, drawn in the new recording
+                        // before what follows.
+                        recording = new.map(|mut begun| {
+                            begun.screen_drawn(&truth.dump());
+                            begun
+                        });
+                        let _ = done.send(());
+                    }
+                    Change::End => return,
                 }
             }
         });
@@ -135,7 +155,7 @@ impl Relay {
             if output {
                 match read(self.near.as_fd(), &mut chunk) {
                     // The pane gone: the program is hung up on.
-                    Some(n) if !self.write_out(&chunk[..n]) => return self.child_ended(0),
+                    Some(n) if !self.write_out(&chunk[..n]) => return self.hung_up(),
                     Some(_) => {}
                     // Nothing holds the program's pty open any more.
                     None => return self.child_ended(0),
@@ -209,10 +229,12 @@ impl Relay {
 
 impl Drop for Relay {
     fn drop(&mut self) {
-        // The keeper ends once it drew (and recorded) everything sent.
+        // The keeper ends once it drew (and recorded) everything sent
+        // before (the socket's thread holds a sender too).
         if let Some((changes, keeping)) = self.keeper.take() {
-            drop(changes);
-            let _ = keeping.join();
+            if changes.send(Change::End).is_ok() {
+                let _ = keeping.join();
+            }
         }
         if let Some(socket) = &self.socket {
             let _ = std::fs::remove_file(socket);
@@ -221,12 +243,13 @@ impl Drop for Relay {
 }
 
 /// Answers readers of the pane (by its session and id, as Zellij gave
-/// them to the pane) from `truth`; the socket, if there is one.
-fn told(truth: &Arc<Mutex<Truth>>) -> Option<PathBuf> {
+/// them to the pane) from `truth`, and begins and stops recordings by
+/// `changes`; the socket, if there is one.
+fn told(truth: &Arc<Mutex<Truth>>, changes: &SyncSender<Change>) -> Option<PathBuf> {
     let session = std::env::var("ZELLIJ_SESSION_NAME").ok()?;
     let pane = std::env::var("ZELLIJ_PANE_ID").ok()?.parse().ok()?;
     let socket = wire::socket(&session, pane, true)?;
-    wire::serve(&socket, truth.clone()).ok()?;
+    wire::serve(&socket, truth.clone(), changes.clone()).ok()?;
     Some(socket)
 }
 

@@ -76,6 +76,16 @@ impl Truth {
         }
     }
 
+    /// The screen's size, columns and rows.
+    pub fn size(&self) -> (usize, usize) {
+        self.terminal.size()
+    }
+
+    /// What draws the screen as it is now on a new terminal of its size.
+    pub fn dump(&self) -> String {
+        self.terminal.dump()
+    }
+
     /// The screen as it is now.
     pub fn shown(&self) -> Shown {
         let rows = self

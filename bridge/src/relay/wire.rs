@@ -7,11 +7,14 @@ use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{sync_channel, SyncSender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::recording::Recording;
+use super::relaying::Change;
 use super::truth::Truth;
 use crate::transport::sessions::{socket_base, user_id};
 
@@ -29,6 +32,22 @@ pub enum Ask {
     /// The lines from line `from` on, the screen's last, the newest
     /// `max_bytes` of them.
     Lines { from: u64, max_bytes: usize },
+    /// Begin recording the pane to the file `to` (what is typed too,
+    /// with `typed_too`), from its screen as it is; with no `to`, stop.
+    Record {
+        to: Option<PathBuf>,
+        #[serde(default)]
+        typed_too: bool,
+    },
+}
+
+/// A recording's answer: where it goes, or why it could not begin.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Recorded {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<PathBuf>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// The screen: its rows, the cursor where it shows, how many lines went
@@ -61,6 +80,10 @@ pub struct LinesOut<'a> {
 /// `<Zellij's socket folder>/zellij-mcp-relays/<session>/`. The folders
 /// are made 0700; `None` when one is not this user's alone.
 pub fn socket(session: &str, pane: u32, make: bool) -> Option<PathBuf> {
+    // A name that is no single folder's is no session's.
+    if session.is_empty() || session.contains('/') || session == "." || session == ".." {
+        return None;
+    }
     let relays = socket_base().join("zellij-mcp-relays");
     let folder = relays.join(session);
     for dir in [&relays, &folder] {
@@ -81,37 +104,83 @@ fn private(dir: &Path) -> bool {
 
 /// Answers readers at `path`, from `truth`, until the relay ends; a slow
 /// reader holds up only the next one, never the program.
-pub fn serve(path: &Path, truth: Arc<Mutex<Truth>>) -> std::io::Result<()> {
+pub fn serve(
+    path: &Path,
+    truth: Arc<Mutex<Truth>>,
+    changes: SyncSender<Change>,
+) -> std::io::Result<()> {
     let _ = std::fs::remove_file(path);
     let listener = UnixListener::bind(path)?;
     std::thread::spawn(move || {
         for reader in listener.incoming().flatten() {
-            let _ = answer(reader, &truth);
+            let _ = answer(reader, &truth, &changes);
         }
     });
     Ok(())
 }
 
-fn answer(reader: UnixStream, truth: &Mutex<Truth>) -> std::io::Result<()> {
+fn answer(
+    reader: UnixStream,
+    truth: &Mutex<Truth>,
+    changes: &SyncSender<Change>,
+) -> std::io::Result<()> {
     reader.set_read_timeout(Some(PATIENCE))?;
     reader.set_write_timeout(Some(PATIENCE))?;
     let mut line = String::new();
     BufReader::new(std::io::Read::take(&reader, 4096)).read_line(&mut line)?;
     let reply = match serde_json::from_str::<Ask>(&line) {
-        Ok(ask) => {
-            let truth = truth.lock().unwrap_or_else(PoisonError::into_inner);
-            match ask {
-                Ask::Screen => serde_json::to_string(&truth.shown()),
-                Ask::Lines { from, max_bytes } => {
-                    serde_json::to_string(&truth.lines(from, max_bytes.min(MOST_BYTES)))
-                }
-            }
+        Ok(Ask::Record { to, typed_too }) => {
+            serde_json::to_string(&record(truth, changes, to, typed_too))
+        }
+        Ok(Ask::Screen) => serde_json::to_string(&lock(truth).shown()),
+        Ok(Ask::Lines { from, max_bytes }) => {
+            serde_json::to_string(&lock(truth).lines(from, max_bytes.min(MOST_BYTES)))
         }
         Err(e) => Ok(serde_json::json!({ "error": e.to_string() }).to_string()),
     };
     let mut reader = reader;
     reader.write_all(reply.unwrap_or_default().as_bytes())?;
     reader.write_all(b"\n")
+}
+
+fn lock(truth: &Mutex<Truth>) -> std::sync::MutexGuard<'_, Truth> {
+    truth.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Begins a recording to `to` (the relay's keeper draws the screen as it
+/// is into it first), or stops the one going on; once the keeper did.
+fn record(
+    truth: &Mutex<Truth>,
+    changes: &SyncSender<Change>,
+    to: Option<PathBuf>,
+    typed_too: bool,
+) -> Recorded {
+    let begun = match &to {
+        Some(path) => {
+            let (cols, rows) = lock(truth).size();
+            match Recording::begin(path, cols, rows, typed_too) {
+                Ok(begun) => Some(begun),
+                Err(e) => {
+                    return Recorded {
+                        to: None,
+                        error: Some(format!("{}: {e}", path.display())),
+                    }
+                }
+            }
+        }
+        None => None,
+    };
+    // Answered once the keeper began (or ended) it: a recording stopped
+    // gets nothing after its answer.
+    let (done, told) = sync_channel(1);
+    let kept = changes.send(Change::Record(begun, done)).is_ok();
+    match kept && told.recv_timeout(PATIENCE).is_ok() {
+        true => Recorded { to, error: None },
+        false => Recorded {
+            to: None,
+            error: Some("the relay is ending".into()),
+        },
+    }
 }
 
 /// Asks the relay of `pane` in `session`, if it runs one; `None` when
