@@ -66,11 +66,24 @@ fn until_listed(s: &Session, expected: &[(String, String)]) {
         last = listed_agents(s);
         (last == expected).then_some(())
     });
-    assert!(
-        listed.is_some(),
-        "listed {last:?}, not {expected:?}; Zellij lists {:?}",
-        s.zellij_panes()
-    );
+    if listed.is_none() {
+        let agents = zellij_mcp(s, &["agents", "--json"]);
+        let rows: Value = serde_json::from_slice(&agents.stdout).unwrap_or_default();
+        let explained: Vec<String> = rows["agents"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|a| a["pane_id"].as_str())
+            .map(|pane| {
+                let out = zellij_mcp(s, &["agents", "--explain", pane]);
+                String::from_utf8_lossy(&out.stdout).into_owned()
+            })
+            .collect();
+        panic!(
+            "listed {last:?}, not {expected:?}; the plugin explains {explained:#?}; Zellij lists {:?}",
+            s.zellij_panes()
+        );
+    }
 }
 
 fn tab_names(s: &Session) -> String {

@@ -110,7 +110,8 @@ shown=
 trap 'shown=' WINCH
 while :; do
   if [ -e "$1" ]; then want=ask; else want=idle; fi
-  if [ "$want" != "$shown" ]; then $want; shown=$want; fi
+  # Noted before drawing: a resize while drawing must draw again.
+  if [ "$want" != "$shown" ]; then shown=$want; $want; fi
   sleep "${2:-0.05}" & wait $!
 done
 "#;

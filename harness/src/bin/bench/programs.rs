@@ -123,7 +123,7 @@ esac
 shown=
 trap 'shown=' WINCH
 while :; do
-  [ -z "$shown" ] && printf "\033[2J\033[H$screen" && shown=1
+  [ -z "$shown" ] && shown=1 && printf "\033[2J\033[H$screen"
   sleep 600 & wait $!
 done
 "#;
