@@ -156,11 +156,17 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         words: Vec<String>,
     },
-    /// Starts an agent program with zellij-mcp's hooks for this launch, as
-    /// its description gives them, becoming the program (run by the
-    /// plugin; internal).
+    /// Starts a program zellij-mcp opens a pane for: with zellij-mcp's
+    /// hooks for this launch where its description gives them, under the
+    /// relay with --relay, becoming the program (run by the plugin;
+    /// internal).
     #[command(name = "launch", hide = true)]
     Launch {
+        /// Run the program under the relay.
+        #[arg(long)]
+        relay: bool,
+        #[command(flatten)]
+        record: RecordOptions,
         /// The program and its arguments.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
         argv: Vec<String>,
@@ -173,13 +179,8 @@ enum Command {
     /// bytes both ways unchanged, the window size following the pane's;
     /// the pane's process is the program itself (docs/relay.md).
     Relay {
-        /// Record the pane as asciicast v2 to this file (`asciinema play`
-        /// plays it); at most 64 MiB.
-        #[arg(long)]
-        record: Option<PathBuf>,
-        /// With --record: record what is typed too.
-        #[arg(long, requires = "record")]
-        record_input: bool,
+        #[command(flatten)]
+        record: RecordOptions,
         /// The program and its arguments, after `--`.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
         argv: Vec<String>,
@@ -191,6 +192,27 @@ enum Command {
         /// Their marks, as JSON.
         marks: String,
     },
+}
+
+/// What a relayed pane records.
+#[derive(Debug, clap::Args)]
+struct RecordOptions {
+    /// Record the pane as asciicast v2 to this file (`asciinema play`
+    /// plays it); at most 64 MiB.
+    #[arg(long)]
+    record: Option<PathBuf>,
+    /// With --record: record what is typed too.
+    #[arg(long, requires = "record")]
+    record_input: bool,
+}
+
+impl RecordOptions {
+    fn record(&self) -> relay::Record {
+        relay::Record {
+            to: self.record.clone(),
+            typed_too: self.record_input,
+        }
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -220,17 +242,20 @@ fn non_empty_env(name: &str) -> Option<String> {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let cli = command_line();
     // The relay forks: it runs before any thread of the runtime exists.
-    if let Some(Command::Relay {
-        record,
-        record_input,
-        argv,
-    }) = &cli.command
-    {
-        let record = relay::Record {
-            to: record.clone(),
-            typed_too: *record_input,
-        };
-        std::process::exit(relay::run(argv, &record));
+    match &cli.command {
+        Some(Command::Relay { record, argv }) => {
+            std::process::exit(relay::run(argv, &record.record()));
+        }
+        Some(Command::Launch {
+            relay,
+            record,
+            argv,
+        }) => {
+            let relay = relay.then(|| record.record());
+            eprintln!("zellij-mcp launch: {}", launch::run(argv, relay.as_ref()));
+            std::process::exit(127);
+        }
+        _ => {}
     }
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -242,9 +267,7 @@ async fn serve(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     let command = cli.command;
     // A hook prints nothing: its program may show what it prints.
     let filter = match command {
-        Some(Command::Hook { .. } | Command::Launch { .. }) => {
-            tracing_subscriber::EnvFilter::new("off")
-        }
+        Some(Command::Hook { .. }) => tracing_subscriber::EnvFilter::new("off"),
         _ => tracing_subscriber::EnvFilter::try_from_env("ZELLIJ_MCP_LOG")
             .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
     };
@@ -261,10 +284,6 @@ async fn serve(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     match command {
         Some(Command::Setup(args)) => std::process::exit(setup::run(args)),
         Some(Command::Claude(args)) => std::process::exit(tmux::launch::run(args)),
-        Some(Command::Launch { argv }) => {
-            eprintln!("zellij-mcp launch: {}", launch::run(argv));
-            std::process::exit(127);
-        }
         Some(Command::TmuxPane { spec }) => {
             eprintln!("zellij-mcp tmux-pane: {}", tmux::run_pane(&spec));
             std::process::exit(127);

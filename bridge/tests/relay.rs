@@ -1,5 +1,6 @@
-//! `zellij-mcp relay`: programs run on a pty of the relay's own inside real
-//! Zellij panes, and end, size and take keys as they do without it.
+//! `zellij-mcp relay`: the commands zellij-mcp starts run on a pty of the
+//! relay's own inside real Zellij panes (`relay: false` runs them bare),
+//! and end, size and take keys as they do without it.
 
 mod common;
 
@@ -11,7 +12,7 @@ use serde_json::{json, Value};
 use zellij_mcp_harness::relay_peak_kib;
 use zellij_mcp_harness::{wait_for, workspace_root, Mcp, Session};
 
-/// `argv` with the relay in front.
+/// `argv` with the relay in front, as a person would start it.
 fn relayed(argv: &[&str]) -> Vec<String> {
     let relay = [bridge().display().to_string(), "relay".into(), "--".into()];
     relay
@@ -40,16 +41,16 @@ fn a_relayed_program_ends_as_it_does_without_the_relay() {
         (&["sh", "-c", "echo out; kill -KILL $$"], None),
     ];
     for (argv, code) in cases {
-        let run = |command: Value| {
+        let run = |relay: bool| {
             let ran = mcp.ok(
                 "zellij_run",
-                json!({"command": command, "timeout_ms": 20000}),
+                json!({"command": argv, "timeout_ms": 20000, "relay": relay}),
             );
             assert_eq!(ran["timed_out"], false, "{argv:?}: {ran}");
             ending(&ran)
         };
-        let plain = run(json!(argv));
-        let through = run(json!(relayed(argv)));
+        let plain = run(false);
+        let through = run(true);
         assert_eq!(through, plain, "{argv:?}: relayed, then not");
         assert_eq!(plain.2, "out", "{argv:?}: the output");
         if let Some(code) = code {
@@ -59,9 +60,37 @@ fn a_relayed_program_ends_as_it_does_without_the_relay() {
     // A program that cannot be started: as a shell tells it.
     let missing = mcp.ok(
         "zellij_run",
-        json!({"command": relayed(&["no-such-program-here"]), "timeout_ms": 20000}),
+        json!({"command": ["no-such-program-here"], "timeout_ms": 20000, "relay": true}),
     );
     assert_eq!(missing["exit_code"], 127, "{missing}");
+}
+
+#[test]
+fn a_relayed_runs_output_is_whole_past_zellijs_scrollback() {
+    let s = session("relay-run");
+    let mcp = mcp(&s, "socket");
+    let ran = mcp.ok(
+        "zellij_run",
+        json!({"command": ["seq", "1", "30000"], "timeout_ms": 20000, "max_bytes": 4194304, "relay": true}),
+    );
+    let output = ran["output"].as_str().unwrap();
+    let lines: Vec<&str> = output.lines().collect();
+    assert_eq!(lines.len(), 30000, "{}", &output[..100.min(output.len())]);
+    assert_eq!((lines[0], lines[29999]), ("1", "30000"));
+    assert_eq!(
+        (ran["exit_code"].clone(), ran["truncated"].clone()),
+        (json!(0), json!(false))
+    );
+    // Capped: the newest lines, and said so.
+    let capped = mcp.ok(
+        "zellij_run",
+        json!({"command": ["seq", "1", "30000"], "timeout_ms": 20000, "max_bytes": 60, "relay": true}),
+    );
+    assert_eq!(capped["truncated"], true, "{capped}");
+    assert!(
+        capped["output"].as_str().unwrap().ends_with("29999\n30000"),
+        "{capped}"
+    );
 }
 
 /// The size the relayed program's terminal has, and the pane's content
@@ -93,7 +122,7 @@ fn a_relayed_program_gets_the_panes_size_and_its_changes() {
     let script = "while read x; do echo size $(stty size); done";
     let opened = mcp.ok(
         "zellij_new_pane",
-        json!({"command": relayed(&["sh", "-c", script]), "placement": "tiled"}),
+        json!({"command": relayed(&["sh", "-c", script]), "placement": "tiled", "relay": false}),
     );
     let pane = opened["pane_id"].as_str().unwrap().to_owned();
     let (said, content) = sizes(&s, &mcp, &pane, 0);
@@ -122,7 +151,7 @@ fn keys_and_job_control_reach_a_relayed_shell() {
     ];
     let opened = mcp.ok(
         "zellij_new_pane",
-        json!({"command": relayed(&shell), "placement": "tiled"}),
+        json!({"command": shell, "placement": "tiled", "relay": true}),
     );
     let pane = opened["pane_id"].as_str().unwrap().to_owned();
     let until = |what: &str, shows: &dyn Fn(&[&str]) -> bool| {
@@ -188,6 +217,8 @@ fn keys_and_job_control_reach_a_relayed_shell() {
         (json!("exited"), json!(7)),
         "{ended}"
     );
+    // The relay answers the pane's readers until the pane is closed.
+    mcp.ok("zellij_close", json!({"pane_id": pane}));
     until_none_left(&mark);
 }
 
@@ -217,7 +248,7 @@ fn a_pane_closed_hangs_up_its_relayed_program_and_the_relay_ends() {
     let mark = format!("sleep 7{}", std::process::id());
     let opened = mcp.ok(
         "zellij_new_pane",
-        json!({"command": relayed(&["sh", "-c", &format!("{mark}; :")]), "placement": "tiled"}),
+        json!({"command": ["sh", "-c", &format!("{mark}; :")], "placement": "tiled", "relay": true}),
     );
     let pane = opened["pane_id"].as_str().unwrap().to_owned();
     // The relay, the program (the pane's process became the program) and
@@ -245,7 +276,7 @@ fn a_relayed_pane_reads_live_while_a_person_has_it_scrolled_up_and_past_zellijs_
     let ticker = "seq 1 30000; i=0; while :; do i=$((i+1)); echo tick-$i; sleep 0.1; done";
     let opened = mcp.ok(
         "zellij_new_pane",
-        json!({"command": relayed(&["sh", "-c", ticker]), "placement": "tiled"}),
+        json!({"command": ["sh", "-c", ticker], "placement": "tiled", "relay": true}),
     );
     let pane = opened["pane_id"].as_str().unwrap().to_owned();
     mcp.ok("zellij_focus", json!({"pane_id": pane}));
@@ -295,7 +326,7 @@ fn a_flood_through_a_relay_never_blocks_and_its_memory_stays_bounded() {
     );
     let opened = mcp.ok(
         "zellij_new_pane",
-        json!({"command": relayed(&["sh", "-c", &script]), "placement": "tiled"}),
+        json!({"command": ["sh", "-c", &script], "placement": "tiled", "relay": true}),
     );
     let pane = opened["pane_id"].as_str().unwrap().to_owned();
     let done = format!("{mark}-done");
@@ -315,7 +346,7 @@ fn a_flood_through_a_relay_never_blocks_and_its_memory_stays_bounded() {
         let idle = format!("sleep 1000; : {idle_mark}");
         mcp.ok(
             "zellij_new_pane",
-            json!({"command": relayed(&["sh", "-c", &idle]), "placement": "tiled"}),
+            json!({"command": ["sh", "-c", &idle], "placement": "tiled", "relay": true}),
         );
         let idle = wait_for("the idle relay", Duration::from_secs(20), || {
             relay_peak_kib(&idle_mark)
@@ -382,7 +413,7 @@ fn a_relayed_pane_is_recorded_from_its_screen_as_it_is_until_stopped() {
     let ticker = "i=0; while :; do i=$((i+1)); echo tick-$i; sleep 0.1; done";
     let opened = mcp.ok(
         "zellij_new_pane",
-        json!({"command": relayed(&["sh", "-c", ticker]), "placement": "tiled"}),
+        json!({"command": ["sh", "-c", ticker], "placement": "tiled", "relay": true}),
     );
     let pane = opened["pane_id"].as_str().unwrap().to_owned();
     wait_for("ticks", Duration::from_secs(20), || {
@@ -434,7 +465,7 @@ fn a_relayed_pane_is_recorded_from_its_screen_as_it_is_until_stopped() {
     // A pane that runs no relay cannot be recorded.
     let plain = mcp.ok(
         "zellij_new_pane",
-        json!({"command": ["sh", "-c", "exec sleep 1000"], "placement": "tiled"}),
+        json!({"command": ["sh", "-c", "exec sleep 1000"], "placement": "tiled", "relay": false}),
     );
     let refused = record(plain["pane_id"].as_str().unwrap(), &[]);
     assert_eq!(refused.status.code(), Some(1), "{refused:?}");

@@ -169,14 +169,15 @@ pub fn file_under(dir: &Path, named: &dyn Fn(&str) -> bool) -> Option<PathBuf> {
     None
 }
 
-/// The peak memory (KiB, `VmHWM`) of the `zellij-mcp relay` whose command
-/// line holds `mark`, as Linux tells it.
+/// The peak memory (KiB, `VmHWM`) of the relay (`zellij-mcp relay`, or the
+/// `zellij-mcp launch` the plugin starts commands with) whose command line
+/// holds `mark`, as Linux tells it.
 pub fn relay_peak_kib(mark: &str) -> Option<u64> {
     let all = std::fs::read_dir("/proc").ok()?;
     all.flatten().find_map(|entry| {
         let words = std::fs::read(entry.path().join("cmdline")).ok()?;
         let words: Vec<&[u8]> = words.split(|b| *b == 0).collect();
-        let relay = words.get(1) == Some(&&b"relay"[..]);
+        let relay = [Some(&&b"relay"[..]), Some(&&b"launch"[..])].contains(&words.get(1));
         let marked = words
             .iter()
             .any(|w| String::from_utf8_lossy(w).contains(mark));

@@ -137,9 +137,10 @@ pub fn scroll_up(
     pane: &str,
     bottom: &str,
 ) -> bool {
+    // Zellij's own view of the pane: a relayed pane's reads are live.
+    let dumped = |full: bool| String::from_utf8_lossy(&s.dump_screen(pane, full)).into_owned();
     let shows = || {
-        let read = mcp.ok("zellij_read", json!({"pane_id": pane}));
-        let screen = read["text"].as_str().unwrap_or_default().to_owned();
+        let screen = dumped(false);
         (squeezed(&screen).contains(&squeezed(bottom)), screen)
     };
     mcp.ok("zellij_focus", json!({"pane_id": pane}));
@@ -152,13 +153,8 @@ pub fn scroll_up(
         "the client views {pane}: {}",
         s.client_focus()
     );
-    let rows = |args: Value| {
-        mcp.ok("zellij_read", args)["lines"]
-            .as_u64()
-            .unwrap_or_default()
-    };
-    let kept = rows(json!({"pane_id": pane, "full": true}));
-    if kept <= rows(json!({"pane_id": pane})) {
+    let rows = |full: bool| dumped(full).trim_end().lines().count();
+    if rows(true) <= rows(false) {
         return false;
     }
     let drawn = poll_for(Duration::from_secs(10), || shows().0.then_some(()));

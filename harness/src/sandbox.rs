@@ -560,6 +560,24 @@ impl Session {
         );
     }
 
+    /// `zellij action dump-screen` of a pane: Zellij's own view of it (as
+    /// scrolled, where a person scrolled it; `full`: with its scrollback).
+    pub fn dump_screen(&self, pane: &str, full: bool) -> Vec<u8> {
+        let mut cmd = self.sandbox.zellij();
+        cmd.args([
+            "--session",
+            &self.name,
+            "action",
+            "dump-screen",
+            "--pane-id",
+            pane,
+        ]);
+        if full {
+            cmd.arg("--full");
+        }
+        cmd.output().expect("dump-screen").stdout
+    }
+
     /// Every pane as Zellij itself lists it (`zellij action list-panes
     /// --all --json`), plugins included, each with its `id` and `is_plugin`.
     pub fn zellij_panes(&self) -> Vec<serde_json::Value> {

@@ -151,6 +151,8 @@ pub struct Settings {
     /// How long a working agent's screen and record may stay unchanged
     /// before it reads `stalled` (`stalled_after_s`).
     stalled_after_ms: u64,
+    /// Commands zellij-mcp starts run under its relay (`relay true`).
+    relay: bool,
 }
 
 impl Settings {
@@ -162,6 +164,7 @@ impl Settings {
         let off = |key: &str| configuration.get(key).map(String::as_str) == Some("false");
         let (child_events, tab_marks) = (!off("child_events"), !off("tab_marks"));
         let resume_agents = !off("resume_agents");
+        let relay = configuration.get("relay").map(String::as_str) == Some("true");
         let stalled_after_s = configuration
             .get("stalled_after_s")
             .and_then(|v| v.parse::<u64>().ok());
@@ -174,6 +177,7 @@ impl Settings {
             marks_off: Default::default(),
             resume_agents,
             stalled_after_ms,
+            relay,
         }
     }
 }
@@ -204,6 +208,7 @@ impl<H: Host> McpPlugin<H> {
             shared_dir.join("bridge"),
             self.settings.resume_agents,
         );
+        self.keeping.relay_on = self.settings.relay;
         self.input = WriteQueue::shared(Box::new(lease.pane_claims()));
         self.acting.lease = Some(lease);
         self.heartbeat(self.host.now());

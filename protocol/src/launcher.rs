@@ -428,8 +428,20 @@ struct Reader {
     env: Vec<EnvChange>,
 }
 
-/// `zellij-mcp launch -- ARGV`: ARGV run with its hooks (read past).
+/// `zellij-mcp launch [OPTIONS] -- ARGV`: ARGV run with its hooks, and
+/// with `--relay` under the relay (read past).
 pub const LAUNCH: &str = "launch";
+/// `zellij-mcp relay [OPTIONS] -- ARGV`: ARGV run under the relay (read past).
+pub const RELAY: &str = "relay";
+/// `launch`'s option that runs the program under the relay.
+pub const WITH_RELAY: &str = "--relay";
+
+/// The options of `launch` and `relay`.
+const OWN_LAUNCH: Options = Options {
+    long_flags: &["relay", "record-input"],
+    long_values: &["record"],
+    ..NONE
+};
 
 impl Reader {
     /// The word `ahead` words from here.
@@ -450,12 +462,10 @@ impl Reader {
             } else if name == "env" {
                 self.at += 1;
                 self.env_options()?;
-            } else if name == "zellij-mcp" && self.text(1) == Some(LAUNCH) {
-                // zellij-mcp's own launch, which gives the program its hooks.
+            } else if name == "zellij-mcp" && [Some(LAUNCH), Some(RELAY)].contains(&self.text(1)) {
+                // zellij-mcp's own launch (the program's hooks) and relay.
                 self.at += 2;
-                if self.text(0) == Some("--") {
-                    self.at += 1;
-                }
+                self.options("zellij-mcp", &OWN_LAUNCH, false)?;
             } else if SHELLS.contains(&name.as_str()) {
                 if !self.shell()? {
                     return self.program(false);
@@ -918,6 +928,16 @@ mod tests {
                 &["/b/zellij-mcp", "launch", "--", "claude", "-c"],
                 "claude",
                 &["-c"],
+            ),
+            (
+                &["zellij-mcp", "launch", "--relay", "--", "codex", "-c"],
+                "codex",
+                &["-c"],
+            ),
+            (
+                &["zellij-mcp", "relay", "--record", "a.cast", "--", "qwen"],
+                "qwen",
+                &[],
             ),
             (
                 &["timeout", "-k", "5", "1h", "setsid", "-w", "gemini"],

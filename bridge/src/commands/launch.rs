@@ -1,10 +1,12 @@
-//! `zellij-mcp launch -- ARGV`: how the plugin starts an agent program
-//! whose description gives it hooks. It gives the program zellij-mcp's
-//! hooks for this launch only (a settings file of its own, named by an
-//! argument or a variable, as the description says), then becomes the
-//! program (exec), so the pane runs the program itself. The person's own
-//! settings and hooks are left as they are, and still run. On any problem
-//! the program starts as it was given, without them.
+//! `zellij-mcp launch [--relay] -- ARGV`: how the plugin starts the
+//! commands it opens panes for with hooks or under the relay. It gives an
+//! agent program whose description gives it hooks zellij-mcp's hooks for
+//! this launch only (a settings file of its own, named by an argument or
+//! a variable, as the description says), then becomes the program (by
+//! exec, or with `--relay` under the relay), so the pane runs the program
+//! itself. The
+//! person's own settings and hooks are left as they are, and still run. On
+//! any problem the program starts as it was given, without them.
 
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
@@ -14,19 +16,28 @@ use sha2::{Digest, Sha256};
 use zellij_mcp_protocol::agent_programs::GivenHooks;
 use zellij_mcp_protocol::{hooks, launcher};
 
+use crate::relay;
 use crate::setup::agent_file;
 
-/// Becomes `argv` with its hooks; returns only when it cannot start.
-pub fn run(argv: Vec<String>) -> String {
-    let (argv, env) = with_hooks(&argv).unwrap_or((argv, Vec::new()));
+/// Becomes `argv` with its hooks, under the relay when `relay` says what
+/// it records; returns only when it cannot start.
+pub fn run(argv: &[String], relay: Option<&relay::Record>) -> String {
+    let (argv, env) = with_hooks(argv).unwrap_or((argv.to_vec(), Vec::new()));
     let Some((program, args)) = argv.split_first() else {
         return "nothing to launch: zellij-mcp launch -- PROGRAM [ARGS]".into();
     };
-    let error = std::process::Command::new(program)
-        .args(args)
-        .envs(env)
-        .exec();
-    format!("cannot start {program}: {error}")
+    let Some(record) = relay else {
+        let error = std::process::Command::new(program)
+            .args(args)
+            .envs(env)
+            .exec();
+        return format!("cannot start {program}: {error}");
+    };
+    // No thread runs yet, and the relay's program inherits these.
+    for (name, value) in env {
+        std::env::set_var(name, value);
+    }
+    std::process::exit(relay::run(&argv, record))
 }
 
 /// `argv` and the variables it needs so that its program, as the person's

@@ -7,11 +7,16 @@
 
 use std::io;
 use std::os::fd::{AsFd, FromRawFd, OwnedFd};
+use std::time::Duration;
 
 use super::relaying::{read, write_all, Relay};
 use super::signals::Caught;
 use super::terminal::Outer;
 use super::{pty, Record};
+
+/// How long a relay whose program is gone still answers the pane's
+/// readers (a run's whole output is read then), unless the pane goes.
+const LINGER: Duration = Duration::from_secs(30);
 
 /// Starts the relay on the pair's near end and gives it the pane's
 /// terminal; the far end, for the program, once the relay leads the pane's
@@ -79,7 +84,10 @@ fn relay(near: OwnedFd, on_release: Waiter, taken: Passer, outer: &Outer, record
     if taken.pass().is_err() {
         return 1;
     }
-    Relay::start(near, caught, record, None).until_done();
+    let mut relay = Relay::start(near, caught, record, None);
+    relay.until_done();
+    relay.linger(LINGER);
+    drop(relay);
     drop(raw);
     0
 }

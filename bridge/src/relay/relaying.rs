@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::sync::mpsc::{sync_channel, SyncSender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use super::recording::Recording;
 use super::signals::Caught;
@@ -32,6 +33,8 @@ pub enum Change {
     /// A recording begun (or, none, stopped) while the program runs; told
     /// on the sender once it is so.
     Record(Option<Recording>, SyncSender<()>),
+    /// Nothing holds the program's pty any more: all it wrote is drawn.
+    ProgramGone,
     /// The relay ends: all before this is drawn and recorded.
     End,
 }
@@ -45,6 +48,8 @@ pub struct Relay {
     /// The program, where the relay is its parent: signals that would end
     /// the relay go to it instead, and its end ends the relay.
     child: Option<libc::pid_t>,
+    /// Nothing holds the program's pty any more.
+    program_gone: bool,
 }
 
 impl Relay {
@@ -107,6 +112,7 @@ impl Relay {
                         });
                         let _ = done.send(());
                     }
+                    Change::ProgramGone => truth.ended = true,
                     Change::End => return,
                 }
             }
@@ -117,6 +123,7 @@ impl Relay {
             socket,
             keeper: Some((changes, keeping)),
             child,
+            program_gone: false,
         }
     }
 
@@ -129,11 +136,14 @@ impl Relay {
     /// Moves bytes both ways until the program's pty or the pane's
     /// terminal is gone, or a signal ends the relay; the relayed child's
     /// wait status, where there is one.
-    pub fn until_done(mut self) -> Option<libc::c_int> {
+    pub fn until_done(&mut self) -> Option<libc::c_int> {
         let mut chunk = vec![0u8; CHUNK];
         let stdin = io::stdin();
         loop {
-            let ready = poll([self.caught.as_fd(), self.near.as_fd(), stdin.as_fd()]);
+            let ready = poll(
+                [self.caught.as_fd(), self.near.as_fd(), stdin.as_fd()],
+                None,
+            );
             let [signalled, output, typed] = ready;
             if signalled {
                 for signal in self.caught.drain() {
@@ -158,7 +168,10 @@ impl Relay {
                     Some(n) if !self.write_out(&chunk[..n]) => return self.hung_up(),
                     Some(_) => {}
                     // Nothing holds the program's pty open any more.
-                    None => return self.child_ended(0),
+                    None => {
+                        self.program_gone = true;
+                        return self.child_ended(0);
+                    }
                 }
             }
             if typed {
@@ -177,7 +190,7 @@ impl Relay {
     /// The pane's terminal is gone: the program is hung up on (its pty
     /// closed, or as the parent, SIGHUP), and waited for where it is the
     /// relay's child.
-    fn hung_up(self) -> Option<libc::c_int> {
+    fn hung_up(&self) -> Option<libc::c_int> {
         let child = self.child?;
         // SAFETY: signals the relay's own child, not reaped.
         unsafe { libc::kill(child, libc::SIGHUP) };
@@ -219,6 +232,35 @@ impl Relay {
         true
     }
 
+    /// Once its program is gone, goes on answering the pane's readers
+    /// (the whole output of a run among them) until the pane is gone, a
+    /// signal ends the relay, or `within` passed.
+    pub fn linger(&mut self, within: Duration) {
+        if !self.program_gone {
+            return;
+        }
+        self.keep(Change::ProgramGone);
+        let until = Instant::now() + within;
+        let stdin = io::stdin();
+        let mut chunk = [0u8; 1024];
+        while let Some(left) = until.checked_duration_since(Instant::now()) {
+            let [signalled, typed] = poll([self.caught.as_fd(), stdin.as_fd()], Some(left));
+            if signalled
+                && self
+                    .caught
+                    .drain()
+                    .iter()
+                    .any(|s| ![libc::SIGWINCH, libc::SIGCHLD].contains(s))
+            {
+                return;
+            }
+            // What is typed has no program to go to.
+            if typed && read(stdin.as_fd(), &mut chunk).is_none() {
+                return;
+            }
+        }
+    }
+
     fn follow_size(&mut self) {
         if let Some(size) = terminal::size(io::stdin().as_fd()) {
             terminal::resize(self.near.as_fd(), &size);
@@ -253,15 +295,17 @@ fn told(truth: &Arc<Mutex<Truth>>, changes: &SyncSender<Change>) -> Option<PathB
     Some(socket)
 }
 
-/// Which of `fds` can be read (or are closed).
-pub fn poll<const N: usize>(fds: [BorrowedFd; N]) -> [bool; N] {
+/// Which of `fds` can be read (or are closed), once one can (or, given,
+/// within `within`).
+pub fn poll<const N: usize>(fds: [BorrowedFd; N], within: Option<Duration>) -> [bool; N] {
+    let timeout = within.map_or(-1, |w| w.as_millis().min(i32::MAX as u128) as libc::c_int);
     let mut polled = fds.map(|fd| libc::pollfd {
         fd: fd.as_raw_fd(),
         events: libc::POLLIN,
         revents: 0,
     });
     // SAFETY: polls an array of its own length.
-    let n = unsafe { libc::poll(polled.as_mut_ptr(), N as libc::nfds_t, -1) };
+    let n = unsafe { libc::poll(polled.as_mut_ptr(), N as libc::nfds_t, timeout) };
     if n <= 0 {
         // Interrupted by a signal: its byte is on the pipe for the next poll.
         return [false; N];

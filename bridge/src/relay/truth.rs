@@ -30,6 +30,8 @@ pub struct Truth {
     decoder: Decoder,
     /// Bytes the program wrote, in all.
     written: u64,
+    /// The program is gone, and all it wrote is here.
+    pub ended: bool,
 }
 
 impl Truth {
@@ -42,6 +44,7 @@ impl Truth {
             dropped: 0,
             decoder: Decoder::default(),
             written: 0,
+            ended: false,
         }
     }
 
@@ -127,6 +130,7 @@ impl Truth {
             first: self.dropped.max(from) + cut as u64,
             lines: lines.split_off(cut),
             gap: from < self.dropped,
+            ended: self.ended,
         }
     }
 }

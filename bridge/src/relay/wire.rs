@@ -9,9 +9,11 @@ use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{sync_channel, SyncSender};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
+use zellij_mcp_protocol::shell_line::{shell_line, ShellLine};
+use zellij_mcp_protocol::{PaneKind, PaneRef};
 
 use super::recording::Recording;
 use super::relaying::Change;
@@ -60,12 +62,15 @@ pub struct Shown {
     pub written: u64,
 }
 
-/// Lines from `first` on; `gap`: some asked for were let go.
+/// Lines from `first` on; `gap`: some asked for were let go; `ended`:
+/// the program is gone and all it wrote is in them.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Lines {
     pub first: u64,
     pub lines: Vec<String>,
     pub gap: bool,
+    #[serde(default)]
+    pub ended: bool,
 }
 
 /// [`Lines`] as the relay sends them, the lines it keeps lent.
@@ -74,6 +79,7 @@ pub struct LinesOut<'a> {
     pub first: u64,
     pub lines: Vec<Cow<'a, str>>,
     pub gap: bool,
+    pub ended: bool,
 }
 
 /// The relay socket of `pane` (a terminal pane's id) in `session`, in
@@ -198,21 +204,58 @@ pub fn ask<T: for<'de> Deserialize<'de>>(session: &str, pane: u32, ask: &Ask) ->
     serde_json::from_str(&reply).ok()
 }
 
+/// What a read of a relayed pane answers from.
+pub struct Read {
+    pub rows: Vec<String>,
+    /// Earlier lines are not in `rows` (let go, or past `max_bytes`).
+    pub earlier_left_out: bool,
+    /// What a shell's line holds on the relay's screen.
+    pub line: ShellLine,
+}
+
 /// The rows of `pane` in `session` as its relay has them: its screen, or
 /// (`whole`) the newest `max_bytes` of every line it keeps and then the
-/// screen, and whether earlier lines are not in them (let go, or past
-/// `max_bytes`); `None` when it runs no relay.
-pub fn rows(
-    session: &str,
-    pane: u32,
-    whole: bool,
-    max_bytes: usize,
-) -> Option<(Vec<String>, bool)> {
-    match whole {
-        false => ask::<Shown>(session, pane, &Ask::Screen).map(|shown| (shown.rows, false)),
-        true => {
-            let all = Ask::Lines { from: 0, max_bytes };
-            ask::<Lines>(session, pane, &all).map(|lines| (lines.lines, lines.first > 0))
+/// screen; `None` when it runs no relay.
+pub fn read(session: &str, pane: u32, whole: bool, max_bytes: usize) -> Option<Read> {
+    let shown = ask::<Shown>(session, pane, &Ask::Screen)?;
+    let line = shell_line(&shown.rows, shown.cursor);
+    if !whole {
+        return Some(Read {
+            rows: shown.rows,
+            earlier_left_out: false,
+            line,
+        });
+    }
+    let lines = ask::<Lines>(session, pane, &Ask::Lines { from: 0, max_bytes })?;
+    Some(Read {
+        rows: lines.lines,
+        earlier_left_out: lines.first > 0,
+        line,
+    })
+}
+
+/// How long a run's relay has to say its program is gone, once Zellij
+/// said so (the program's last bytes may still be on their way).
+const ENDED_WITHIN: Duration = Duration::from_secs(2);
+
+/// The newest `max_bytes` of the lines of a run in `pane`, from its relay:
+/// where the run `ended`, once the relay has all its program wrote; `None`
+/// when the pane runs no relay, or the relay did not have it all in time
+/// (something the program started may still hold its pty).
+pub fn output(session: &str, pane: PaneRef, max_bytes: usize, ended: bool) -> Option<Lines> {
+    if pane.kind != PaneKind::Terminal || !socket(session, pane.id, false)?.exists() {
+        return None;
+    }
+    let all = Ask::Lines { from: 0, max_bytes };
+    let until = Instant::now() + ENDED_WITHIN;
+    loop {
+        let lines = ask::<Lines>(session, pane.id, &all)?;
+        if lines.ended || !ended {
+            return Some(lines);
         }
+        if Instant::now() >= until {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(5));
     }
 }

@@ -13,6 +13,7 @@ use zellij_mcp_protocol::ops::{
     WriteResult, DEFAULT_DELIVERY_WAIT_MS, DEFAULT_SUBMIT_DELAY_MS, DEFAULT_WAIT_MS,
     MAX_DELIVERY_WAIT_MS,
 };
+use zellij_mcp_protocol::shell_line::ShellLine;
 use zellij_mcp_protocol::text::shape_read;
 use zellij_mcp_protocol::PaneKind;
 
@@ -234,21 +235,24 @@ impl ZellijMcp {
             Some(_) => relay::wire::MOST_BYTES,
             None => max_bytes,
         };
-        let rows =
-            tokio::task::spawn_blocking(move || relay::wire::rows(&asked_in, pane.id, whole, most));
-        let (rows, located) = tokio::join!(rows, self.locate(session, pane, true));
-        let Some((rows, earlier_left_out)) = rows.ok().flatten() else {
+        let read =
+            tokio::task::spawn_blocking(move || relay::wire::read(&asked_in, pane.id, whole, most));
+        let (read, located) = tokio::join!(read, self.locate(session, pane, true));
+        let Some(read) = read.ok().flatten() else {
             return Ok(None);
         };
         let (session, located) = located?;
-        let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+        let rows: Vec<&str> = read.rows.iter().map(String::as_str).collect();
         let shaped = shape_read(&rows, since.as_ref(), args.tail_lines, max_bytes);
         let mut result = ReadResult::new(pane, located.tab_id, shaped);
         // Lines the relay let go, or left out for max_bytes, are dropped
         // lines too.
-        result.truncated |= earlier_left_out && since.is_none();
+        result.truncated |= read.earlier_left_out && since.is_none();
         result.pid = located.pid;
-        result.state = PaneState::of(located.state, located.line_draft, pane_state(located.pid));
+        // A shell's line as the text answered shows it (Zellij's screen,
+        // which the plugin looked at, may be behind it).
+        let line_draft = matches!(read.line, ShellLine::Draft(_));
+        result.state = PaneState::of(located.state, line_draft, pane_state(located.pid));
         Ok(Some(Json(FromSession { session, result })))
     }
 }

@@ -22,6 +22,7 @@ use zellij_mcp_protocol::{Error, ErrorBody, ErrorCode, PaneRef};
 
 use crate::processes::pane_state::pane_state;
 use crate::processes::table;
+use crate::relay;
 
 use super::{FromSession, OnRequest, ZellijMcp};
 
@@ -276,8 +277,9 @@ impl ZellijMcp {
         Ok(Round::Over(result))
     }
 
-    /// Fills in a finished run's output (the tail of its scrollback), and
-    /// closes its pane when asked to and it has exited.
+    /// Fills in a finished run's output (from its relay, which has it
+    /// whole, else the tail of Zellij's scrollback), and closes its pane
+    /// when asked to and it has exited.
     pub(super) async fn add_run_output(
         &self,
         session: &str,
@@ -285,18 +287,30 @@ impl ZellijMcp {
         max_bytes: usize,
         close_on_exit: bool,
     ) {
-        match self.client.rows(session, result.pane_id, None).await {
-            Ok(rows) => {
+        let (asked_in, pane, ended) = (session.to_owned(), result.pane_id, result.exited);
+        let relayed = tokio::task::spawn_blocking(move || {
+            relay::wire::output(&asked_in, pane, max_bytes, ended)
+        });
+        let rows = match relayed.await {
+            Ok(Some(lines)) => Ok((lines.lines, lines.first > 0)),
+            _ => self
+                .client
+                .rows(session, pane, None)
+                .await
+                .map(|r| (r, false)),
+        };
+        match rows {
+            Ok((rows, earlier_left_out)) => {
                 let (output, truncated) = tail_capped(rows.iter().map(String::as_str), max_bytes);
                 result.output = output;
-                result.truncated = truncated;
+                result.truncated = truncated || earlier_left_out;
             }
-            Err(e) => tracing::warn!("could not read the output of {}: {e}", result.pane_id),
+            Err(e) => tracing::warn!("could not read the output of {pane}: {e}"),
         }
         if close_on_exit && result.exited {
             let close = CloseArgs {
                 target: Target {
-                    pane_id: Some(result.pane_id),
+                    pane_id: Some(pane),
                     tab: None,
                 },
                 ..Default::default()

@@ -138,7 +138,9 @@ impl<H: Host> Zellij<'_, H> {
         let argv = args.command.map(check_argv).transpose()?;
         let content = match &argv {
             Some(argv) => Content::Command {
-                argv: naming.keeping.hooked(argv.clone(), self.programs),
+                argv: naming
+                    .keeping
+                    .launch_line(argv.clone(), self.programs, args.relay),
                 cwd: args.cwd.clone(),
             },
             None => Content::Shell {

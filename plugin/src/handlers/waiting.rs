@@ -107,7 +107,7 @@ impl<H: Host> Zellij<'_, H> {
         let tab = self.target_tab(args.tab.as_ref(), asker.caller)?;
         let placement = args.placement.unwrap_or(Placement::Background);
         let content = Content::Command {
-            argv,
+            argv: naming.keeping.launch_line(argv, self.programs, args.relay),
             cwd: args.cwd,
         };
         if args.wait != Some(false) {

@@ -45,6 +45,9 @@ pub struct Keeping {
     pub bridge_file: PathBuf,
     /// Off: agents come back as Zellij brings them (`resume_agents false`).
     pub resume_on: bool,
+    /// On: commands start under the relay unless a call says not to
+    /// (`relay true`).
+    pub relay_on: bool,
     /// Since when the agents of an ended session are being brought back.
     pub restarting: Option<Instant>,
     /// Agents to start again, one at a time: their names and held panes.
@@ -106,16 +109,25 @@ impl Keeping {
     }
 
     /// `argv` started through `zellij-mcp launch`, which gives its program
-    /// zellij-mcp's hooks, where its description gives it any and the
-    /// bridge is known; else as it is.
-    pub fn hooked(&self, argv: Vec<String>, programs: &Programs) -> Vec<String> {
+    /// zellij-mcp's hooks where its description gives it any, and runs it
+    /// under the relay where `relay` (else the setting) asks; as it is when
+    /// it needs neither or the bridge is not known.
+    pub fn launch_line(
+        &self,
+        argv: Vec<String>,
+        programs: &Programs,
+        relay: Option<bool>,
+    ) -> Vec<String> {
+        let relay = relay.unwrap_or(self.relay_on);
         let program = launcher::read(&argv).ok().map(|l| l.name());
         let described = program.and_then(|p| programs.for_program(&p));
         let given = described.and_then(|d| d.hooks.as_ref());
-        match (given.filter(|h| h.per_launch()), self.bridge()) {
-            (Some(_), Some(bridge)) => {
-                let launch = [bridge, launcher::LAUNCH.into(), "--".into()];
-                launch.into_iter().chain(argv).collect()
+        let hooks = given.is_some_and(|h| h.per_launch());
+        match self.bridge() {
+            Some(bridge) if hooks || relay => {
+                let relayed = relay.then(|| launcher::WITH_RELAY.to_owned());
+                let launch = [bridge, launcher::LAUNCH.into()].into_iter().chain(relayed);
+                launch.chain(["--".into()]).chain(argv).collect()
             }
             _ => argv,
         }
@@ -438,31 +450,43 @@ mod tests {
     }
 
     #[test]
-    fn a_program_described_with_hooks_starts_through_the_bridges_launch() {
+    fn commands_start_through_the_bridges_launch_for_the_relay_and_hooks() {
         let dir = crate::fake::shared_dir("hooked");
-        let keeping = Keeping::new(dir.join("kept.json"), dir.join("bridge"), true);
+        let mut keeping = Keeping::new(dir.join("kept.json"), dir.join("bridge"), true);
         let programs = Programs::built_in();
         let argv = |words: &[&str]| words.iter().map(|w| w.to_string()).collect::<Vec<_>>();
         let claude = argv(&["env", "A=1", "claude", "-c"]);
-        assert_eq!(
-            keeping.hooked(claude.clone(), &programs),
-            claude,
-            "no bridge known yet"
-        );
+        let line =
+            |k: &Keeping, argv: &[String], relay| k.launch_line(argv.to_vec(), &programs, relay);
+        assert_eq!(line(&keeping, &claude, None), claude, "no bridge known yet");
         fs::write(dir.join("bridge"), "/b/zellij-mcp").unwrap();
-        let hooked = keeping.hooked(claude.clone(), &programs);
-        assert_eq!(hooked[..3], argv(&["/b/zellij-mcp", "launch", "--"]));
-        assert_eq!(hooked[3..], claude);
+        let launched = line(&keeping, &claude, None);
+        assert_eq!(launched[..3], argv(&["/b/zellij-mcp", "launch", "--"]));
+        assert_eq!(launched[3..], claude);
         assert_eq!(
-            program_of(&hooked).as_deref(),
+            program_of(&launched).as_deref(),
+            Some("claude"),
+            "read past it"
+        );
+        let relayed = line(&keeping, &claude, Some(true));
+        assert_eq!(
+            relayed[..4],
+            argv(&["/b/zellij-mcp", "launch", "--relay", "--"])
+        );
+        assert_eq!(
+            program_of(&relayed).as_deref(),
             Some("claude"),
             "read past it"
         );
         let gemini = argv(&["gemini"]);
+        assert_eq!(line(&keeping, &gemini, None), gemini, "given no hooks");
         assert_eq!(
-            keeping.hooked(gemini.clone(), &programs),
+            line(&keeping, &gemini, Some(true))[4..],
             gemini,
-            "given none"
+            "asked for"
         );
+        keeping.relay_on = true;
+        assert_eq!(line(&keeping, &gemini, None)[4..], gemini, "the relay on");
+        assert_eq!(line(&keeping, &gemini, Some(false)), gemini, "refused");
     }
 }

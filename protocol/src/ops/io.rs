@@ -19,7 +19,7 @@ pub struct ReadArgs {
     pub full: bool,
     /// Keep only the last N lines.
     pub tail_lines: Option<usize>,
-    /// A cursor from an earlier read: return only lines added after it (implies full).
+    /// A cursor from an earlier read: only lines added after it (implies full).
     pub since: Option<String>,
     /// Keep at most this many bytes, from the end. Default 65536, max 4194304.
     pub max_bytes: Option<usize>,
@@ -251,7 +251,7 @@ pub struct WriteArgs {
     pub submit: bool,
     /// Default 150, max 10000.
     pub submit_delay_ms: Option<u64>,
-    /// Type into an exited or held pane anyway (a CR there re-runs its command).
+    /// Type into an exited or held pane (a CR re-runs it).
     #[serde(default)]
     pub allow_exited: bool,
     /// Answer the dialog it shows (state asking); logged.
@@ -284,7 +284,7 @@ pub struct WaitForArgs {
     /// Patterns that end the wait as `stopped` (16 patterns in all).
     #[serde(default)]
     pub stop: Vec<String>,
-    /// Done when the pane shows no new output for this long.
+    /// Done after this long with no new output.
     pub idle_ms: Option<u64>,
     /// Done when the pane's command exits.
     #[serde(default)]
@@ -293,7 +293,7 @@ pub struct WaitForArgs {
     pub until_state: Option<PaneState>,
     /// Default 30000, max 600000.
     pub timeout_ms: Option<u64>,
-    /// Also match text already on screen when the call starts.
+    /// Also match text already shown.
     #[serde(default)]
     pub include_existing: bool,
     /// Lines returned in last_lines (default 20).
@@ -372,7 +372,7 @@ pub struct RunArgs {
     /// argv for a new pane, e.g. ["cargo","test"]; with pane_id, one shell
     /// command line, typed verbatim.
     pub command: RunCommand,
-    /// Run in this pane's shell (at its prompt) instead of a new pane.
+    /// Run in this pane's shell (at its prompt).
     pub pane_id: Option<PaneRef>,
     pub cwd: Option<String>,
     pub tab: Option<TabRef>,
@@ -389,14 +389,16 @@ pub struct RunArgs {
     pub wait: Option<bool>,
     /// Default 30000, max 600000.
     pub timeout_ms: Option<u64>,
-    /// Kill the command if it times out (default: leave it running).
+    /// Kill it on timeout (default: left running).
     #[serde(default)]
     pub kill_on_timeout: bool,
-    /// Close the pane once it has exited and its output is read.
+    /// Close the pane after the exit.
     #[serde(default)]
     pub close_on_exit: bool,
     /// Output cap in bytes, tail kept. Default 65536.
     pub max_bytes: Option<usize>,
+    /// Under zellij-mcp's pty relay (default false).
+    pub relay: Option<bool>,
 }
 
 // What `run` runs: argv in a new pane, or a command line in a shell.

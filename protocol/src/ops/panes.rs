@@ -100,7 +100,7 @@ pub struct ListPanesArgs {
     pub exited: Option<bool>,
     pub floating: Option<bool>,
     pub state: Option<crate::ops::PaneState>,
-    /// Also list plugin panes (default false).
+    /// Also plugin panes.
     #[serde(default)]
     pub include_plugins: bool,
     /// Also tab name and position, start command, argv, cwd, pid, geometry.
@@ -134,7 +134,7 @@ pub struct NewTabArgs {
     pub cwd: Option<String>,
     /// Layout KDL, a layout name (e.g. compact), or a .kdl path.
     pub layout: Option<String>,
-    /// Switch to the new tab (default false: created in the background).
+    /// Switch to it (default false).
     #[serde(default)]
     pub focus: bool,
 }
@@ -179,6 +179,8 @@ pub struct NewPaneArgs {
     /// Agent reads lines at a prompt (no composer).
     #[serde(default)]
     pub reads_lines: bool,
+    /// Under zellij-mcp's pty relay (default false).
+    pub relay: Option<bool>,
     #[serde(flatten)]
     pub at: Opening,
 }

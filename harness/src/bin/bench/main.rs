@@ -281,10 +281,10 @@ fn full_reads(table: &mut Table, session: &Session, paths: &Paths, rounds: usize
         });
         p50s.push(table.timed(&format!("full read via MCP, {transport}"), samples, ""));
     }
-    let full_size = dump_screen(session, &pane, true).len();
+    let full_size = session.dump_screen(&pane, true).len();
     let mut short = 0;
     let samples = measure(rounds, || {
-        short += usize::from(dump_screen(session, &pane, true).len() < full_size);
+        short += usize::from(session.dump_screen(&pane, true).len() < full_size);
     });
     let dump = table.timed("`zellij action dump-screen --full --pane-id`", samples, "");
     if short > 0 {
@@ -598,23 +598,6 @@ fn run_in_new_tab(mcp: &Mcp, name: &str, script: &str) -> Value {
     let script = format!("sleep 0.5; {script}");
     let args = json!({"command": ["sh", "-c", script], "wait": false, "tab": tab});
     mcp.ok("zellij_run", args)["pane_id"].clone()
-}
-
-/// `zellij action dump-screen` of a pane (`--full`: with its scrollback).
-pub fn dump_screen(session: &Session, pane: &str, full: bool) -> Vec<u8> {
-    let mut cmd = session.sandbox().zellij();
-    cmd.args([
-        "--session",
-        session.name(),
-        "action",
-        "dump-screen",
-        "--pane-id",
-        pane,
-    ]);
-    if full {
-        cmd.arg("--full");
-    }
-    cmd.output().expect("dump-screen").stdout
 }
 
 /// The session's Zellij server, from the plugin's hello.

@@ -10,7 +10,6 @@ use serde_json::{json, Value};
 use zellij_mcp_harness::{Mcp, Session};
 
 use crate::channel::Channel;
-use crate::dump_screen;
 use crate::table::{measure, Stats, Table};
 
 pub struct Paths {
@@ -47,7 +46,7 @@ impl Paths {
         let dump = table.timed(
             "`zellij action dump-screen --pane-id`",
             measure(rounds, || {
-                dump_screen(session, "terminal_0", false);
+                session.dump_screen("terminal_0", false);
             }),
             "",
         );

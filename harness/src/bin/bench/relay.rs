@@ -12,16 +12,15 @@ use portable_pty::{CommandBuilder, PtySize};
 use serde_json::json;
 use zellij_mcp_harness::{relay_peak_kib, wait_for, Mcp, Session};
 
-use crate::dump_screen;
 use crate::table::{measure, Table};
 
 pub fn relay(table: &mut Table, session: &Session, bridge: &Path, rounds: usize) {
     table.section("the pty relay (zellij-mcp relay)");
     let mcp = Mcp::start(bridge, session.sandbox(), &[]);
-    reads(table, session, &mcp, bridge, rounds);
+    reads(table, session, &mcp, rounds);
     keystrokes(table, bridge, rounds.max(200));
-    throughput(table, &mcp, bridge);
-    memory(table, &mcp, bridge);
+    throughput(table, &mcp);
+    memory(table, &mcp);
 }
 
 /// `argv` under the relay (the bridge by its whole path: panes start in
@@ -35,9 +34,14 @@ fn relayed(bridge: &Path, argv: &[&str]) -> Vec<String> {
         .collect()
 }
 
-/// A tiled pane running `command`, once its screen shows `shown`.
-fn pane_showing(mcp: &Mcp, command: Vec<String>, shown: &str) -> String {
-    let args = json!({"command": command, "placement": "tiled"});
+fn words(argv: &[&str]) -> Vec<String> {
+    argv.iter().map(|a| a.to_string()).collect()
+}
+
+/// A tiled pane running `command` (under the relay, or not), once its
+/// screen shows `shown`.
+fn pane_showing(mcp: &Mcp, command: &[&str], relay: bool, shown: &str) -> String {
+    let args = json!({"command": command, "placement": "tiled", "relay": relay});
     let pane = mcp.ok("zellij_new_pane", args)["pane_id"]
         .as_str()
         .expect("a pane id")
@@ -53,14 +57,10 @@ fn pane_showing(mcp: &Mcp, command: Vec<String>, shown: &str) -> String {
     pane
 }
 
-fn reads(table: &mut Table, session: &Session, mcp: &Mcp, bridge: &Path, rounds: usize) {
+fn reads(table: &mut Table, session: &Session, mcp: &Mcp, rounds: usize) {
     let program = ["sh", "-c", "seq 1 30; echo shown; exec sleep 100000"];
-    let plain = pane_showing(
-        mcp,
-        program.iter().map(|a| a.to_string()).collect(),
-        "shown",
-    );
-    let through = pane_showing(mcp, relayed(bridge, &program), "shown");
+    let plain = pane_showing(mcp, &program, false, "shown");
+    let through = pane_showing(mcp, &program, true, "shown");
     let read = |pane: &str| {
         let args = json!({"pane_id": pane});
         measure(rounds, || {
@@ -78,7 +78,7 @@ fn reads(table: &mut Table, session: &Session, mcp: &Mcp, bridge: &Path, rounds:
         )
         .p50;
     let dumps = measure(rounds.min(50), || {
-        dump_screen(session, &through, false);
+        session.dump_screen(&through, false);
     });
     let dump_p50 = table
         .timed("`zellij action dump-screen` of the relayed pane", dumps, "")
@@ -95,7 +95,7 @@ fn reads(table: &mut Table, session: &Session, mcp: &Mcp, bridge: &Path, rounds:
 /// under the relay.
 fn keystrokes(table: &mut Table, bridge: &Path, rounds: usize) {
     let echo = ["sh", "-c", "stty raw -echo; echo ready; exec cat"];
-    let alone = round_trips(echo.iter().map(|a| a.to_string()).collect(), rounds);
+    let alone = round_trips(words(&echo), rounds);
     let through = round_trips(relayed(bridge, &echo), rounds);
     let alone = table.timed("a keystroke's round trip, the program alone", alone, "");
     let through = table.timed("a keystroke's round trip under the relay", through, "");
@@ -149,23 +149,24 @@ fn round_trips(argv: Vec<String>, rounds: usize) -> Vec<Duration> {
 
 /// 20 MB of lines through a pane (`zellij_run` until the program ends),
 /// relayed and not, alternately.
-fn throughput(table: &mut Table, mcp: &Mcp, bridge: &Path) {
+fn throughput(table: &mut Table, mcp: &Mcp) {
     let flood = [
         "sh",
         "-c",
         "head -c 20000000 /dev/zero | tr '\\0' x | fold -w 100",
     ];
-    let run = |command: Vec<String>| {
+    let run = |relay: bool| {
         let start = Instant::now();
-        let args = json!({"command": command, "timeout_ms": 300000, "max_bytes": 1000});
+        let args =
+            json!({"command": flood, "timeout_ms": 300000, "max_bytes": 1000, "relay": relay});
         let ran = mcp.ok("zellij_run", args);
         assert_eq!(ran["exit_code"], 0, "{ran}");
         start.elapsed()
     };
     let (mut plain, mut through) = (Vec::new(), Vec::new());
     for _ in 0..5 {
-        plain.push(run(flood.iter().map(|a| a.to_string()).collect()));
-        through.push(run(relayed(bridge, &flood)));
+        plain.push(run(false));
+        through.push(run(true));
     }
     let plain = table.timed("20 MB of lines through a pane, not relayed", plain, "");
     let through = table.timed("20 MB of lines through a relayed pane", through, "");
@@ -177,12 +178,12 @@ fn throughput(table: &mut Table, mcp: &Mcp, bridge: &Path) {
 
 /// The relay's peak memory after about 50 MB went through it, as Linux
 /// tells it.
-fn memory(table: &mut Table, mcp: &Mcp, bridge: &Path) {
+fn memory(table: &mut Table, mcp: &Mcp) {
     let mark = format!("bench-flood-{}", std::process::id());
     let script = format!(
         "head -c 37500000 /dev/zero | tr '\\0' x | fold -w 75 | base64 -w 100; echo {mark}; exec sleep 100000"
     );
-    pane_showing(mcp, relayed(bridge, &["sh", "-c", &script]), &mark);
+    pane_showing(mcp, &["sh", "-c", &script], true, &mark);
     let peak = relay_peak_kib(&mark);
     let figure = peak.map_or("unknown".into(), |kib| {
         format!("{:.1} MB", kib as f64 * 1024.0 / 1e6)

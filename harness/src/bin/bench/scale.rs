@@ -152,7 +152,7 @@ fn cleared_with_two_clients(table: &mut Table, session: &Session, mcp: &Mcp, rou
         "",
     );
     let dumps = measure(rounds.min(50), || {
-        crate::dump_screen(session, &pane, false);
+        session.dump_screen(&pane, false);
     });
     let dump = table.timed("`zellij action dump-screen` of it", dumps, "");
     table.note(&format!(

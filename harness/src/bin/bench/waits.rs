@@ -9,8 +9,6 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use zellij_mcp_harness::{Mcp, Session};
 
-use crate::dump_screen;
-
 /// A pane whose program prints each line written into a FIFO.
 pub struct MarkPane {
     pub pane: Value,
@@ -86,13 +84,13 @@ pub fn dump_poll_latency(session: &Session, marks: &MarkPane, rounds: usize) -> 
             let mark = format!("polled-{n}");
             let period = Duration::from_secs(1);
             let start = Instant::now();
-            dump_screen(session, marks.id(), false); // the poll just before the line
+            session.dump_screen(marks.id(), false); // the poll just before the line
             std::thread::sleep(period.mul_f64(((n * 379) % 1000) as f64 / 1000.0));
             let written = marks.write(&mark);
             let mut next_poll = start + period;
             loop {
                 std::thread::sleep(next_poll.saturating_duration_since(Instant::now()));
-                let screen = dump_screen(session, marks.id(), false);
+                let screen = session.dump_screen(marks.id(), false);
                 if String::from_utf8_lossy(&screen).contains(&mark) {
                     return written.elapsed();
                 }
