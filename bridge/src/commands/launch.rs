@@ -4,9 +4,9 @@
 //! this launch only (a settings file of its own, named by an argument or
 //! a variable, as the description says), then becomes the program (by
 //! exec, or with `--relay` under the relay), so the pane runs the program
-//! itself. The
-//! person's own settings and hooks are left as they are, and still run. On
-//! any problem the program starts as it was given, without them.
+//! itself. The person's own settings and hooks are left as they are, and
+//! still run. On any problem the program starts as it was given, without
+//! them.
 
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
