@@ -156,6 +156,16 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         words: Vec<String>,
     },
+    /// Tells the plugin the program in the foreground of this relayed pane
+    /// (run by its relay; internal).
+    #[command(name = "foreground", hide = true)]
+    Foreground {
+        #[arg(long)]
+        cwd: Option<String>,
+        /// Its command line.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        argv: Vec<String>,
+    },
     /// Starts a program zellij-mcp opens a pane for: with zellij-mcp's
     /// hooks for this launch where its description gives them, under the
     /// relay with --relay, becoming the program (run by the plugin;
@@ -267,7 +277,9 @@ async fn serve(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     let command = cli.command;
     // A hook prints nothing: its program may show what it prints.
     let filter = match command {
-        Some(Command::Hook { .. }) => tracing_subscriber::EnvFilter::new("off"),
+        Some(Command::Hook { .. } | Command::Foreground { .. }) => {
+            tracing_subscriber::EnvFilter::new("off")
+        }
         _ => tracing_subscriber::EnvFilter::try_from_env("ZELLIJ_MCP_LOG")
             .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
     };
@@ -360,6 +372,10 @@ async fn serve(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             hook::run(&client, words.pop()).await;
             std::process::exit(0)
         }
+        Some(Command::Foreground { cwd, argv }) => {
+            hook::foreground(&client, argv, cwd).await;
+            std::process::exit(0)
+        }
         _ => {}
     }
     let server = tools::ZellijMcp::new(Arc::new(client), own_pane, &options)?;
@@ -389,6 +405,7 @@ async fn serve(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             | Command::Conversation { .. }
             | Command::EndLeftovers { .. }
             | Command::Hook { .. }
+            | Command::Foreground { .. }
             | Command::Launch { .. }
             | Command::Relay { .. },
         ) => {

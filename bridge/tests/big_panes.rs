@@ -22,7 +22,8 @@ fn busy_pane(mcp: &Mcp) -> String {
     );
     let pane = mcp.ok(
         "zellij_new_pane",
-        json!({"command": ["sh", "-c", script], "placement": "tiled", "name": "busy"}),
+        // Not relayed: these tests are of what Zellij keeps and renders.
+        json!({"command": ["sh", "-c", script], "placement": "tiled", "name": "busy", "relay": false}),
     );
     let pane = pane["pane_id"].as_str().unwrap().to_owned();
     wait_for("the scrollback to fill", Duration::from_secs(60), || {
@@ -186,7 +187,7 @@ fn output_that_scrolls_by_between_two_looks_is_still_found() {
         );
         mcp.ok(
             "zellij_new_pane",
-            json!({"command": ["sh", "-c", script], "placement": "tiled"}),
+            json!({"command": ["sh", "-c", script], "placement": "tiled", "relay": false}),
         )["pane_id"]
             .clone()
     };

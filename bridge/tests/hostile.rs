@@ -16,7 +16,8 @@ fn printing_pane(mcp: &Mcp) -> String {
     let script = "i=0; while true; do i=$((i+1)); echo \"line $i abcdefghijklmnopqrstuvwxyz\"; sleep 0.05; done";
     let pane = mcp.ok(
         "zellij_new_pane",
-        json!({"command": ["sh", "-c", script], "placement": "floating"}),
+        // Not relayed: the plugin's waits are what is tested.
+        json!({"command": ["sh", "-c", script], "placement": "floating", "relay": false}),
     );
     pane["pane_id"].as_str().unwrap().to_owned()
 }

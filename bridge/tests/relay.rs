@@ -269,7 +269,8 @@ fn last_tick(text: &str) -> u64 {
 }
 
 #[test]
-fn a_relayed_pane_reads_live_while_a_person_has_it_scrolled_up_and_past_zellijs_scrollback() {
+fn a_relayed_pane_reads_and_waits_live_while_a_person_has_it_scrolled_up_and_past_zellijs_scrollback(
+) {
     let s = session("relay-read");
     let mcp = mcp(&s, "socket");
     let (mut client, _) = s.attach_and_wait();
@@ -312,6 +313,24 @@ fn a_relayed_pane_reads_live_while_a_person_has_it_scrolled_up_and_past_zellijs_
             (last_tick(&read) > last_tick(&view) + 10).then_some(())
         },
     );
+    // A wait sees the ticks as they come, the view still held.
+    let next = last_tick(&screen(&mcp, &pane)) + 5;
+    let waited = mcp.ok(
+        "zellij_wait_for",
+        json!({"pane_id": pane, "pattern": format!("tick-{next}\\b"), "timeout_ms": 20000}),
+    );
+    assert_eq!(waited["outcome"], "matched", "{waited}");
+    assert_eq!(waited["line"], format!("tick-{next}"));
+    assert!(
+        last_tick(&client.screen()) + 10 < next,
+        "the view held: {}",
+        client.screen()
+    );
+    let quiet = mcp.ok(
+        "zellij_wait_for",
+        json!({"pane_id": pane, "pattern": "never-printed", "stop": ["tick-\\d+0\\b"], "timeout_ms": 20000}),
+    );
+    assert_eq!(quiet["outcome"], "stopped", "{quiet}");
     client.type_keys(b"\x03");
 }
 

@@ -680,7 +680,9 @@ fn wait_for_matches_stops_idles_exits_times_out_and_cancels() {
     assert_eq!(timeout["outcome"], "timeout");
     assert!(timeout["elapsed_ms"].as_u64().unwrap() >= 600);
 
-    let doomed = id(&mcp.ok("zellij_new_pane", json!({"command": ["sleep", "600"]}))["pane_id"]);
+    // The plugin's wait (a relayed pane's waits are its relay's: relay.rs).
+    let doomed = json!({"command": ["sleep", "600"], "relay": false});
+    let doomed = id(&mcp.ok("zellij_new_pane", doomed)["pane_id"]);
     let closed = std::thread::scope(|scope| {
         let waiter = scope.spawn(|| {
             mcp.ok(

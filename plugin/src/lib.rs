@@ -151,7 +151,7 @@ pub struct Settings {
     /// How long a working agent's screen and record may stay unchanged
     /// before it reads `stalled` (`stalled_after_s`).
     stalled_after_ms: u64,
-    /// Commands zellij-mcp starts run under its relay (`relay true`).
+    /// Commands zellij-mcp starts run under its relay (off: `relay false`).
     relay: bool,
 }
 
@@ -164,7 +164,7 @@ impl Settings {
         let off = |key: &str| configuration.get(key).map(String::as_str) == Some("false");
         let (child_events, tab_marks) = (!off("child_events"), !off("tab_marks"));
         let resume_agents = !off("resume_agents");
-        let relay = configuration.get("relay").map(String::as_str) == Some("true");
+        let relay = !off("relay");
         let stalled_after_s = configuration
             .get("stalled_after_s")
             .and_then(|v| v.parse::<u64>().ok());

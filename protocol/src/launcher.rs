@@ -436,6 +436,21 @@ pub const RELAY: &str = "relay";
 /// `launch`'s option that runs the program under the relay.
 pub const WITH_RELAY: &str = "--relay";
 
+/// Whether `argv` is a relay's own command line (`zellij-mcp relay …`,
+/// `zellij-mcp launch --relay …`): what Zellij tells as a relayed pane's
+/// running command, whatever runs on the relay's pty.
+pub fn is_relay(argv: &[String]) -> bool {
+    let own = argv
+        .first()
+        .is_some_and(|first| base(first) == "zellij-mcp");
+    let options = argv.iter().skip(2).take_while(|word| *word != "--");
+    match argv.get(1).map(String::as_str) {
+        Some(RELAY) => own,
+        Some(LAUNCH) => own && options.into_iter().any(|word| word == WITH_RELAY),
+        _ => false,
+    }
+}
+
 /// The options of `launch` and `relay`.
 const OWN_LAUNCH: Options = Options {
     long_flags: &["relay", "record-input"],
@@ -918,6 +933,26 @@ mod tests {
             read(&resumed).unwrap().args(),
             ["--resume", "a b", "--x", "y"]
         );
+    }
+
+    #[test]
+    fn a_relays_own_line_is_known_as_such() {
+        let relays: &[&[&str]] = &[
+            &["/b/zellij-mcp", "launch", "--relay", "--", "sh", "-c", "x"],
+            &["zellij-mcp", "relay", "--", "vim"],
+        ];
+        for line in relays {
+            assert!(is_relay(&argv(line)), "{line:?}");
+        }
+        let others: &[&[&str]] = &[
+            &["/b/zellij-mcp", "launch", "--", "claude"],
+            &["zellij-mcp", "launch", "--", "x", "--relay"],
+            &["relay", "--", "vim"],
+            &["zellij-mcp"],
+        ];
+        for line in others {
+            assert!(!is_relay(&argv(line)), "{line:?}");
+        }
     }
 
     #[test]

@@ -6,12 +6,15 @@
 //! with no plugin, for a payload it cannot read or on any error it ends at
 //! once, printing nothing, and it always exits 0; it decides nothing for
 //! the program (a permission is never answered here).
+//!
+//! `zellij-mcp foreground`, run by a relay, tells the plugin the same way
+//! what runs in its pane's foreground (see `relay::foreground`).
 
 use std::io::{IsTerminal, Read};
 use std::time::Duration;
 
 use zellij_mcp_protocol::hooks::{self, MAX_PAYLOAD_BYTES};
-use zellij_mcp_protocol::ops::{op, HookArgs};
+use zellij_mcp_protocol::ops::{op, ForegroundArgs, HookArgs};
 use zellij_mcp_protocol::PaneRef;
 
 use crate::transport::client::PluginClient;
@@ -29,10 +32,7 @@ pub async fn run(client: &PluginClient, argument: Option<String>) {
         .duration_since(std::time::UNIX_EPOCH)
         .ok()
         .map(|since| since.as_millis() as u64);
-    let (Some(session), Some(pane)) = (env("ZELLIJ_SESSION_NAME"), env("ZELLIJ_PANE_ID")) else {
-        return;
-    };
-    let Ok(pane) = pane.parse::<u32>().map(PaneRef::terminal) else {
+    let Some((session, pane)) = pane() else {
         return;
     };
     let payload = match argument {
@@ -50,6 +50,28 @@ pub async fn run(client: &PluginClient, argument: Option<String>) {
     };
     let call = client.call::<op::Hook>(Some(&session), &args, client.sending());
     let _ = tokio::time::timeout(TELL_WAIT, call).await;
+}
+
+/// `zellij-mcp foreground`: tells the plugin what runs in the foreground
+/// of this relayed pane, as its relay saw it; never fails.
+pub async fn foreground(client: &PluginClient, running: Vec<String>, cwd: Option<String>) {
+    let Some((session, pane_id)) = pane() else {
+        return;
+    };
+    let args = ForegroundArgs {
+        pane_id,
+        running,
+        cwd,
+    };
+    let call = client.call::<op::Foreground>(Some(&session), &args, client.sending());
+    let _ = tokio::time::timeout(TELL_WAIT, call).await;
+}
+
+/// The session and pane this process runs in, as its environment says.
+fn pane() -> Option<(String, PaneRef)> {
+    let session = env("ZELLIJ_SESSION_NAME")?;
+    let pane = env("ZELLIJ_PANE_ID")?.parse::<u32>().ok()?;
+    Some((session, PaneRef::terminal(pane)))
 }
 
 fn env(name: &str) -> Option<String> {

@@ -11,6 +11,7 @@
 //! started from a shell, the relay is the program's parent ([`beside`]).
 
 mod beside;
+mod foreground;
 mod handover;
 mod pty;
 mod recording;

@@ -8,13 +8,14 @@ use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::path::PathBuf;
 use std::sync::mpsc::{sync_channel, SyncSender};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use super::foreground::Foreground;
 use super::recording::Recording;
 use super::signals::Caught;
-use super::truth::Truth;
+use super::truth::{Kept, Truth};
 use super::{terminal, wire, Record};
 
 /// The most bytes moved in one read.
@@ -50,6 +51,7 @@ pub struct Relay {
     child: Option<libc::pid_t>,
     /// Nothing holds the program's pty any more.
     program_gone: bool,
+    foreground: Foreground,
 }
 
 impl Relay {
@@ -69,9 +71,9 @@ impl Relay {
         }
         // A size not set yet: a terminal's usual, until the pane's comes.
         let (cols, rows) = size.map_or((80, 24), |s| (s.ws_col.into(), s.ws_row.into()));
-        let truth = Arc::new(Mutex::new(Truth::new(cols, rows)));
+        let kept = Arc::new(Kept::new(Truth::new(cols, rows)));
         let (changes, taken) = sync_channel(KEEPER_BEHIND);
-        let socket = told(&truth, &changes);
+        let socket = told(&kept, &changes);
         let recording = record.to.as_deref().and_then(|path| {
             Recording::begin(path, cols, rows, record.typed_too)
                 .inspect_err(|e| {
@@ -82,11 +84,12 @@ impl Relay {
         let keeping = std::thread::spawn(move || {
             let mut recording = recording;
             for change in taken {
-                let mut truth = truth.lock().unwrap_or_else(PoisonError::into_inner);
+                let mut truth = kept.lock();
                 match change {
                     Change::Output(bytes) => {
                         truth.feed(&bytes);
                         drop(truth);
+                        kept.changed();
                         if let Some(recording) = recording.as_mut() {
                             recording.output(&bytes);
                         }
@@ -112,7 +115,11 @@ impl Relay {
                         });
                         let _ = done.send(());
                     }
-                    Change::ProgramGone => truth.ended = true,
+                    Change::ProgramGone => {
+                        truth.ended = true;
+                        drop(truth);
+                        kept.changed();
+                    }
                     Change::End => return,
                 }
             }
@@ -124,6 +131,7 @@ impl Relay {
             keeper: Some((changes, keeping)),
             child,
             program_gone: false,
+            foreground: Foreground::new(),
         }
     }
 
@@ -142,8 +150,9 @@ impl Relay {
         loop {
             let ready = poll(
                 [self.caught.as_fd(), self.near.as_fd(), stdin.as_fd()],
-                None,
+                self.foreground.within(),
             );
+            self.foreground.look(self.near.as_fd());
             let [signalled, output, typed] = ready;
             if signalled {
                 for signal in self.caught.drain() {
@@ -166,7 +175,7 @@ impl Relay {
                 match read(self.near.as_fd(), &mut chunk) {
                     // The pane gone: the program is hung up on.
                     Some(n) if !self.write_out(&chunk[..n]) => return self.hung_up(),
-                    Some(_) => {}
+                    Some(_) => self.foreground.soon(),
                     // Nothing holds the program's pty open any more.
                     None => {
                         self.program_gone = true;
@@ -180,6 +189,7 @@ impl Relay {
                         // A program gone meanwhile is seen at the next read.
                         write_all(self.near.as_fd(), &chunk[..n]);
                         self.keep(Change::Typed(chunk[..n].to_vec()));
+                        self.foreground.soon();
                     }
                     None => return self.hung_up(),
                 }
@@ -287,11 +297,11 @@ impl Drop for Relay {
 /// Answers readers of the pane (by its session and id, as Zellij gave
 /// them to the pane) from `truth`, and begins and stops recordings by
 /// `changes`; the socket, if there is one.
-fn told(truth: &Arc<Mutex<Truth>>, changes: &SyncSender<Change>) -> Option<PathBuf> {
+fn told(kept: &Arc<Kept>, changes: &SyncSender<Change>) -> Option<PathBuf> {
     let session = std::env::var("ZELLIJ_SESSION_NAME").ok()?;
     let pane = std::env::var("ZELLIJ_PANE_ID").ok()?.parse().ok()?;
     let socket = wire::socket(&session, pane, true)?;
-    wire::serve(&socket, truth.clone(), changes.clone()).ok()?;
+    wire::serve(&socket, kept.clone(), changes.clone()).ok()?;
     Some(socket)
 }
 

@@ -6,6 +6,8 @@
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
 
 use avt::observer::Transcript;
 use avt::Terminal;
@@ -18,6 +20,48 @@ pub const KEPT_BYTES: usize = 2 * 1024 * 1024;
 /// What keeping one line costs beside its text (its `String` and the
 /// allocator's share).
 const LINE_COST: usize = 48;
+
+/// The truth, shared by the keeper that draws it and the readers, who may
+/// wait for it to change.
+pub struct Kept {
+    truth: Mutex<Truth>,
+    changed: Condvar,
+}
+
+impl Kept {
+    pub fn new(truth: Truth) -> Kept {
+        Kept {
+            truth: Mutex::new(truth),
+            changed: Condvar::new(),
+        }
+    }
+
+    pub fn lock(&self) -> MutexGuard<'_, Truth> {
+        self.truth.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Wakes the readers waiting for a change.
+    pub fn changed(&self) {
+        self.changed.notify_all();
+    }
+
+    /// The truth once the program wrote more than `after` bytes in all,
+    /// or is gone, or `within` passed.
+    pub fn after(&self, after: u64, within: Duration) -> MutexGuard<'_, Truth> {
+        let until = Instant::now() + within;
+        let mut truth = self.lock();
+        while truth.written <= after && !truth.ended {
+            let Some(left) = until.checked_duration_since(Instant::now()) else {
+                break;
+            };
+            truth = match self.changed.wait_timeout(truth, left) {
+                Ok((truth, _)) => truth,
+                Err(poisoned) => poisoned.into_inner().0,
+            };
+        }
+        truth
+    }
+}
 
 pub struct Truth {
     terminal: Terminal,
@@ -109,6 +153,8 @@ impl Truth {
     /// screen's rows last, the newest `max_bytes` of them; the kept ones
     /// lent, not copied.
     pub fn lines(&self, from: u64, max_bytes: usize) -> LinesOut<'_> {
+        // Past the lines kept: the screen's.
+        let from = from.min(self.dropped + self.kept.len() as u64);
         let skip = from.saturating_sub(self.dropped) as usize;
         let kept = self
             .kept
@@ -131,6 +177,8 @@ impl Truth {
             lines: lines.split_off(cut),
             gap: from < self.dropped,
             ended: self.ended,
+            lines_above: self.dropped + self.kept.len() as u64,
+            written: self.written,
         }
     }
 }
@@ -152,6 +200,30 @@ mod tests {
         assert_eq!((lines.first, lines.gap), (0, false));
         let later = truth.lines(1, 1000);
         assert_eq!(later.lines, ["two", "three", "four"]);
+        let screen = truth.lines(u64::MAX, 1000);
+        assert_eq!((screen.first, screen.lines_above), (2, 2));
+        assert_eq!(screen.lines, ["three", "four"]);
+    }
+
+    #[test]
+    fn a_reader_waits_for_what_the_program_writes_next() {
+        let kept = std::sync::Arc::new(Kept::new(Truth::new(10, 3)));
+        kept.lock().feed(b"one\r\n");
+        let short = Duration::from_millis(1);
+        assert_eq!(kept.after(0, short).written, 5, "already past");
+        let started = Instant::now();
+        assert_eq!(kept.after(5, short).written, 5, "nothing new in time");
+        assert!(started.elapsed() >= short);
+        let keeper = kept.clone();
+        let writes = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(20));
+            keeper.lock().feed(b"two");
+            keeper.changed();
+        });
+        let truth = kept.after(5, Duration::from_secs(10));
+        assert_eq!((truth.written, truth.shown().rows[1].as_str()), (8, "two"));
+        drop(truth);
+        writes.join().unwrap();
     }
 
     #[test]

@@ -7,8 +7,9 @@ use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, SyncSender};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -17,13 +18,17 @@ use zellij_mcp_protocol::{PaneKind, PaneRef};
 
 use super::recording::Recording;
 use super::relaying::Change;
-use super::truth::Truth;
+use super::truth::Kept;
 use crate::transport::sessions::{socket_base, user_id};
 
 /// The most bytes of lines one answer carries.
 pub const MOST_BYTES: usize = 4 * 1024 * 1024;
 /// How long a reader may take to ask, and to take its answer.
 const PATIENCE: Duration = Duration::from_secs(2);
+/// The longest [`Ask::Next`] waits.
+pub const MOST_WAIT: Duration = Duration::from_secs(1);
+/// The most readers answered at once (each waits on a thread of its own).
+const MOST_READERS: usize = 16;
 
 /// What a reader asks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -34,6 +39,14 @@ pub enum Ask {
     /// The lines from line `from` on, the screen's last, the newest
     /// `max_bytes` of them.
     Lines { from: u64, max_bytes: usize },
+    /// [`Ask::Lines`], once the program wrote more than `after` bytes in
+    /// all (or is gone), or `within_ms` passed (at most [`MOST_WAIT`]).
+    Next {
+        from: u64,
+        max_bytes: usize,
+        after: u64,
+        within_ms: u64,
+    },
     /// Begin recording the pane to the file `to` (what is typed too,
     /// with `typed_too`), from its screen as it is; with no `to`, stop.
     Record {
@@ -63,7 +76,9 @@ pub struct Shown {
 }
 
 /// Lines from `first` on; `gap`: some asked for were let go; `ended`:
-/// the program is gone and all it wrote is in them.
+/// the program is gone and all it wrote is in them; `lines_above`: the
+/// lines above the screen (its first row's number); `written`: the bytes
+/// the program wrote in all.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Lines {
     pub first: u64,
@@ -71,6 +86,10 @@ pub struct Lines {
     pub gap: bool,
     #[serde(default)]
     pub ended: bool,
+    #[serde(default)]
+    pub lines_above: u64,
+    #[serde(default)]
+    pub written: u64,
 }
 
 /// [`Lines`] as the relay sends them, the lines it keeps lent.
@@ -80,6 +99,8 @@ pub struct LinesOut<'a> {
     pub lines: Vec<Cow<'a, str>>,
     pub gap: bool,
     pub ended: bool,
+    pub lines_above: u64,
+    pub written: u64,
 }
 
 /// The relay socket of `pane` (a terminal pane's id) in `session`, in
@@ -108,39 +129,55 @@ fn private(dir: &Path) -> bool {
         .is_ok_and(|m| m.is_dir() && m.uid() == user_id() && m.permissions().mode() & 0o077 == 0)
 }
 
-/// Answers readers at `path`, from `truth`, until the relay ends; a slow
-/// reader holds up only the next one, never the program.
-pub fn serve(
-    path: &Path,
-    truth: Arc<Mutex<Truth>>,
-    changes: SyncSender<Change>,
-) -> std::io::Result<()> {
+/// Answers readers at `path`, from `kept`, until the relay ends, each on a
+/// thread of its own (a reader waiting for output holds up no other); a
+/// reader never holds up the program.
+pub fn serve(path: &Path, kept: Arc<Kept>, changes: SyncSender<Change>) -> std::io::Result<()> {
     let _ = std::fs::remove_file(path);
     let listener = UnixListener::bind(path)?;
+    let answering = Arc::new(AtomicUsize::new(0));
     std::thread::spawn(move || {
         for reader in listener.incoming().flatten() {
-            let _ = answer(reader, &truth, &changes);
+            // Past the bound a reader is hung up on: it reads from Zellij.
+            if answering.fetch_add(1, Ordering::SeqCst) >= MOST_READERS {
+                answering.fetch_sub(1, Ordering::SeqCst);
+                continue;
+            }
+            let (kept, changes, done) = (kept.clone(), changes.clone(), answering.clone());
+            let spawned = std::thread::Builder::new().spawn(move || {
+                let _ = answer(reader, &kept, &changes);
+                done.fetch_sub(1, Ordering::SeqCst);
+            });
+            if spawned.is_err() {
+                answering.fetch_sub(1, Ordering::SeqCst);
+            }
         }
     });
     Ok(())
 }
 
-fn answer(
-    reader: UnixStream,
-    truth: &Mutex<Truth>,
-    changes: &SyncSender<Change>,
-) -> std::io::Result<()> {
+fn answer(reader: UnixStream, kept: &Kept, changes: &SyncSender<Change>) -> std::io::Result<()> {
     reader.set_read_timeout(Some(PATIENCE))?;
     reader.set_write_timeout(Some(PATIENCE))?;
     let mut line = String::new();
     BufReader::new(std::io::Read::take(&reader, 4096)).read_line(&mut line)?;
     let reply = match serde_json::from_str::<Ask>(&line) {
         Ok(Ask::Record { to, typed_too }) => {
-            serde_json::to_string(&record(truth, changes, to, typed_too))
+            serde_json::to_string(&record(kept, changes, to, typed_too))
         }
-        Ok(Ask::Screen) => serde_json::to_string(&lock(truth).shown()),
+        Ok(Ask::Screen) => serde_json::to_string(&kept.lock().shown()),
         Ok(Ask::Lines { from, max_bytes }) => {
-            serde_json::to_string(&lock(truth).lines(from, max_bytes.min(MOST_BYTES)))
+            serde_json::to_string(&kept.lock().lines(from, max_bytes.min(MOST_BYTES)))
+        }
+        Ok(Ask::Next {
+            from,
+            max_bytes,
+            after,
+            within_ms,
+        }) => {
+            let within = Duration::from_millis(within_ms).min(MOST_WAIT);
+            let truth = kept.after(after, within);
+            serde_json::to_string(&truth.lines(from, max_bytes.min(MOST_BYTES)))
         }
         Err(e) => Ok(serde_json::json!({ "error": e.to_string() }).to_string()),
     };
@@ -149,21 +186,17 @@ fn answer(
     reader.write_all(b"\n")
 }
 
-fn lock(truth: &Mutex<Truth>) -> std::sync::MutexGuard<'_, Truth> {
-    truth.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 /// Begins a recording to `to` (the relay's keeper draws the screen as it
 /// is into it first), or stops the one going on; once the keeper did.
 fn record(
-    truth: &Mutex<Truth>,
+    kept: &Kept,
     changes: &SyncSender<Change>,
     to: Option<PathBuf>,
     typed_too: bool,
 ) -> Recorded {
     let begun = match &to {
         Some(path) => {
-            let (cols, rows) = lock(truth).size();
+            let (cols, rows) = kept.lock().size();
             match Recording::begin(path, cols, rows, typed_too) {
                 Ok(begun) => Some(begun),
                 Err(e) => {

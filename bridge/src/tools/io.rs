@@ -13,17 +13,12 @@ use zellij_mcp_protocol::ops::{
     WriteResult, DEFAULT_DELIVERY_WAIT_MS, DEFAULT_SUBMIT_DELAY_MS, DEFAULT_WAIT_MS,
     MAX_DELIVERY_WAIT_MS,
 };
-use zellij_mcp_protocol::shell_line::ShellLine;
 use zellij_mcp_protocol::text::shape_read;
-use zellij_mcp_protocol::PaneKind;
 
+use super::relayed::RelayedWait;
 use super::schema::{events_output, input, output_in_session as output};
-use super::{
-    bad_request, parse, paths, FromSession, InSession, OnRequest, ToolFailure, ToolResult,
-    ZellijMcp,
-};
+use super::{bad_request, parse, paths, FromSession, InSession, OnRequest, ToolResult, ZellijMcp};
 use crate::processes::pane_state::pane_state;
-use crate::relay;
 
 #[tool_router(router = io_tools, vis = "pub(super)")]
 impl ZellijMcp {
@@ -110,7 +105,18 @@ impl ZellijMcp {
             return Ok(Json(self.wait_for_state(&session, p.args, state).await?));
         }
         let on = OnRequest::default();
-        let work = self.wait_in_rounds(&session, p.args, &on);
+        let work = async {
+            let mut args = p.args;
+            match self.wait_relayed(&session, &args).await? {
+                RelayedWait::Over(result) => Ok(result),
+                RelayedWait::NotRelayed(waited) => {
+                    if let Some(timeout) = &mut args.timeout_ms {
+                        *timeout = timeout.saturating_sub(waited.as_millis() as u64);
+                    }
+                    self.wait_in_rounds(&session, args, &on).await
+                }
+            }
+        };
         let result = self.waiting(&session, op::WaitFor::NAME, &on, &context, work);
         Ok(Json(result.await?))
     }
@@ -209,50 +215,5 @@ impl ZellijMcp {
         let (session, args) = self.guarded(args, |a: &SignalArgs| a.force).await?;
         self.send::<op::Signal>(Some(&session), &args, Duration::ZERO)
             .await
-    }
-}
-
-impl ZellijMcp {
-    /// A read of a pane whose program runs under a relay, from the relay:
-    /// live while a person has the pane scrolled up, and past Zellij's
-    /// scrollback. `None` for a pane with no relay.
-    async fn read_relayed(
-        &self,
-        session: &str,
-        args: &ReadArgs,
-    ) -> Result<Option<Json<FromSession<ReadResult>>>, ToolFailure> {
-        let pane = args.pane_id;
-        let relayed = pane.kind == PaneKind::Terminal
-            && relay::wire::socket(session, pane.id, false).is_some_and(|s| s.exists());
-        if !relayed {
-            return Ok(None);
-        }
-        let (max_bytes, since) = args.checked()?;
-        let (asked_in, whole) = (session.to_owned(), args.needs_scrollback());
-        // A read after a cursor looks for the cursor's lines, which may be
-        // older than the text it answers.
-        let most = match since {
-            Some(_) => relay::wire::MOST_BYTES,
-            None => max_bytes,
-        };
-        let read =
-            tokio::task::spawn_blocking(move || relay::wire::read(&asked_in, pane.id, whole, most));
-        let (read, located) = tokio::join!(read, self.locate(session, pane, true));
-        let Some(read) = read.ok().flatten() else {
-            return Ok(None);
-        };
-        let (session, located) = located?;
-        let rows: Vec<&str> = read.rows.iter().map(String::as_str).collect();
-        let shaped = shape_read(&rows, since.as_ref(), args.tail_lines, max_bytes);
-        let mut result = ReadResult::new(pane, located.tab_id, shaped);
-        // Lines the relay let go, or left out for max_bytes, are dropped
-        // lines too.
-        result.truncated |= read.earlier_left_out && since.is_none();
-        result.pid = located.pid;
-        // A shell's line as the text answered shows it (Zellij's screen,
-        // which the plugin looked at, may be behind it).
-        let line_draft = matches!(read.line, ShellLine::Draft(_));
-        result.state = PaneState::of(located.state, line_draft, pane_state(located.pid));
-        Ok(Some(Json(FromSession { session, result })))
     }
 }

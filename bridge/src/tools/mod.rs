@@ -17,6 +17,7 @@ mod io;
 mod panes;
 mod paths;
 mod policy;
+mod relayed;
 mod resources;
 mod schema;
 mod scrollback;

@@ -273,7 +273,8 @@ impl<H: Host> McpPlugin<H> {
             }),
             op::SendMessage::NAME => self.now::<op::SendMessage>(args, asker, |p, a, asker| {
                 let zellij = Zellij::of(&p.host, &p.view, &p.programs);
-                handlers::send_message(&zellij, &p.agents, &p.outbox, &mut p.log, a, asker)
+                let facts = &mut p.pane_facts;
+                handlers::send_message(&zellij, &p.agents, facts, &p.outbox, &mut p.log, a, asker)
             }),
             op::CancelMessages::NAME => {
                 self.now::<op::CancelMessages>(args, asker, |p, a, asker| {
@@ -305,6 +306,15 @@ impl<H: Host> McpPlugin<H> {
                 p.look_at_agents();
                 let told = Zellij::of(&p.host, &p.view, &p.programs).hook(&mut p.hooks, a);
                 // What it told is on the board and in the event log at once.
+                if told.is_ok() {
+                    p.look_at_agents();
+                }
+                told
+            }),
+            op::Foreground::NAME => self.now::<op::Foreground>(args, asker, |p, a, _| {
+                let told =
+                    Zellij::of(&p.host, &p.view, &p.programs).foreground(&mut p.pane_facts, a);
+                // An agent program started in a relayed pane is on the board at once.
                 if told.is_ok() {
                     p.look_at_agents();
                 }

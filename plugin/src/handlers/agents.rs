@@ -10,8 +10,8 @@ use zellij_mcp_protocol::agent_screen::Shown;
 use zellij_mcp_protocol::launcher::{program_name, program_of_command};
 use zellij_mcp_protocol::ops::{
     AgentRow, AgentsResult, DescribeProgramsArgs, DescribeProgramsResult, ExplainArgs,
-    ExplainResult, Happened, HoldReason, HookArgs, HookResult, PaneEntry, PaneState,
-    RegisterAgentArgs, TargetResult,
+    ExplainResult, ForegroundArgs, ForegroundResult, Happened, HoldReason, HookArgs, HookResult,
+    PaneEntry, PaneState, RegisterAgentArgs, TargetResult,
 };
 use zellij_mcp_protocol::{ErrorBody, PaneRef};
 
@@ -170,6 +170,14 @@ impl<H: Host> Zellij<'_, H> {
         let at = (at_ms, now_ms);
         reports.note_arrived(args.pane_id, args.event, args.conversation, at);
         now(HookResult {})
+    }
+
+    /// `foreground`: notes the program a relayed terminal pane runs, as its
+    /// relay told it.
+    pub fn foreground(&self, facts: &mut PaneFacts, args: ForegroundArgs) -> HandlerResult {
+        self.require_terminal(args.pane_id)?;
+        facts.foreground_told(args.pane_id, args.running, args.cwd);
+        now(ForegroundResult {})
     }
 }
 

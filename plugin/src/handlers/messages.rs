@@ -20,12 +20,14 @@ use crate::state::attention::Attention;
 use crate::state::event_log::EventLog;
 use crate::state::later::Asker;
 use crate::state::messages::{Answer, Message, Outbox, Recipient};
+use crate::state::pane_facts::PaneFacts;
 
 /// `send_message`: checked, logged as queued (which gives it its seq), and
 /// handed to the outbox, answered once delivered or its wait is over.
 pub fn send_message(
     zellij: &Zellij<'_, impl Host>,
     agents: &Agents,
+    facts: &mut PaneFacts,
     outbox: &Outbox,
     log: &mut EventLog,
     args: SendMessageArgs,
@@ -60,7 +62,7 @@ pub fn send_message(
     let caller_name = asker.caller.and_then(|p| agents.by_pane().remove(&p));
     let to = recipient(&args.to, caller_name.as_deref())?;
     refuse_message_to_self(agents, &to, asker.caller)?;
-    refuse_unless_an_agent(zellij, agents, &to)?;
+    refuse_unless_an_agent(zellij, agents, facts, &to)?;
     let from = sender(agents, args.from, caller_name, asker.caller)?;
     let text = plain_text(&args.text);
     outbox.room(text.len(), asker.client())?;
@@ -205,6 +207,7 @@ fn sender(
 fn refuse_unless_an_agent(
     zellij: &Zellij<'_, impl Host>,
     agents: &Agents,
+    facts: &mut PaneFacts,
     to: &Recipient,
 ) -> Result<(), ErrorBody> {
     let Recipient::Pane(pane) = to else {
@@ -213,7 +216,10 @@ fn refuse_unless_an_agent(
     if agents.by_pane().contains_key(pane) || zellij.pane_now(*pane).is_none() {
         return Ok(());
     }
-    let running = zellij.host.running_command(*pane).unwrap_or_default();
+    // As it is now: its program may have changed since it was last asked.
+    facts.forget(*pane);
+    let running = facts.of(zellij.host, *pane).running.clone();
+    let running = running.unwrap_or_default();
     let program = zellij.program_of(*pane, Some(&running));
     if program
         .as_deref()

@@ -45,8 +45,8 @@ pub struct Keeping {
     pub bridge_file: PathBuf,
     /// Off: agents come back as Zellij brings them (`resume_agents false`).
     pub resume_on: bool,
-    /// On: commands start under the relay unless a call says not to
-    /// (`relay true`).
+    /// On (unless `relay false`): commands start under the relay unless a
+    /// call says not to.
     pub relay_on: bool,
     /// Since when the agents of an ended session are being brought back.
     pub restarting: Option<Instant>,

@@ -6,9 +6,14 @@
 //! made a list of 100 panes take a quarter of a second. A pane is asked
 //! about once, when it is first listed, and again after a write or signal to
 //! it (its program may have changed before Zellij's next check).
+//!
+//! Zellij tells a relayed pane's running command as the relay's own line
+//! (it leads the pane's terminal); its relay tells the program in the
+//! foreground of its own pty instead, and that is what such a pane runs.
 
 use std::collections::HashMap;
 
+use zellij_mcp_protocol::launcher;
 use zellij_mcp_protocol::PaneRef;
 
 use crate::host::Host;
@@ -27,13 +32,19 @@ pub struct Facts {
 pub struct PaneFacts {
     known: HashMap<PaneRef, Facts>,
     pids: HashMap<PaneRef, u32>,
+    /// What relays told last of their panes' foreground programs.
+    relayed: HashMap<PaneRef, Facts>,
 }
 
 impl PaneFacts {
     /// The pane's facts: as the events last told them, else what `ask`
     /// answers now.
     pub fn get(&mut self, pane: PaneRef, ask: impl FnOnce() -> Facts) -> &Facts {
-        self.known.entry(pane).or_insert_with(ask)
+        if !self.known.contains_key(&pane) {
+            let facts = self.through_relay(pane, ask());
+            self.known.insert(pane, facts);
+        }
+        &self.known[&pane]
     }
 
     /// The pane's facts, asked of Zellij the first time.
@@ -64,22 +75,58 @@ impl PaneFacts {
     /// `CwdChanged`; only for panes already known (the others are asked
     /// when listed).
     pub fn cwd_changed(&mut self, pane: PaneRef, cwd: String) {
+        let told = self.relayed.get(&pane);
         if let Some(facts) = self.known.get_mut(&pane) {
-            facts.cwd = Some(cwd);
+            // While the pane runs what its relay told, Zellij's is the relay's.
+            let relayed =
+                told.is_some_and(|told| told.cwd.is_some() && told.running == facts.running);
+            if !relayed {
+                facts.cwd = Some(cwd);
+            }
         }
     }
 
     /// `CommandChanged`: the foreground command, else the pane's own.
     pub fn command_changed(&mut self, pane: PaneRef, argv: Vec<String>) {
+        if let Some(facts) = self.known.get(&pane) {
+            let facts = Facts {
+                running: Some(argv).filter(|argv| !argv.is_empty()),
+                ..facts.clone()
+            };
+            self.known.insert(pane, self.through_relay(pane, facts));
+        }
+    }
+
+    /// What the pane's relay told of the program in its foreground.
+    pub fn foreground_told(&mut self, pane: PaneRef, running: Vec<String>, cwd: Option<String>) {
+        let told = Facts {
+            running: Some(running).filter(|argv| !argv.is_empty()),
+            cwd,
+        };
+        self.relayed.insert(pane, told.clone());
         if let Some(facts) = self.known.get_mut(&pane) {
-            facts.running = Some(argv).filter(|argv| !argv.is_empty());
+            facts.running = told.running;
+            facts.cwd = told.cwd.or(facts.cwd.take());
+        }
+    }
+
+    /// Zellij's facts of a relayed pane (its relay's own) as its relay
+    /// told them, once it has; other facts as they are.
+    fn through_relay(&self, pane: PaneRef, facts: Facts) -> Facts {
+        let relay = facts.running.as_deref().is_some_and(launcher::is_relay);
+        match self.relayed.get(&pane) {
+            Some(told) if relay => Facts {
+                running: told.running.clone().or(facts.running),
+                cwd: told.cwd.clone().or(facts.cwd),
+            },
+            _ => facts,
         }
     }
 
     /// Asks `ask` the facts of the panes not known yet.
     pub fn learn(&mut self, panes: impl Iterator<Item = PaneRef>, ask: impl Fn(PaneRef) -> Facts) {
         for pane in panes {
-            self.known.entry(pane).or_insert_with(|| ask(pane));
+            self.get(pane, || ask(pane));
         }
     }
 
@@ -102,6 +149,7 @@ impl PaneFacts {
     pub fn keep_only(&mut self, live: impl Fn(PaneRef) -> bool) {
         self.known.retain(|pane, _| live(*pane));
         self.pids.retain(|pane, _| live(*pane));
+        self.relayed.retain(|pane, _| live(*pane));
     }
 
     #[cfg(test)]
@@ -141,6 +189,38 @@ mod tests {
         known.cwd_changed(b, "/early".into());
         assert_eq!(known.get(b, || ask("/two")), &facts("/two"));
         assert_eq!(asked, 2);
+    }
+
+    #[test]
+    fn a_relayed_pane_runs_what_its_relay_told() {
+        let mut known = PaneFacts::default();
+        let (pane, plain) = (PaneRef::terminal(5), PaneRef::terminal(6));
+        let relay = |argv: &[&str]| {
+            let launch = ["/b/zellij-mcp", "launch", "--relay", "--"];
+            let line = launch.iter().chain(argv).map(|w| w.to_string());
+            Facts {
+                cwd: Some("/start".into()),
+                running: Some(line.collect()),
+            }
+        };
+        let argv = |words: &[&str]| Some(words.iter().map(|w| w.to_string()).collect());
+        known.get(pane, || relay(&["sh", "-c", "x"]));
+        known.foreground_told(pane, vec!["codex".into()], Some("/work".into()));
+        assert_eq!(known.known(pane).unwrap().running, argv(&["codex"]));
+        // Zellij goes on telling the relay's line: the relay's word stands.
+        known.forget(pane);
+        let again = known.get(pane, || relay(&["sh", "-c", "x"])).clone();
+        assert_eq!(again.running, argv(&["codex"]));
+        assert_eq!(again.cwd.as_deref(), Some("/work"));
+        known.command_changed(pane, relay(&["sh"]).running.unwrap());
+        known.cwd_changed(pane, "/start".into());
+        assert_eq!(known.known(pane).unwrap().running, argv(&["codex"]));
+        assert_eq!(known.known(pane).unwrap().cwd.as_deref(), Some("/work"));
+        // A pane whose command is not a relay's is told by Zellij alone.
+        known.foreground_told(plain, vec!["vim".into()], None);
+        assert_eq!(known.get(plain, || facts("/p")), &facts("/p"));
+        known.keep_only(|p| p == plain);
+        assert!(!known.relayed.contains_key(&pane));
     }
 
     #[test]

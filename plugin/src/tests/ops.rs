@@ -1513,6 +1513,40 @@ fn a_message_to_a_pane_that_shows_no_agent_is_refused_and_nothing_is_typed() {
 }
 
 #[test]
+fn a_relayed_pane_runs_the_program_its_relay_told() {
+    let mut p = plugin("op-foreground");
+    // Zellij tells the relay's own line, whose program cannot be read for
+    // sure.
+    let relay = [
+        "/b/zellij-mcp",
+        "launch",
+        "--relay",
+        "--",
+        "sh",
+        "-c",
+        "exec \"$@\"",
+        "sh",
+        "x",
+    ];
+    *p.host.running.borrow_mut() = relay.iter().map(|w| w.to_string()).collect();
+    screen_shows(&mut p, None, ShellLine::Unknown);
+    let args = json!({"to": "terminal_1", "text": "hello", "from": "ci", "wait_ms": 0});
+    assert_eq!(
+        refused(&mut p, "1", "send_message", args.clone()),
+        "not_an_agent"
+    );
+    let told = json!({"pane_id": "terminal_1", "running": ["/usr/bin/codex"], "cwd": "/w"});
+    send(&mut p, "2", Some(&request("2", "foreground", told)));
+    only_reply(&p, "2", "2");
+    send(&mut p, "3", Some(&request("3", "send_message", args)));
+    let sent = result_of::<op::SendMessage>(only_reply(&p, "3", "3"));
+    let taken = [DeliveryStatus::Queued, DeliveryStatus::Held];
+    assert!(taken.contains(&sent.status), "codex is an agent");
+    let gone = json!({"pane_id": "terminal_99", "running": ["vim"]});
+    assert_eq!(refused(&mut p, "4", "foreground", gone), "pane_not_found");
+}
+
+#[test]
 fn writing_into_a_dialog_needs_answer_and_is_logged() {
     let mut p = plugin("op-write-asking");
     *p.host.running.borrow_mut() = vec!["/usr/bin/codex".into()];

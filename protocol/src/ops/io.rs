@@ -397,7 +397,7 @@ pub struct RunArgs {
     pub close_on_exit: bool,
     /// Output cap in bytes, tail kept. Default 65536.
     pub max_bytes: Option<usize>,
-    /// Under zellij-mcp's pty relay (default false).
+    /// Under zellij-mcp's pty relay (default true).
     pub relay: Option<bool>,
 }
 

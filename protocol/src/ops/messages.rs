@@ -431,6 +431,20 @@ pub struct HookArgs {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct HookResult {}
 
+/// `foreground`: the program in the foreground of `pane_id`'s relay pty
+/// (Zellij tells the relay itself), as the relay saw it when it changed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ForegroundArgs {
+    pub pane_id: PaneRef,
+    /// Its command line.
+    pub running: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ForegroundResult {}
+
 /// A delivered message, as an agent's row tells it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]

@@ -75,6 +75,9 @@ ops! {
     Replied = "replied", RepliedArgs => RepliedResult;
     /// Notes what an agent program's hook told.
     Hook = "hook", HookArgs => HookResult;
+    /// Notes the program in the foreground of a relayed pane, as its
+    /// relay saw it.
+    Foreground = "foreground", ForegroundArgs => ForegroundResult;
     /// The session's event log, after a seq.
     ReadEvents = "read_events", ReadEventsArgs => ReadEventsResult;
     /// A pane's screen; the bridge reads scrollbacks itself.

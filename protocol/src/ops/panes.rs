@@ -179,7 +179,7 @@ pub struct NewPaneArgs {
     /// Agent reads lines at a prompt (no composer).
     #[serde(default)]
     pub reads_lines: bool,
-    /// Under zellij-mcp's pty relay (default false).
+    /// Under zellij-mcp's pty relay (default true).
     pub relay: Option<bool>,
     #[serde(flatten)]
     pub at: Opening,

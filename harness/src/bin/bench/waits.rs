@@ -17,8 +17,9 @@ pub struct MarkPane {
 
 impl MarkPane {
     /// In the tab the bridge acts on by default, or in a new tab (which no
-    /// client views: new tabs are not focused).
-    pub fn open(mcp: &Mcp, session: &Session, tag: &str, new_tab: bool) -> MarkPane {
+    /// client views: new tabs are not focused); under zellij-mcp's relay or
+    /// not.
+    pub fn open(mcp: &Mcp, session: &Session, tag: &str, new_tab: bool, relay: bool) -> MarkPane {
         let fifo = session.sandbox().work().join(format!("marks-{tag}.fifo"));
         let made = std::process::Command::new("mkfifo").arg(&fifo).status();
         assert!(made.is_ok_and(|s| s.success()), "mkfifo");
@@ -26,8 +27,7 @@ impl MarkPane {
         // an end of file between two marks (a `cat` started again after
         // each writer could miss a mark written before it opened).
         let script = format!("exec cat <> {}", fifo.display());
-        let mut args =
-            json!({"command": ["sh", "-c", script], "wait": false, "placement": "tiled"});
+        let mut args = json!({"command": ["sh", "-c", script], "wait": false, "placement": "tiled", "relay": relay});
         if new_tab {
             let tab = mcp.ok("zellij_new_tab", json!({"name": tag}));
             args["tab"] = tab["tab_id"].clone();

@@ -1,0 +1,141 @@
+//! The program in the foreground of the relay's pty, told to the plugin
+//! when it changes. Zellij tells a pane's running command (and folder) as
+//! its terminal's foreground process's, which for a relayed pane is the
+//! relay itself; so the relay looks at its own pty's foreground a moment
+//! after the program wrote or was typed to (where a shell starts a command
+//! or a program another), and tells the plugin what runs there, through
+//! `zellij-mcp foreground`, one at a time, the latest first.
+
+use std::os::fd::{AsRawFd, BorrowedFd};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use crate::processes;
+
+/// How long after output or typing the foreground is looked at: a burst
+/// of either is looked at once.
+const SETTLE: Duration = Duration::from_millis(30);
+/// The most bytes of a command line told (its first words: its program).
+const MOST_BYTES: usize = 8 * 1024;
+
+/// What runs in the foreground, as told.
+#[derive(Debug, Clone, PartialEq)]
+struct Running {
+    argv: Vec<String>,
+    cwd: Option<String>,
+}
+
+/// The foreground as last told, and when to look again.
+pub struct Foreground {
+    due: Option<Instant>,
+    told: Option<Running>,
+    /// The latest not told yet, for the thread that tells it; none outside
+    /// a Zellij pane.
+    teller: Option<Arc<(Mutex<Option<Running>>, Condvar)>>,
+}
+
+impl Foreground {
+    /// Looks at once, and tells where the relay runs in a Zellij pane.
+    pub fn new() -> Foreground {
+        let in_pane = ["ZELLIJ_SESSION_NAME", "ZELLIJ_PANE_ID"]
+            .iter()
+            .all(|name| std::env::var_os(name).is_some_and(|v| !v.is_empty()));
+        let teller = in_pane.then(|| {
+            let slot = Arc::new((Mutex::new(None), Condvar::new()));
+            let taken = slot.clone();
+            std::thread::spawn(move || tell_each(&taken));
+            slot
+        });
+        Foreground {
+            due: Some(Instant::now()),
+            told: None,
+            teller,
+        }
+    }
+
+    /// The program wrote, or was typed to: look again soon.
+    pub fn soon(&mut self) {
+        if self.teller.is_some() && self.due.is_none() {
+            self.due = Some(Instant::now() + SETTLE);
+        }
+    }
+
+    /// How long until the next look, if one is due.
+    pub fn within(&self) -> Option<Duration> {
+        let due = self.due?;
+        self.teller.as_ref()?;
+        Some(due.saturating_duration_since(Instant::now()))
+    }
+
+    /// Looks, if it is time, and tells what changed.
+    pub fn look(&mut self, near: BorrowedFd) {
+        let (Some(due), Some(teller)) = (self.due, &self.teller) else {
+            return;
+        };
+        if Instant::now() < due {
+            return;
+        }
+        self.due = None;
+        let Some(running) = running_on(near) else {
+            return;
+        };
+        if self.told.as_ref() == Some(&running) {
+            return;
+        }
+        self.told = Some(running.clone());
+        let (slot, told) = &**teller;
+        *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(running);
+        told.notify_one();
+    }
+}
+
+/// The foreground process group's leader on the pty whose near end is
+/// `near`: its command line and folder.
+fn running_on(near: BorrowedFd) -> Option<Running> {
+    // SAFETY: asks about a descriptor this relay owns.
+    let group = unsafe { libc::tcgetpgrp(near.as_raw_fd()) };
+    let leader = u32::try_from(group).ok().filter(|&pid| pid > 0)?;
+    let mut argv = processes::table().command_line(leader)?;
+    let mut bytes = 0;
+    argv.retain(|word| {
+        bytes += word.len() + 1;
+        bytes <= MOST_BYTES
+    });
+    let cwd = std::fs::read_link(format!("/proc/{leader}/cwd")).ok();
+    let cwd = cwd.map(|path| path.display().to_string());
+    (!argv.is_empty()).then_some(Running { argv, cwd })
+}
+
+/// Tells the plugin each foreground put in `slot`, the latest when several
+/// came while one was told.
+fn tell_each(slot: &(Mutex<Option<Running>>, Condvar)) {
+    let Ok(bridge) = std::env::current_exe() else {
+        return;
+    };
+    let (latest, came) = slot;
+    loop {
+        let running = {
+            let mut latest = latest.lock().unwrap_or_else(PoisonError::into_inner);
+            loop {
+                match latest.take() {
+                    Some(running) => break running,
+                    None => latest = came.wait(latest).unwrap_or_else(PoisonError::into_inner),
+                }
+            }
+        };
+        let mut command = Command::new(&bridge);
+        command.arg("foreground");
+        if let Some(cwd) = &running.cwd {
+            command.arg("--cwd").arg(cwd);
+        }
+        // Nothing of it reaches the pane.
+        let _ = command
+            .arg("--")
+            .args(&running.argv)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+}
