@@ -222,6 +222,47 @@ fn keys_and_job_control_reach_a_relayed_shell() {
     until_none_left(&mark);
 }
 
+/// The pane's entry in a detailed list.
+fn listed(mcp: &Mcp, pane: &str) -> Value {
+    let list = mcp.ok("zellij_list_panes", json!({"details": true}));
+    let panes = list["panes"].as_array().unwrap();
+    let entry = panes.iter().find(|p| p["pane_id"] == pane);
+    entry.cloned().unwrap_or(Value::Null)
+}
+
+#[test]
+fn a_relayed_pane_is_listed_with_what_its_shell_runs_and_where() {
+    let s = session("relay-foreground");
+    let mcp = mcp(&s, "socket");
+    let shell = ["bash", "--norc", "--noprofile"];
+    let opened = mcp.ok(
+        "zellij_new_pane",
+        json!({"command": shell, "placement": "tiled"}),
+    );
+    let pane = opened["pane_id"].as_str().unwrap().to_owned();
+    let waited = mcp.ok(
+        "zellij_wait_for",
+        json!({"pane_id": pane, "until_state": "prompt", "timeout_ms": 20000}),
+    );
+    assert_eq!(waited["outcome"], "state", "{waited}");
+    // Zellij names the relay (the pane's terminal's foreground); the
+    // relay tells what runs on its own pty, and in which folder.
+    let folder = s.sandbox().work().join("elsewhere");
+    std::fs::create_dir_all(&folder).unwrap();
+    let line = format!("cd '{}' && sleep 321", folder.display());
+    mcp.ok(
+        "zellij_write",
+        json!({"pane_id": pane, "text": line, "keys": ["Enter"]}),
+    );
+    let entry = wait_for("sleep listed", Duration::from_secs(20), || {
+        let entry = listed(&mcp, &pane);
+        (entry["running"] == json!(["sleep", "321"])).then_some(entry)
+    });
+    assert_eq!(entry["program"], "sleep", "{entry}");
+    assert_eq!(entry["cwd"], json!(folder.display().to_string()), "{entry}");
+    mcp.ok("zellij_close", json!({"pane_id": pane}));
+}
+
 /// How many processes have `mark` in their command line.
 fn processes_with(mark: &str) -> usize {
     let listed = std::process::Command::new("ps")

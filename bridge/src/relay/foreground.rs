@@ -3,8 +3,9 @@
 //! its terminal's foreground process's, which for a relayed pane is the
 //! relay itself; so the relay looks at its own pty's foreground a moment
 //! after the program wrote or was typed to (where a shell starts a command
-//! or a program another), and tells the plugin what runs there, through
-//! `zellij-mcp foreground`, one at a time, the latest first.
+//! or a program another), and again once that settled, and tells the
+//! plugin what runs there, through `zellij-mcp foreground`, one at a time,
+//! the latest first.
 
 use std::os::fd::{AsRawFd, BorrowedFd};
 use std::process::{Command, Stdio};
@@ -16,6 +17,9 @@ use crate::processes;
 /// How long after output or typing the foreground is looked at: a burst
 /// of either is looked at once.
 const SETTLE: Duration = Duration::from_millis(30);
+/// How long after the last output or typing it is looked at again: a
+/// program started then may print nothing for a while.
+const SETTLED: Duration = Duration::from_secs(1);
 /// The most bytes of a command line told (its first words: its program).
 const MOST_BYTES: usize = 8 * 1024;
 
@@ -29,6 +33,8 @@ struct Running {
 /// The foreground as last told, and when to look again.
 pub struct Foreground {
     due: Option<Instant>,
+    /// The look once output and typing settled.
+    settled: Option<Instant>,
     told: Option<Running>,
     /// The latest not told yet, for the thread that tells it; none outside
     /// a Zellij pane.
@@ -49,6 +55,7 @@ impl Foreground {
         });
         Foreground {
             due: Some(Instant::now()),
+            settled: None,
             told: None,
             teller,
         }
@@ -56,27 +63,31 @@ impl Foreground {
 
     /// The program wrote, or was typed to: look again soon.
     pub fn soon(&mut self) {
-        if self.teller.is_some() && self.due.is_none() {
-            self.due = Some(Instant::now() + SETTLE);
+        if self.teller.is_some() {
+            let now = Instant::now();
+            self.due.get_or_insert(now + SETTLE);
+            self.settled = Some(now + SETTLED);
         }
     }
 
     /// How long until the next look, if one is due.
     pub fn within(&self) -> Option<Duration> {
-        let due = self.due?;
         self.teller.as_ref()?;
-        Some(due.saturating_duration_since(Instant::now()))
+        let next = self.due.into_iter().chain(self.settled).min()?;
+        Some(next.saturating_duration_since(Instant::now()))
     }
 
     /// Looks, if it is time, and tells what changed.
     pub fn look(&mut self, near: BorrowedFd) {
-        let (Some(due), Some(teller)) = (self.due, &self.teller) else {
+        let Some(teller) = &self.teller else {
             return;
         };
-        if Instant::now() < due {
+        let now = Instant::now();
+        let passed = |at: &mut Option<Instant>| at.take_if(|at| *at <= now).is_some();
+        let (due, settled) = (passed(&mut self.due), passed(&mut self.settled));
+        if !due && !settled {
             return;
         }
-        self.due = None;
         let Some(running) = running_on(near) else {
             return;
         };

@@ -198,7 +198,9 @@ impl<H: Host> McpPlugin<H> {
     fn take_panes(&mut self, manifest: PaneManifest) {
         self.view.panes = Some(manifest);
         let live = self.view.pane_refs();
-        self.pane_facts.keep_only(|pane| live.contains(&pane));
+        let now_ms = self.host.unix_ms();
+        self.pane_facts
+            .keep_only(|pane| live.contains(&pane), now_ms);
         self.hooks.keep_only(|pane| live.contains(&pane));
     }
 

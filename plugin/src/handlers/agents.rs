@@ -24,7 +24,7 @@ use crate::state::hooks::HookReports;
 use crate::state::kept::{Keeping, Kept};
 use crate::state::later::Asker;
 use crate::state::messages::{Outbox, Recipient};
-use crate::state::pane_facts::PaneFacts;
+use crate::state::pane_facts::{Facts, PaneFacts};
 use crate::state::programs_file::ProgramsFile;
 
 /// What naming a pane touches: the names, and the log that records them.
@@ -176,7 +176,11 @@ impl<H: Host> Zellij<'_, H> {
     /// relay told it.
     pub fn foreground(&self, facts: &mut PaneFacts, args: ForegroundArgs) -> HandlerResult {
         self.require_terminal(args.pane_id)?;
-        facts.foreground_told(args.pane_id, args.running, args.cwd);
+        let told = Facts {
+            running: Some(args.running).filter(|argv| !argv.is_empty()),
+            cwd: args.cwd,
+        };
+        facts.foreground_told(args.pane_id, told, self.host.unix_ms());
         now(ForegroundResult {})
     }
 }

@@ -33,8 +33,18 @@ pub struct PaneFacts {
     known: HashMap<PaneRef, Facts>,
     pids: HashMap<PaneRef, u32>,
     /// What relays told last of their panes' foreground programs.
-    relayed: HashMap<PaneRef, Facts>,
+    relayed: HashMap<PaneRef, Told>,
 }
+
+/// What a relay told, and when (Unix ms).
+#[derive(Debug)]
+struct Told {
+    facts: Facts,
+    at_ms: u64,
+}
+
+/// How long what a relay told is kept for a pane not listed (yet).
+const TOLD_KEPT_MS: u64 = 5_000;
 
 impl PaneFacts {
     /// The pane's facts: as the events last told them, else what `ask`
@@ -75,7 +85,7 @@ impl PaneFacts {
     /// `CwdChanged`; only for panes already known (the others are asked
     /// when listed).
     pub fn cwd_changed(&mut self, pane: PaneRef, cwd: String) {
-        let told = self.relayed.get(&pane);
+        let told = self.relayed.get(&pane).map(|told| &told.facts);
         if let Some(facts) = self.known.get_mut(&pane) {
             // While the pane runs what its relay told, Zellij's is the relay's.
             let relayed =
@@ -98,23 +108,21 @@ impl PaneFacts {
     }
 
     /// What the pane's relay told of the program in its foreground.
-    pub fn foreground_told(&mut self, pane: PaneRef, running: Vec<String>, cwd: Option<String>) {
-        let told = Facts {
-            running: Some(running).filter(|argv| !argv.is_empty()),
-            cwd,
-        };
-        self.relayed.insert(pane, told.clone());
+    pub fn foreground_told(&mut self, pane: PaneRef, told: Facts, at_ms: u64) {
         if let Some(facts) = self.known.get_mut(&pane) {
-            facts.running = told.running;
-            facts.cwd = told.cwd.or(facts.cwd.take());
+            facts.running.clone_from(&told.running);
+            if told.cwd.is_some() {
+                facts.cwd.clone_from(&told.cwd);
+            }
         }
+        self.relayed.insert(pane, Told { facts: told, at_ms });
     }
 
     /// Zellij's facts of a relayed pane (its relay's own) as its relay
     /// told them, once it has; other facts as they are.
     fn through_relay(&self, pane: PaneRef, facts: Facts) -> Facts {
         let relay = facts.running.as_deref().is_some_and(launcher::is_relay);
-        match self.relayed.get(&pane) {
+        match self.relayed.get(&pane).map(|told| &told.facts) {
             Some(told) if relay => Facts {
                 running: told.running.clone().or(facts.running),
                 cwd: told.cwd.clone().or(facts.cwd),
@@ -145,11 +153,15 @@ impl PaneFacts {
         self.known.remove(&pane);
     }
 
-    /// Forgets the panes that are gone.
-    pub fn keep_only(&mut self, live: impl Fn(PaneRef) -> bool) {
+    /// Forgets the panes that are gone (`now_ms`: the time, Unix ms).
+    pub fn keep_only(&mut self, live: impl Fn(PaneRef) -> bool, now_ms: u64) {
         self.known.retain(|pane, _| live(*pane));
         self.pids.retain(|pane, _| live(*pane));
-        self.relayed.retain(|pane, _| live(*pane));
+        // A view up to a second old may not list a pane its relay just
+        // told of yet.
+        let recent = |told: &Told| now_ms.saturating_sub(told.at_ms) < TOLD_KEPT_MS;
+        self.relayed
+            .retain(|pane, told| live(*pane) || recent(told));
     }
 
     #[cfg(test)]
@@ -205,7 +217,11 @@ mod tests {
         };
         let argv = |words: &[&str]| Some(words.iter().map(|w| w.to_string()).collect());
         known.get(pane, || relay(&["sh", "-c", "x"]));
-        known.foreground_told(pane, vec!["codex".into()], Some("/work".into()));
+        let told = |running: &str, cwd: Option<&str>| Facts {
+            running: Some(vec![running.to_owned()]),
+            cwd: cwd.map(str::to_owned),
+        };
+        known.foreground_told(pane, told("codex", Some("/work")), 0);
         assert_eq!(known.known(pane).unwrap().running, argv(&["codex"]));
         // Zellij goes on telling the relay's line: the relay's word stands.
         known.forget(pane);
@@ -217,9 +233,13 @@ mod tests {
         assert_eq!(known.known(pane).unwrap().running, argv(&["codex"]));
         assert_eq!(known.known(pane).unwrap().cwd.as_deref(), Some("/work"));
         // A pane whose command is not a relay's is told by Zellij alone.
-        known.foreground_told(plain, vec!["vim".into()], None);
+        known.foreground_told(plain, told("vim", None), 0);
         assert_eq!(known.get(plain, || facts("/p")), &facts("/p"));
-        known.keep_only(|p| p == plain);
+        // What a relay told outlives a view that does not list its pane
+        // yet, not a pane gone.
+        known.keep_only(|p| p == plain, TOLD_KEPT_MS - 1);
+        assert!(known.relayed.contains_key(&pane));
+        known.keep_only(|p| p == plain, TOLD_KEPT_MS);
         assert!(!known.relayed.contains_key(&pane));
     }
 
@@ -240,7 +260,7 @@ mod tests {
         known.get(b, || facts("/b"));
         known.forget(a);
         assert_eq!(known.get(a, || facts("/after")), &facts("/after"));
-        known.keep_only(|pane| pane == a);
+        known.keep_only(|pane| pane == a, 0);
         assert_eq!(known.len(), 1);
     }
 }

@@ -1544,6 +1544,16 @@ fn a_relayed_pane_runs_the_program_its_relay_told() {
     assert!(taken.contains(&sent.status), "codex is an agent");
     let gone = json!({"pane_id": "terminal_99", "running": ["vim"]});
     assert_eq!(refused(&mut p, "4", "foreground", gone), "pane_not_found");
+    let list = json!({"details": true});
+    send(&mut p, "5", Some(&request("5", "list_panes", list)));
+    let listed = result_of::<op::ListPanes>(only_reply(&p, "5", "5"));
+    let entry = listed
+        .panes
+        .iter()
+        .find(|e| e.pane_id == PaneRef::terminal(1));
+    let details = entry.and_then(|e| e.details.clone()).unwrap_or_default();
+    assert_eq!(details.running, Some(vec!["/usr/bin/codex".to_owned()]));
+    assert_eq!(details.cwd.as_deref(), Some("/w"));
 }
 
 #[test]

@@ -603,12 +603,13 @@ fn footprint(table: &mut Table, session: &Session, bridge: &Path, rounds: usize)
 }
 
 /// Starts `sh -c script` in a new tab of its own (as wide as the client,
-/// which does not view it); its pane id.
+/// which does not view it), not relayed (these rows are of what Zellij
+/// keeps and renders); its pane id.
 fn run_in_new_tab(mcp: &Mcp, name: &str, script: &str) -> Value {
     let tab = mcp.ok("zellij_new_tab", json!({"name": name}))["tab_id"].clone();
     // Zellij may drop output written before a new tab's pane is shown.
     let script = format!("sleep 0.5; {script}");
-    let args = json!({"command": ["sh", "-c", script], "wait": false, "tab": tab});
+    let args = json!({"command": ["sh", "-c", script], "wait": false, "tab": tab, "relay": false});
     mcp.ok("zellij_run", args)["pane_id"].clone()
 }
 

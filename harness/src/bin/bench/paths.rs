@@ -27,7 +27,8 @@ impl Paths {
         let socket = Mcp::start(bridge, session.sandbox(), &["--transport", "socket"]);
         let cli = Mcp::start(bridge, session.sandbox(), &["--transport", "cli"]);
         let script = "stty -icanon -echo; exec cat > /dev/null";
-        let args = json!({"command": ["sh", "-c", script], "wait": false, "placement": "tiled"});
+        // Not relayed: the rows compare the ways to Zellij and the plugin.
+        let args = json!({"command": ["sh", "-c", script], "wait": false, "placement": "tiled", "relay": false});
         let sink = socket.ok("zellij_run", args)["pane_id"].clone();
         Paths {
             socket,
