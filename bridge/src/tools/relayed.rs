@@ -102,22 +102,17 @@ impl ZellijMcp {
         let started = Instant::now();
         let (session, located) = self.locate(session, pane, false).await?;
         let look = |from: u64, after: u64, within: Duration| {
-            let (asked_in, id) = (session.clone(), pane.id);
             let ask = Ask::Next {
                 from,
                 max_bytes: MOST_BYTES,
                 after,
                 within_ms: within.as_millis() as u64,
             };
-            tokio::task::spawn_blocking(move || wire::ask::<Lines>(&asked_in, id, &ask))
+            lines_of(&session, pane, ask)
         };
         // What the screen shows as the wait begins (at once: it waits for
         // bytes past none).
-        let Some(mut seen) = look(u64::MAX, u64::MAX, Duration::ZERO)
-            .await
-            .ok()
-            .flatten()
-        else {
+        let Some(mut seen) = look(u64::MAX, u64::MAX, Duration::ZERO).await else {
             return Ok(RelayedWait::NotRelayed(started.elapsed()));
         };
         let mut found = args
@@ -142,7 +137,7 @@ impl ZellijMcp {
             });
             let from = seen.lines_above.saturating_sub(ANCHOR_LINES);
             let next = look(from, seen.written, left.min(MOST_WAIT));
-            let Some(next) = next.await.ok().flatten() else {
+            let Some(next) = next.await else {
                 // The relay went: with its pane, or its program's end.
                 match self.locate(&session, pane, false).await {
                     Err(e) if e.code == ErrorCode::PaneNotFound => break WaitOutcome::PaneClosed,
@@ -176,6 +171,13 @@ impl ZellijMcp {
     }
 }
 
+/// What the relay of `pane` answers `ask` with; `None` when it is gone.
+async fn lines_of(session: &str, pane: PaneRef, ask: Ask) -> Option<Lines> {
+    let asked_in = session.to_owned();
+    let asked = move || wire::ask::<Lines>(&asked_in, pane.id, &ask);
+    tokio::task::spawn_blocking(asked).await.ok().flatten()
+}
+
 fn rows(lines: &Lines) -> Vec<&str> {
     lines.lines.iter().map(String::as_str).collect()
 }
@@ -188,13 +190,12 @@ async fn last_lines_of(session: &str, pane: PaneRef, seen: Lines, count: usize) 
     let from = seen.first.saturating_sub(wanted);
     let mut lines = seen.lines;
     if from < seen.first {
-        let (asked_in, id) = (session.to_owned(), pane.id);
         let ask = Ask::Lines {
             from,
             max_bytes: MOST_BYTES,
         };
-        let earlier = tokio::task::spawn_blocking(move || wire::ask::<Lines>(&asked_in, id, &ask));
-        if let Some(earlier) = earlier.await.ok().flatten().filter(|e| e.first == from) {
+        let earlier = lines_of(session, pane, ask).await;
+        if let Some(earlier) = earlier.filter(|e| e.first == from) {
             let above = earlier.lines.into_iter().take((seen.first - from) as usize);
             lines = above.chain(lines).collect();
         }
