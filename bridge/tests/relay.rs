@@ -375,6 +375,52 @@ fn a_relayed_pane_reads_and_waits_live_while_a_person_has_it_scrolled_up_and_pas
     client.type_keys(b"\x03");
 }
 
+/// Sends `signal` (`STOP`, `CONT`) to the bridge behind `mcp`.
+fn signal_bridge(mcp: &Mcp, signal: &str) {
+    let pid = mcp.pid().expect("the bridge's process").to_string();
+    let sent = std::process::Command::new("kill")
+        .args([&format!("-{signal}"), &pid])
+        .status();
+    assert!(sent.unwrap().success());
+}
+
+#[test]
+fn a_relayed_wait_that_lines_went_by_unsearched_says_so_and_never_times_out() {
+    let s = session("relay-outrun");
+    let mcp = mcp(&s, "socket");
+    let go = s.sandbox().root().join("go");
+    // 20 MB of lines, the line waited for, 20 MB more: far past the 2 MiB
+    // of lines its relay keeps.
+    let flood = "seq 1 3000000; echo wanted-line; seq 1 3000000; echo flood-done; exec sleep 1000";
+    let script = format!("while [ ! -e \"$0\" ]; do sleep 0.05; done; {flood}");
+    let opened = mcp.ok(
+        "zellij_new_pane",
+        json!({"command": ["sh", "-c", script, go], "placement": "tiled"}),
+    );
+    let pane = opened["pane_id"].as_str().unwrap().to_owned();
+    let waiter = common::mcp(&s, "socket");
+    let waited = std::thread::scope(|scope| {
+        let waiting = scope.spawn(|| {
+            let args = json!({"pane_id": pane, "pattern": "^wanted-line$", "timeout_ms": 60000});
+            waiter.err("zellij_wait_for", args)
+        });
+        // The wait under way, its bridge held still while the whole flood
+        // goes by (a person's machine that stalls it under load).
+        wait_for("the wait under way", Duration::from_secs(20), || {
+            (waiter.progress_count() >= 1).then_some(())
+        });
+        signal_bridge(&waiter, "STOP");
+        std::fs::write(&go, "").unwrap();
+        wait_for("the flood through", Duration::from_secs(240), || {
+            screen(&mcp, &pane).contains("flood-done").then_some(())
+        });
+        signal_bridge(&waiter, "CONT");
+        waiting.join().unwrap()
+    });
+    // Not a timeout: the line may have gone by unsearched.
+    assert!(waited.starts_with("result_unknown: "), "{waited}");
+}
+
 #[test]
 fn a_flood_through_a_relay_never_blocks_and_its_memory_stays_bounded() {
     let s = session("relay-flood");

@@ -137,12 +137,8 @@ pub fn scroll_up(
     pane: &str,
     bottom: &str,
 ) -> bool {
-    // Zellij's own view of the pane: a relayed pane's reads are live.
     let dumped = |full: bool| String::from_utf8_lossy(&s.dump_screen(pane, full)).into_owned();
-    let shows = || {
-        let screen = dumped(false);
-        (squeezed(&screen).contains(&squeezed(bottom)), screen)
-    };
+    let shows = || (in_view(s, pane, bottom), dumped(false));
     mcp.ok("zellij_focus", json!({"pane_id": pane}));
     let focused = poll_for(Duration::from_secs(10), || {
         let focus = s.client_focus();
@@ -167,6 +163,14 @@ pub fn scroll_up(
     });
     assert!(moved.is_some(), "{pane} not scrolled up:\n{}", shows().1);
     true
+}
+
+/// Whether Zellij's own view of `pane` shows `text` (however it is
+/// wrapped and framed): a relayed pane's reads are live, its view may not
+/// be.
+pub fn in_view(s: &Session, pane: &str, text: &str) -> bool {
+    let view = String::from_utf8_lossy(&s.dump_screen(pane, false)).into_owned();
+    squeezed(&view).contains(&squeezed(text))
 }
 
 /// `text` without blanks and box lines: as it reads however a program

@@ -20,6 +20,7 @@ mod signals;
 mod terminal;
 mod text;
 mod truth;
+pub use truth::KEPT_BYTES;
 pub mod wire;
 
 use std::io;

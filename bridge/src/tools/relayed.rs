@@ -15,11 +15,12 @@ use zellij_mcp_protocol::ops::{
 };
 use zellij_mcp_protocol::shell_line::ShellLine;
 use zellij_mcp_protocol::text::shape_read;
-use zellij_mcp_protocol::{ErrorBody, ErrorCode, PaneKind, PaneRef};
+use zellij_mcp_protocol::{Error, ErrorBody, ErrorCode, PaneKind, PaneRef};
 
 use super::{FromSession, ToolFailure, ZellijMcp};
 use crate::processes::pane_state::pane_state;
 use crate::relay::wire::{self, Ask, Lines, MOST_BYTES, MOST_WAIT};
+use crate::relay::KEPT_BYTES;
 
 /// Lines above the screen each look of a wait takes too: what it saw last
 /// ends there once the screen scrolled.
@@ -120,6 +121,7 @@ impl ZellijMcp {
             .then(|| patterns.search(&seen.lines.join("\n")))
             .flatten();
         let mut quiet_since = Instant::now();
+        let searches = args.pattern.is_some() || !args.stop.is_empty();
         let outcome = loop {
             if let Some(found) = &found {
                 break found.outcome;
@@ -152,6 +154,11 @@ impl ZellijMcp {
             let fresh = Baseline::after(&before).fresh(&after);
             // A screen drawn anew (the anchor gone) is searched whole.
             found = patterns.search(&fresh.map_or_else(|| after.join("\n"), |f| f.text()));
+            // Lines its relay let go before this look could search them.
+            let unsearched = next.first.saturating_sub(from);
+            if found.is_none() && searches && unsearched > 0 {
+                return Err(went_by_unsearched(pane, unsearched));
+            }
             seen = next;
         };
         let (matched, line) = found.map(|f| (f.matched, f.line)).unzip();
@@ -169,6 +176,20 @@ impl ZellijMcp {
         };
         Ok(RelayedWait::Over(FromSession { session, result }))
     }
+}
+
+/// A wait that found nothing, while lines went by that it never searched:
+/// whether they held what it waits for is unknown.
+fn went_by_unsearched(pane: PaneRef, lines: u64) -> ErrorBody {
+    let mut error = ErrorBody::from(Error::ResultUnknown {
+        problem: format!(
+            "{lines} lines {pane}'s program wrote went by faster than the wait could search them (its relay keeps its last {} MiB), so whether they held the pattern is unknown",
+            KEPT_BYTES >> 20
+        ),
+    });
+    error.hint =
+        Some("read the pane (zellij_read) to see where its program is, then wait again".into());
+    error
 }
 
 /// What the relay of `pane` answers `ask` with; `None` when it is gone.
