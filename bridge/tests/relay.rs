@@ -577,3 +577,66 @@ fn a_relayed_pane_is_recorded_from_its_screen_as_it_is_until_stopped() {
     assert_eq!(refused.status.code(), Some(1), "{refused:?}");
     assert!(String::from_utf8_lossy(&refused.stderr).contains("runs no relay"));
 }
+
+#[test]
+fn a_pane_opened_or_run_with_record_is_recorded_from_its_first_byte() {
+    let s = session("relay-record-tools");
+    let mcp = mcp(&s, "socket");
+    let recorded = |answer: &Value, text: &str| {
+        let cast = std::path::PathBuf::from(answer["recording"].as_str().expect("recording"));
+        assert!(cast.starts_with(s.sandbox().root()), "{}", cast.display());
+        let events = wait_for("the output recorded", Duration::from_secs(20), || {
+            let file = std::fs::read_to_string(&cast).unwrap_or_default();
+            file.contains(text).then_some(file)
+        });
+        let header: Value = serde_json::from_str(events.lines().next().unwrap()).unwrap();
+        assert_eq!(header["version"], 2, "{header}");
+    };
+    let ran = mcp.ok(
+        "zellij_run",
+        json!({"command": ["sh", "-c", "echo run-recorded"], "record": true}),
+    );
+    assert_eq!(ran["exit_code"], 0, "{ran}");
+    recorded(&ran, "run-recorded");
+    let command = ["sh", "-c", "echo pane-recorded; exec sleep 1000"];
+    let opened = mcp.ok(
+        "zellij_new_pane",
+        json!({"command": command, "placement": "tiled", "record": true}),
+    );
+    recorded(&opened, "pane-recorded");
+
+    // Refused with nothing opened: with the relay off, with no command, in
+    // a shell's pane; a file named by the caller is never written.
+    let panes = || {
+        mcp.ok("zellij_list_panes", json!({}))["panes"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    let before = panes();
+    for (tool, args) in [
+        (
+            "zellij_new_pane",
+            json!({"command": ["true"], "record": true, "relay": false}),
+        ),
+        ("zellij_new_pane", json!({"record": true})),
+        (
+            "zellij_run",
+            json!({"command": "true", "pane_id": opened["pane_id"], "record": true}),
+        ),
+    ] {
+        let refused = mcp.err(tool, args);
+        assert!(refused.starts_with("bad_request: "), "{refused}");
+    }
+    assert_eq!(panes(), before, "nothing opened");
+    let forged = s.sandbox().root().join("forged.cast");
+    let args = json!({"command": ["sh", "-c", "echo not-recorded; exec sleep 1000"],
+        "placement": "tiled", "record_to": forged});
+    let pane = mcp.ok("zellij_new_pane", args)["pane_id"].clone();
+    wait_for("its output", Duration::from_secs(20), || {
+        screen(&mcp, pane.as_str().unwrap())
+            .contains("not-recorded")
+            .then_some(())
+    });
+    assert!(!forged.exists(), "a caller names no file to write");
+}

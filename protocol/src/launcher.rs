@@ -435,6 +435,8 @@ pub const LAUNCH: &str = "launch";
 pub const RELAY: &str = "relay";
 /// `launch`'s option that runs the program under the relay.
 pub const WITH_RELAY: &str = "--relay";
+/// The relay's option that records the pane to a file (`--record FILE`).
+pub const RECORD: &str = "--record";
 
 /// Whether `argv` is a relay's own command line (`zellij-mcp relay …`,
 /// `zellij-mcp launch --relay …`): what Zellij tells as a relayed pane's

@@ -4,12 +4,11 @@
 //! goes. Exit code 0 when done, 1 when the pane runs no relay or the
 //! recording cannot begin, 2 on an error.
 
-use std::os::unix::fs::DirBuilderExt;
 use std::path::PathBuf;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use zellij_mcp_protocol::{PaneKind, PaneRef};
 
+use crate::relay::recording;
 use crate::relay::wire::{self, Ask, Recorded};
 use crate::transport::client::PluginClient;
 
@@ -51,7 +50,7 @@ pub async fn run(client: &PluginClient, args: RecordArgs) -> i32 {
     let to = match (args.stop, args.to) {
         (true, _) => None,
         (false, Some(to)) => Some(std::path::absolute(&to).unwrap_or(to)),
-        (false, None) => match new_place(&session, pane) {
+        (false, None) => match recording::new_place(&session, &pane.to_string()) {
             Some(place) => Some(place),
             None => {
                 eprintln!("zellij-mcp record: no recordings folder; pass --to FILE");
@@ -88,27 +87,4 @@ pub async fn run(client: &PluginClient, args: RecordArgs) -> i32 {
             0
         }
     }
-}
-
-/// A new file in the recordings folder (made 0700), named for the session,
-/// the pane and the time.
-fn new_place(session: &str, pane: PaneRef) -> Option<PathBuf> {
-    let state = std::env::var_os("XDG_STATE_HOME")
-        .filter(|dir| !dir.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local/state"))
-        })?;
-    let folder = state.join("zellij-mcp/recordings");
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(&folder)
-        .ok()?;
-    let now = SystemTime::now().duration_since(UNIX_EPOCH).ok()?.as_secs();
-    let session: String = session
-        .chars()
-        .map(|c| if c == '/' { '_' } else { c })
-        .collect();
-    Some(folder.join(format!("{session}-{pane}-{now}.cast")))
 }

@@ -14,7 +14,7 @@ mod beside;
 mod foreground;
 mod handover;
 mod pty;
-mod recording;
+pub mod recording;
 mod relaying;
 mod signals;
 mod terminal;

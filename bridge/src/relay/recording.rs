@@ -6,8 +6,9 @@
 
 use std::fs::File;
 use std::io::{self, Write};
-use std::os::unix::fs::OpenOptionsExt;
-use std::path::Path;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::json;
@@ -16,6 +17,34 @@ use super::text::Decoder;
 
 /// The most bytes a recording grows to.
 pub const MOST_BYTES: u64 = 64 * 1024 * 1024;
+
+/// A new file in the recordings folder
+/// (`$XDG_STATE_HOME/zellij-mcp/recordings`, else under `~/.local/state`;
+/// made 0700), named for the session, `what` it records (a pane) and the
+/// time.
+pub fn new_place(session: &str, what: &str) -> Option<PathBuf> {
+    static MADE: AtomicU32 = AtomicU32::new(0);
+    let state = std::env::var_os("XDG_STATE_HOME")
+        .filter(|dir| !dir.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local/state"))
+        })?;
+    let folder = state.join("zellij-mcp/recordings");
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&folder)
+        .ok()?;
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .ok()?
+        .as_millis();
+    // Two places made in one millisecond are two files.
+    let made = MADE.fetch_add(1, Ordering::Relaxed);
+    let name = format!("{session}-{what}-{now}-{made}.cast").replace('/', "_");
+    Some(folder.join(name))
+}
 
 pub struct Recording {
     file: File,

@@ -543,6 +543,7 @@ impl ZellijMcp {
             killed: false,
             closed: false,
             cursor: None,
+            recording: None,
         };
         let unknown = |problem: String| {
             ToolFailure(ErrorBody::from(Error::ResultUnknown {

@@ -15,7 +15,7 @@ use zellij_mcp_protocol::ops::{
 };
 use zellij_mcp_protocol::text::shape_read;
 
-use super::relayed::RelayedWait;
+use super::relayed::{recording_place, RelayedWait};
 use super::schema::{events_output, input, output_in_session as output};
 use super::{bad_request, parse, paths, FromSession, InSession, OnRequest, ToolResult, ZellijMcp};
 use crate::processes::pane_state::pane_state;
@@ -123,7 +123,7 @@ impl ZellijMcp {
 
     #[tool(
         name = "zellij_run",
-        description = "Run a command in a new hidden pane, or in pane_id's bash/zsh/fish; returns the exit code and output (a shell run's exit after a timeout is a run_exited event). On: a tab (default: the caller's) or pane_id. Focus: none. After: a new pane stays unless close_on_exit; a shell is back at its prompt. Don't: pass a string without pane_id. Needs: cwd exists; the shell at an empty prompt (else draft).",
+        description = "Run a command in a new hidden pane, or in pane_id's bash/zsh/fish; returns the exit code and output (a shell run's exit after a timeout is a run_exited event). On: a tab or pane_id. Focus: none. After: a new pane stays unless close_on_exit; a shell is back at its prompt. Don't: pass a string without pane_id. Needs: cwd exists; the shell at an empty prompt (else draft).",
         input_schema = input::<RunArgs>(),
         output_schema = output::<RunResult>(),
         annotations(destructive_hint = false)
@@ -143,11 +143,20 @@ impl ZellijMcp {
                     "pass command as a string, e.g. \"make test\"",
                 ));
             };
+            if p.args.record {
+                return Err(bad_request(
+                    "record records the new pane a run opens",
+                    "drop pane_id, or record that pane's relay with `zellij-mcp record PANE`",
+                ));
+            }
             let ran = self.run_in_shell(&session, &p.args, line, pane, max_bytes, &context);
             return Ok(Json(ran.await?));
         }
+        let cwd = paths::cwd(p.args.cwd.clone())?;
+        let record_to = recording_place(&session, p.args.record, true, p.args.relay)?;
         let args = RunArgs {
-            cwd: paths::cwd(p.args.cwd)?,
+            cwd,
+            record_to,
             ..p.args
         };
         let waits = args.wait != Some(false);
@@ -164,6 +173,7 @@ impl ZellijMcp {
             self.add_run_output(&session, &mut result, max_bytes, args.close_on_exit)
                 .await;
         }
+        result.recording = args.record_to;
         Ok(Json(FromSession { session, result }))
     }
 

@@ -3,15 +3,16 @@
 use std::time::Duration;
 
 use rmcp::model::JsonObject;
-use rmcp::{tool, tool_router};
+use rmcp::{tool, tool_router, Json};
 use zellij_mcp_protocol::ops::{
-    op, ArrangePaneArgs, ArrangePaneResult, CloseArgs, CloseResult, NewPaneArgs, NewTabArgs,
-    NewTabResult, OpenFileArgs, PaneResult, RegisterAgentArgs, RenameArgs, Target, TargetResult,
-    NEW_TAB_SHOWN_WITHIN,
+    op, ArrangePaneArgs, ArrangePaneResult, CloseArgs, CloseResult, NewPaneArgs, NewPaneResult,
+    NewTabArgs, NewTabResult, OpenFileArgs, PaneResult, RegisterAgentArgs, RenameArgs, Target,
+    TargetResult, NEW_TAB_SHOWN_WITHIN,
 };
 
+use super::relayed::recording_place;
 use super::schema::{input, output_in_session as output};
-use super::{parse, paths, InSession, ToolResult, ZellijMcp};
+use super::{parse, paths, FromSession, InSession, ToolResult, ZellijMcp};
 
 #[tool_router(router = pane_tools, vis = "pub(super)")]
 impl ZellijMcp {
@@ -35,17 +36,31 @@ impl ZellijMcp {
         name = "zellij_new_pane",
         description = "Open a pane running a command or a shell. On: a tab. Focus: none unless focus: true. After: the pane runs. Don't: use it for exit codes (zellij_run). Needs: cwd exists.",
         input_schema = input::<NewPaneArgs>(),
-        output_schema = output::<PaneResult>(),
+        output_schema = output::<NewPaneResult>(),
         annotations(destructive_hint = false, open_world_hint = false)
     )]
-    async fn new_pane(&self, args: JsonObject) -> ToolResult<PaneResult> {
+    async fn new_pane(&self, args: JsonObject) -> ToolResult<NewPaneResult> {
         let p: InSession<NewPaneArgs> = parse(args)?;
+        let cwd = paths::cwd(p.args.cwd.clone())?;
+        let session = self.client.resolve_session(p.session.as_deref()).await?;
+        let (command, relay) = (p.args.command.is_some(), p.args.relay);
+        let record_to = recording_place(&session, p.args.record, command, relay)?;
         let args = NewPaneArgs {
-            cwd: paths::cwd(p.args.cwd)?,
+            cwd,
+            record_to: record_to.clone(),
             ..p.args
         };
-        self.send::<op::NewPane>(p.session.as_deref(), &args, Duration::ZERO)
-            .await
+        let Json(opened) = self
+            .send::<op::NewPane>(Some(&session), &args, Duration::ZERO)
+            .await?;
+        let result = NewPaneResult {
+            pane: opened.result,
+            recording: record_to,
+        };
+        Ok(Json(FromSession {
+            session: opened.session,
+            result,
+        }))
     }
 
     #[tool(

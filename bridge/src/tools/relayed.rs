@@ -17,10 +17,10 @@ use zellij_mcp_protocol::shell_line::ShellLine;
 use zellij_mcp_protocol::text::shape_read;
 use zellij_mcp_protocol::{Error, ErrorBody, ErrorCode, PaneKind, PaneRef};
 
-use super::{FromSession, ToolFailure, ZellijMcp};
+use super::{bad_request, FromSession, ToolFailure, ZellijMcp};
 use crate::processes::pane_state::pane_state;
 use crate::relay::wire::{self, Ask, Lines, MOST_BYTES, MOST_WAIT};
-use crate::relay::KEPT_BYTES;
+use crate::relay::{recording, KEPT_BYTES};
 
 /// Lines above the screen each look of a wait takes too: what it saw last
 /// ends there once the screen scrolled.
@@ -30,6 +30,32 @@ const ANCHOR_LINES: u64 = 4;
 fn relayed(session: &str, pane: PaneRef) -> bool {
     pane.kind == PaneKind::Terminal
         && wire::socket(session, pane.id, false).is_some_and(|s| s.exists())
+}
+
+/// The file a new pane is recorded to, for `record`: a new one in the
+/// recordings folder. Only a command runs under the relay that records.
+pub(super) fn recording_place(
+    session: &str,
+    record: bool,
+    command: bool,
+    relay: Option<bool>,
+) -> Result<Option<String>, ToolFailure> {
+    if !record {
+        return Ok(None);
+    }
+    if !command || relay == Some(false) {
+        return Err(bad_request(
+            "record needs a command run under the relay",
+            "pass command (a shell too, e.g. [\"bash\"]) and leave relay out",
+        ));
+    }
+    let place = recording::new_place(session, "new").ok_or_else(|| {
+        ToolFailure(ErrorBody::from(Error::Internal {
+            problem: "there is no recordings folder (neither XDG_STATE_HOME nor HOME is set, or it cannot be made)".into(),
+            fix: Some("set XDG_STATE_HOME for the server, or start without record".into()),
+        }))
+    })?;
+    Ok(Some(place.display().to_string()))
 }
 
 /// How a wait on a relay went.

@@ -138,9 +138,12 @@ impl<H: Host> Zellij<'_, H> {
         let argv = args.command.map(check_argv).transpose()?;
         let content = match &argv {
             Some(argv) => Content::Command {
-                argv: naming
-                    .keeping
-                    .launch_line(argv.clone(), self.programs, args.relay),
+                argv: naming.keeping.launch_line(
+                    argv.clone(),
+                    self.programs,
+                    args.relay,
+                    args.record_to.clone(),
+                ),
                 cwd: args.cwd.clone(),
             },
             None => Content::Shell {

@@ -107,7 +107,9 @@ impl<H: Host> Zellij<'_, H> {
         let tab = self.target_tab(args.tab.as_ref(), asker.caller)?;
         let placement = args.placement.unwrap_or(Placement::Background);
         let content = Content::Command {
-            argv: naming.keeping.launch_line(argv, self.programs, args.relay),
+            argv: naming
+                .keeping
+                .launch_line(argv, self.programs, args.relay, args.record_to),
             cwd: args.cwd,
         };
         if args.wait != Some(false) {
@@ -164,5 +166,6 @@ pub fn run_result(pane_id: PaneRef, tab_id: Option<usize>) -> RunResult {
         killed: false,
         closed: false,
         cursor: None,
+        recording: None,
     }
 }

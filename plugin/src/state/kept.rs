@@ -110,15 +110,17 @@ impl Keeping {
 
     /// `argv` started through `zellij-mcp launch`, which gives its program
     /// zellij-mcp's hooks where its description gives it any, and runs it
-    /// under the relay where `relay` (else the setting) asks; as it is when
-    /// it needs neither or the bridge is not known.
+    /// under the relay where `relay` (else the setting) asks, or where it
+    /// is recorded (to `record_to`); as it is when it needs none of these
+    /// or the bridge is not known.
     pub fn launch_line(
         &self,
         argv: Vec<String>,
         programs: &Programs,
         relay: Option<bool>,
+        record_to: Option<String>,
     ) -> Vec<String> {
-        let relay = relay.unwrap_or(self.relay_on);
+        let relay = relay.unwrap_or(self.relay_on) || record_to.is_some();
         let program = launcher::read(&argv).ok().map(|l| l.name());
         let described = program.and_then(|p| programs.for_program(&p));
         let given = described.and_then(|d| d.hooks.as_ref());
@@ -126,8 +128,10 @@ impl Keeping {
         match self.bridge() {
             Some(bridge) if hooks || relay => {
                 let relayed = relay.then(|| launcher::WITH_RELAY.to_owned());
+                let recorded = record_to.map(|to| [launcher::RECORD.to_owned(), to]);
                 let launch = [bridge, launcher::LAUNCH.into()].into_iter().chain(relayed);
-                launch.chain(["--".into()]).chain(argv).collect()
+                let options = launch.chain(recorded.into_iter().flatten());
+                options.chain(["--".into()]).chain(argv).collect()
             }
             _ => argv,
         }
@@ -456,8 +460,9 @@ mod tests {
         let programs = Programs::built_in();
         let argv = |words: &[&str]| words.iter().map(|w| w.to_string()).collect::<Vec<_>>();
         let claude = argv(&["env", "A=1", "claude", "-c"]);
-        let line =
-            |k: &Keeping, argv: &[String], relay| k.launch_line(argv.to_vec(), &programs, relay);
+        let line = |k: &Keeping, argv: &[String], relay| {
+            k.launch_line(argv.to_vec(), &programs, relay, None)
+        };
         assert_eq!(line(&keeping, &claude, None), claude, "no bridge known yet");
         fs::write(dir.join("bridge"), "/b/zellij-mcp").unwrap();
         let launched = line(&keeping, &claude, None);
@@ -488,5 +493,18 @@ mod tests {
         keeping.relay_on = true;
         assert_eq!(line(&keeping, &gemini, None)[4..], gemini, "the relay on");
         assert_eq!(line(&keeping, &gemini, Some(false)), gemini, "refused");
+        // Recorded: under the relay, whatever else was asked.
+        let to = Some("/r/a.cast".to_owned());
+        let recorded = keeping.launch_line(gemini.clone(), &programs, Some(false), to);
+        let options = [
+            "/b/zellij-mcp",
+            "launch",
+            "--relay",
+            "--record",
+            "/r/a.cast",
+            "--",
+        ];
+        assert_eq!(recorded[..6], argv(&options));
+        assert_eq!(program_of(&recorded).as_deref(), Some("gemini"));
     }
 }

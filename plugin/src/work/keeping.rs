@@ -197,7 +197,7 @@ impl<H: Host> McpPlugin<H> {
                 })
             })?;
         let content = Content::Command {
-            argv: self.keeping.launch_line(argv, &self.programs, None),
+            argv: self.keeping.launch_line(argv, &self.programs, None, None),
             cwd: agent.cwd.clone(),
         };
         let new = self.host.replace(pane, &content).ok_or_else(|| {

@@ -19,9 +19,9 @@ pub struct ReadArgs {
     pub full: bool,
     /// Keep only the last N lines.
     pub tail_lines: Option<usize>,
-    /// A cursor from an earlier read: only lines added after it (implies full).
+    /// A cursor from an earlier read: only lines after it (implies full).
     pub since: Option<String>,
-    /// Keep at most this many bytes, from the end. Default 65536, max 4194304.
+    /// At most this many bytes, from the end. Default 65536, max 4194304.
     pub max_bytes: Option<usize>,
     /// An agent's last reply, from its record.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -240,13 +240,13 @@ pub struct WriteArgs {
     pub pane_id: PaneRef,
     /// Typed as is (no newline added).
     pub text: Option<String>,
-    /// Named keys sent after text, e.g. ["Enter"], ["Ctrl c"], ["Up"].
+    /// Named keys sent after text, e.g. ["Enter"], ["Ctrl c"].
     #[serde(default)]
     pub keys: Vec<String>,
-    /// Send text as a bracketed paste (for multi-line text).
+    /// Send text as a bracketed paste (multi-line).
     #[serde(default)]
     pub paste: bool,
-    /// Then a lone CR after submit_delay_ms, as Ink TUIs need.
+    /// Then a lone CR after submit_delay_ms (Ink-safe).
     #[serde(default)]
     pub submit: bool,
     /// Default 150, max 10000.
@@ -257,7 +257,7 @@ pub struct WriteArgs {
     /// Answer the dialog it shows (state asking); logged.
     #[serde(default)]
     pub answer: bool,
-    /// Allow this server's own pane.
+    /// Allow this server's pane.
     #[serde(default)]
     pub force: bool,
 }
@@ -281,7 +281,7 @@ pub struct WaitForArgs {
     /// Treat pattern and stop as literal text.
     #[serde(default)]
     pub literal: bool,
-    /// Patterns that end the wait as `stopped` (16 patterns in all).
+    /// Patterns that end the wait as `stopped` (16 at most).
     #[serde(default)]
     pub stop: Vec<String>,
     /// Done after this long with no new output.
@@ -369,8 +369,7 @@ pub struct WaitReply {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct RunArgs {
-    /// argv for a new pane, e.g. ["cargo","test"]; with pane_id, one shell
-    /// command line, typed verbatim.
+    /// argv for a new pane; with pane_id, one shell command line (verbatim).
     pub command: RunCommand,
     /// Run in this pane's shell (at its prompt).
     pub pane_id: Option<PaneRef>,
@@ -379,7 +378,7 @@ pub struct RunArgs {
     pub name: Option<String>,
     /// Agent name for the pane.
     pub agent_name: Option<String>,
-    /// Agent reads lines at a prompt (no composer).
+    /// Agent reads lines (no composer).
     #[serde(default)]
     pub reads_lines: bool,
 
@@ -397,8 +396,15 @@ pub struct RunArgs {
     pub close_on_exit: bool,
     /// Output cap in bytes, tail kept. Default 65536.
     pub max_bytes: Option<usize>,
-    /// Under zellij-mcp's pty relay (default true).
+    /// Under zellij-mcp's relay (default true).
     pub relay: Option<bool>,
+    /// Record it (asciicast; path: recording).
+    #[serde(default)]
+    pub record: bool,
+    /// The file the bridge records it to, for `record`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub record_to: Option<String>,
 }
 
 // What `run` runs: argv in a new pane, or a command line in a shell.
@@ -501,6 +507,9 @@ pub struct RunResult {
     /// for the output after what `output` holds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor: Option<String>,
+    /// The file the run is recorded to (record).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recording: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -518,7 +527,7 @@ pub enum Signal {
 pub struct SignalArgs {
     pub pane_id: PaneRef,
     pub signal: Signal,
-    /// Allow this server's own pane.
+    /// Allow this server's pane.
     #[serde(default)]
     pub force: bool,
 }

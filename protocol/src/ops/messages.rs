@@ -21,7 +21,7 @@ pub struct SendMessageArgs {
     /// A pane id, an agent name, or "parent".
     pub to: String,
     pub text: String,
-    /// Sender name, for a caller outside any pane only.
+    /// Sender name, for a caller outside any pane.
     pub from: Option<String>,
     /// Seconds to keep retrying (default 600, max 86400).
     pub ttl_s: Option<u64>,

@@ -83,7 +83,7 @@ pub struct PaneDetails {
 pub struct RegisterAgentArgs {
     /// Dotted, e.g. main.feature.auth.
     pub name: String,
-    /// Agent reads lines at a prompt (no composer).
+    /// Agent reads lines (no composer).
     #[serde(default)]
     pub reads_lines: bool,
 }
@@ -103,7 +103,7 @@ pub struct ListPanesArgs {
     /// Also plugin panes.
     #[serde(default)]
     pub include_plugins: bool,
-    /// Also tab name and position, start command, argv, cwd, pid, geometry.
+    /// Also tab name, position, start command, argv, cwd, pid, geometry.
     #[serde(default)]
     pub details: bool,
 }
@@ -162,7 +162,7 @@ pub struct Opening {
     pub tab: Option<TabRef>,
     #[serde(default)]
     pub placement: Placement,
-    /// Focus the new pane (default false).
+    /// Focus it (default false).
     #[serde(default)]
     pub focus: bool,
 }
@@ -174,15 +174,32 @@ pub struct NewPaneArgs {
     pub command: Option<Vec<String>>,
     pub cwd: Option<String>,
     pub name: Option<String>,
-    /// Agent name for the pane, e.g. main.tests.
+    /// Agent name, e.g. main.tests.
     pub agent_name: Option<String>,
-    /// Agent reads lines at a prompt (no composer).
+    /// Agent reads lines (no composer).
     #[serde(default)]
     pub reads_lines: bool,
-    /// Under zellij-mcp's pty relay (default true).
+    /// Under zellij-mcp's relay (default true).
     pub relay: Option<bool>,
+    /// Record it (asciicast; path: recording).
+    #[serde(default)]
+    pub record: bool,
+    /// The file the bridge records it to, for `record`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub record_to: Option<String>,
     #[serde(flatten)]
     pub at: Opening,
+}
+
+/// `zellij_new_pane`'s answer: the pane, and the file it is recorded to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct NewPaneResult {
+    #[serde(flatten)]
+    pub pane: super::PaneResult,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recording: Option<String>,
 }
 
 /// A pane or a tab: exactly one of the two.
@@ -252,7 +269,7 @@ pub enum Direction {
 pub struct Resize {
     /// Edge to move; none: all edges.
     pub direction: Option<Direction>,
-    /// Steps: positive grows, negative shrinks (max 20 either way).
+    /// Steps: positive grows, negative shrinks (max 20).
     pub amount: i32,
 }
 
@@ -268,7 +285,7 @@ pub struct ArrangePaneArgs {
     /// Keep a floating pane on top.
     pub pinned: Option<bool>,
     pub move_to_tab: Option<TabRef>,
-    /// Allow this server's own pane.
+    /// Allow this server's pane.
     #[serde(default)]
     pub force: bool,
 }

@@ -15,9 +15,10 @@ use serde_json::{json, Value};
 use zellij_mcp_protocol::ops::{
     ArrangePaneResult, CancelMessagesResult, ClientEntry, CloseResult, ClosedPane, DeliveryStatus,
     DumpLayoutResult, Geometry, Happened, HoldReason, ListPanesResult, ListSessionsResult,
-    ListTabsResult, LoggedEvent, NewTabResult, PaneDetails, PaneEntry, PaneResult, PaneState,
-    PluginMemory, ReadEventsResult, ReadResult, RunResult, SendMessageResult, SessionEntry,
-    SessionInfoResult, TabEntry, TargetResult, WaitForResult, WaitOutcome, WriteResult,
+    ListTabsResult, LoggedEvent, NewPaneResult, NewTabResult, PaneDetails, PaneEntry, PaneResult,
+    PaneState, PluginMemory, ReadEventsResult, ReadResult, RunResult, SendMessageResult,
+    SessionEntry, SessionInfoResult, TabEntry, TargetResult, WaitForResult, WaitOutcome,
+    WriteResult,
 };
 use zellij_mcp_protocol::PaneRef;
 
@@ -72,7 +73,7 @@ fn in_session<R>(result: R) -> FromSession<R> {
 /// Every tool, and what it returns.
 fn every_tool() -> BTreeMap<&'static str, Returns> {
     let pane = PaneRef::terminal(3);
-    let panes = ["zellij_new_pane", "zellij_open_file", "zellij_signal"];
+    let panes = ["zellij_open_file", "zellij_signal"];
     let targets = ["zellij_rename", "zellij_focus", "zellij_register_agent"];
     let mut all = BTreeMap::from([
         (
@@ -197,6 +198,16 @@ fn every_tool() -> BTreeMap<&'static str, Returns> {
                 timed_out: true,
                 held_because: Some(HoldReason::Asking),
                 elapsed_ms: 10,
+            })]),
+        ),
+        (
+            "zellij_new_pane",
+            returns(vec![in_session(NewPaneResult {
+                pane: PaneResult {
+                    pane_id: pane,
+                    tab_id: Some(1),
+                },
+                recording: Some("/state/recordings/main-new.cast".into()),
             })]),
         ),
     ]);
@@ -336,6 +347,7 @@ fn run() -> RunResult {
         killed: true,
         closed: true,
         cursor: Some("c".into()),
+        recording: Some("/state/recordings/main-new.cast".into()),
     }
 }
 
