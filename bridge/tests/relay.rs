@@ -375,13 +375,31 @@ fn a_relayed_pane_reads_and_waits_live_while_a_person_has_it_scrolled_up_and_pas
     client.type_keys(b"\x03");
 }
 
-/// Sends `signal` (`STOP`, `CONT`) to the bridge behind `mcp`.
-fn signal_bridge(mcp: &Mcp, signal: &str) {
+/// Sends `signal` (`STOP`, `CONT`) to the bridge behind `mcp`; whether
+/// it went.
+fn signal_bridge(mcp: &Mcp, signal: &str) -> bool {
     let pid = mcp.pid().expect("the bridge's process").to_string();
     let sent = std::process::Command::new("kill")
         .args([&format!("-{signal}"), &pid])
         .status();
-    assert!(sent.unwrap().success());
+    sent.is_ok_and(|status| status.success())
+}
+
+/// The bridge behind an `Mcp`, stopped until this goes (a failed step
+/// leaves no call hanging on it).
+struct StoppedBridge<'a>(&'a Mcp);
+
+impl<'a> StoppedBridge<'a> {
+    fn stop(mcp: &'a Mcp) -> Self {
+        assert!(signal_bridge(mcp, "STOP"), "the bridge stopped");
+        StoppedBridge(mcp)
+    }
+}
+
+impl Drop for StoppedBridge<'_> {
+    fn drop(&mut self) {
+        signal_bridge(self.0, "CONT");
+    }
 }
 
 #[test]
@@ -409,12 +427,12 @@ fn a_relayed_wait_that_lines_went_by_unsearched_says_so_and_never_times_out() {
         wait_for("the wait under way", Duration::from_secs(20), || {
             (waiter.progress_count() >= 1).then_some(())
         });
-        signal_bridge(&waiter, "STOP");
+        let stopped = StoppedBridge::stop(&waiter);
         std::fs::write(&go, "").unwrap();
         wait_for("the flood through", Duration::from_secs(240), || {
             screen(&mcp, &pane).contains("flood-done").then_some(())
         });
-        signal_bridge(&waiter, "CONT");
+        drop(stopped);
         waiting.join().unwrap()
     });
     // Not a timeout: the line may have gone by unsearched.
