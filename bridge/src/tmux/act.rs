@@ -92,6 +92,7 @@ impl Shim<'_> {
         let spec = spec_of(launch, std::env::vars().collect(), current_dir);
         let folder = placeholder::folder(&self.session).map_err(io_failure)?;
         let spec_path = placeholder::write_spec(&folder, &spec).map_err(io_failure)?;
+        let waits = placeholder::is_placeholder(&spec);
         let exe = std::env::current_exe().map_err(io_failure)?;
         let args = NewPaneArgs {
             command: Some(vec![
@@ -107,7 +108,11 @@ impl Shim<'_> {
             },
             ..Default::default()
         };
-        Ok(self.call::<op::NewPane>(&args).await?.pane_id)
+        let pane = self.call::<op::NewPane>(&args).await?.pane_id;
+        if waits {
+            placeholder::until_waiting(&folder, pane.id).await;
+        }
+        Ok(pane)
     }
 
     /// What `-P` prints for `pane`: `-F`'s format, else tmux's default.

@@ -53,6 +53,25 @@ pub fn write_spec(folder: &Path, spec: &Spec) -> std::io::Result<PathBuf> {
     Ok(path)
 }
 
+/// How long a new placeholder pane may take to start waiting.
+const STARTING: Duration = Duration::from_secs(10);
+
+/// Whether `spec` opens a placeholder (`cat`), which `respawn-pane` hands
+/// its real command.
+pub fn is_placeholder(spec: &Spec) -> bool {
+    spec.command.as_deref() == Some(IDLE)
+}
+
+/// Waits until the placeholder of the new pane `id` waits for its
+/// command, as tmux's pane runs its own once `split-window` returns (a
+/// `respawn-pane` right after finds it); at most [`STARTING`].
+pub async fn until_waiting(folder: &Path, id: u32) {
+    let began = std::time::Instant::now();
+    while !waiting_file(folder, id).exists() && began.elapsed() < STARTING {
+        tokio::time::sleep(LOOK).await;
+    }
+}
+
 /// Hands `spec` to the waiting placeholder of pane `id`; false when no
 /// placeholder waits there.
 pub fn respawn(folder: &Path, id: u32, spec: &Spec) -> std::io::Result<bool> {
