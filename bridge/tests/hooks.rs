@@ -616,7 +616,6 @@ impl Scene {
     }
 }
 
-/// An agent of `command`, named `name`, in a tiled pane, once it is idle.
 /// Gemini CLI gives its terminal a second to answer its queries at start;
 /// answers later than that (Zellij on a loaded machine) it takes for typed
 /// keys, and its composer holds `>|Zellij(…)`, which messages are held
@@ -629,6 +628,7 @@ fn clear_late_answers(mcp: &Mcp, pane: &str) {
     until_state(mcp, pane, "idle");
 }
 
+/// An agent of `command`, named `name`, in a tiled pane, once it is idle.
 fn open_agent(mcp: &Mcp, command: &[String], work: &Path, name: &str) -> String {
     let args = json!({"command": command, "cwd": work, "placement": "tiled", "agent_name": name});
     let pane = mcp.ok("zellij_new_pane", args)["pane_id"]
