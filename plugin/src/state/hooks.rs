@@ -20,6 +20,11 @@ const TURN_TAIL_MS: u64 = 3_000;
 /// gone: a frame caught mid-redraw (on a loaded machine) may show no
 /// dialog while one waits.
 const SETTLED_MS: u64 = 400;
+/// How long looks must have seen no question told by hooks and not shown
+/// yet before it is gone: a program runs its hook before it draws the
+/// dialog, which on a loaded machine may take seconds while its working
+/// sign goes on changing the screen.
+const TOLD_UNSEEN_MS: u64 = 10_000;
 
 /// One pane's last report.
 #[derive(Debug, Clone, PartialEq)]
@@ -95,14 +100,27 @@ struct Question {
     last_seen_ms: u64,
     /// Since when looks have seen none.
     none_seen_since: Option<u64>,
+    /// Whether a look has shown it (one only told may not be drawn yet).
+    shown: bool,
 }
 
 impl Question {
-    fn seen(at_ms: u64) -> Self {
+    fn seen(at_ms: u64, shown: bool) -> Self {
         Question {
             last_seen_ms: at_ms,
             none_seen_since: None,
+            shown,
         }
+    }
+
+    /// Whether looks that have seen none since `since` leave it standing.
+    fn stands_after(&self, since: u64, now_ms: u64) -> bool {
+        let gone_after = if self.shown {
+            SETTLED_MS
+        } else {
+            TOLD_UNSEEN_MS
+        };
+        now_ms.saturating_sub(since) < gone_after
     }
 }
 
@@ -190,7 +208,7 @@ impl HookReports {
         // turn's start does not close the dialog shown since).
         match report.state() {
             Some(AgentScreen::Asking) => {
-                self.questions.insert(pane, Question::seen(at_ms));
+                self.questions.insert(pane, Question::seen(at_ms, false));
             }
             _ => {
                 if self
@@ -229,11 +247,11 @@ impl HookReports {
         }
         match (screen.0, self.questions.get_mut(&pane)) {
             (Some(AgentScreen::Asking), _) => {
-                self.questions.insert(pane, Question::seen(now_ms));
+                self.questions.insert(pane, Question::seen(now_ms, true));
             }
             (_, Some(question)) => match question.none_seen_since {
                 None => question.none_seen_since = Some(now_ms),
-                Some(since) if now_ms.saturating_sub(since) >= SETTLED_MS => {
+                Some(since) if !question.stands_after(since, now_ms) => {
                     self.questions.remove(&pane);
                 }
                 Some(_) => {}
@@ -258,9 +276,9 @@ impl HookReports {
     /// hook after it; a screen that tells no state tells nothing), except
     /// that a question shown always wins (the screen is the last look
     /// before typing, and a hook's report may come late), a question told
-    /// wins over an older screen, a question shown or told stands until
-    /// looks have seen it gone for [`SETTLED_MS`], and a draft comes only
-    /// from the screen.
+    /// wins over an older screen, a question stands until looks have seen
+    /// it gone for [`SETTLED_MS`] ([`TOLD_UNSEEN_MS`] while none has shown
+    /// it), and a draft comes only from the screen.
     pub fn state(&self, pane: PaneRef, seen: Screen, now_ms: u64) -> (Option<AgentScreen>, Source) {
         let screen = seen.0;
         if screen != Some(AgentScreen::Asking) && self.question_stands(pane, now_ms) {
@@ -304,11 +322,11 @@ impl HookReports {
     }
 
     /// Whether a question `pane` showed or told stands: looks have not
-    /// seen it gone for [`SETTLED_MS`].
+    /// seen it gone for long (see [`Question::stands_after`]).
     fn question_stands(&self, pane: PaneRef, now_ms: u64) -> bool {
         self.questions.get(&pane).is_some_and(|q| {
             q.none_seen_since
-                .is_none_or(|since| now_ms.saturating_sub(since) < SETTLED_MS)
+                .is_none_or(|since| q.stands_after(since, now_ms))
         })
     }
 
@@ -467,6 +485,24 @@ mod tests {
         assert_eq!(
             hooks.state(shown, (Some(Draft), 2), 1_500),
             (Some(Draft), Source::Screen)
+        );
+        // A question told and not drawn yet (a loaded machine) stands while
+        // the working sign changes, look after look, for seconds.
+        let told = PaneRef::terminal(7);
+        hooks.note(told, HookEvent::Asking { what: None }, None, 1_000);
+        for (at, frame) in (1_100..10_900).step_by(100).zip(10..) {
+            hooks.screen_seen(told, (Some(Working), frame), at);
+            assert_eq!(
+                hooks.state(told, (Some(Working), frame), at),
+                (Some(Asking), Source::Hooks),
+                "{at}"
+            );
+        }
+        // One never drawn (the person interrupted first) is gone at last.
+        hooks.screen_seen(told, (Some(Idle), 1), 11_200);
+        assert_eq!(
+            hooks.state(told, (Some(Idle), 1), 11_300),
+            (Some(Idle), Source::Screen)
         );
     }
 
