@@ -162,6 +162,9 @@ enum Command {
     Foreground {
         #[arg(long)]
         cwd: Option<String>,
+        /// The file the pane is recorded to, while it is.
+        #[arg(long)]
+        recording: Option<String>,
         /// Its command line.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
         argv: Vec<String>,
@@ -372,8 +375,12 @@ async fn serve(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             hook::run(&client, words.pop()).await;
             std::process::exit(0)
         }
-        Some(Command::Foreground { cwd, argv }) => {
-            hook::foreground(&client, argv, cwd).await;
+        Some(Command::Foreground {
+            cwd,
+            recording,
+            argv,
+        }) => {
+            hook::foreground(&client, argv, cwd, recording).await;
             std::process::exit(0)
         }
         _ => {}

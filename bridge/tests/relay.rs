@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{bridge, mcp, screen, session};
+use common::{agent_row, bridge, mcp, screen, session};
 use serde_json::{json, Value};
 #[cfg(target_os = "linux")]
 use zellij_mcp_harness::relay_peak_kib;
@@ -537,7 +537,8 @@ fn a_relayed_pane_is_recorded_from_its_screen_as_it_is_until_stopped() {
     let ticker = "i=0; while :; do i=$((i+1)); echo tick-$i; sleep 0.1; done";
     let opened = mcp.ok(
         "zellij_new_pane",
-        json!({"command": ["sh", "-c", ticker], "placement": "tiled", "relay": true}),
+        json!({"command": ["sh", "-c", ticker], "placement": "tiled", "relay": true,
+            "agent_name": "ticker"}),
     );
     let pane = opened["pane_id"].as_str().unwrap().to_owned();
     wait_for("ticks", Duration::from_secs(20), || {
@@ -573,8 +574,18 @@ fn a_relayed_pane_is_recorded_from_its_screen_as_it_is_until_stopped() {
     assert_eq!(seen[0]["version"], 2, "{:?}", seen[0]);
     let first = seen[1][2].as_str().unwrap_or_default();
     assert!(last_tick(first) >= 3, "the screen as it was: {first:?}");
+    // The board and `agents` show it recorded, while it is.
+    let recording = || agent_row(&s, &pane).map(|row| row["recording"].clone());
+    wait_for("the agent shown recorded", Duration::from_secs(20), || {
+        (recording()? == json!(cast)).then_some(())
+    });
     let stopped = record(&pane, &["--stop"]);
     assert!(stopped.status.success(), "{stopped:?}");
+    wait_for(
+        "the agent shown not recorded",
+        Duration::from_secs(20),
+        || recording()?.is_null().then_some(()),
+    );
     // Stopped, the recording grows no more while the program goes on.
     let kept = events();
     let last: u64 = kept
@@ -619,9 +630,15 @@ fn a_pane_opened_or_run_with_record_is_recorded_from_its_first_byte() {
     let command = ["sh", "-c", "echo pane-recorded; exec sleep 1000"];
     let opened = mcp.ok(
         "zellij_new_pane",
-        json!({"command": command, "placement": "tiled", "record": true}),
+        json!({"command": command, "placement": "tiled", "record": true,
+            "agent_name": "recorded"}),
     );
     recorded(&opened, "pane-recorded");
+    let pane = opened["pane_id"].as_str().unwrap();
+    wait_for("the agent shown recorded", Duration::from_secs(20), || {
+        let row = agent_row(&s, pane)?;
+        (row["recording"] == opened["recording"]).then_some(())
+    });
 
     // Refused with nothing opened: with the relay off, with no command, in
     // a shell's pane; a file named by the caller is never written.

@@ -4,7 +4,7 @@
 use crate::ops::{AgentRow, LastMessage, PaneState};
 
 /// The columns, in order.
-pub const COLUMNS: [&str; 10] = [
+pub const COLUMNS: [&str; 11] = [
     "AGENT",
     "TAB",
     "STATE",
@@ -15,6 +15,7 @@ pub const COLUMNS: [&str; 10] = [
     "LAST REPLY",
     "DESCRIPTION",
     "CONVERSATION",
+    "REC",
 ];
 
 /// The most characters of a conversation's id a row shows.
@@ -24,7 +25,7 @@ const CONVERSATION_CHARS: usize = 9;
 const REPLY_CHARS: usize = 40;
 
 /// A row's cells, timed against `at_ms` (when the rows were taken).
-pub fn cells(row: &AgentRow, at_ms: u64) -> [String; 10] {
+pub fn cells(row: &AgentRow, at_ms: u64) -> [String; 11] {
     let state = match (row.state, row.exit_status) {
         (PaneState::Exited, Some(code)) => format!("exited {code}"),
         (state, _) if row.by_hooks => format!("{} (hooks)", wire_name(state)),
@@ -55,6 +56,8 @@ pub fn cells(row: &AgentRow, at_ms: u64) -> [String; 10] {
         }),
         row.described_by.clone().unwrap_or_default(),
         conversation(row),
+        // Its file is in `agents --json`.
+        row.recording.as_ref().map_or("", |_| "●").to_owned(),
     ]
 }
 
@@ -132,6 +135,7 @@ mod tests {
             }),
             conversation: Some("01a21eb0-0c2c-7260-b858-94aae23a0cb2".into()),
             back: Some("resumed".into()),
+            recording: Some("/rec/s-new-1-1.cast".into()),
         }
     }
 
@@ -150,7 +154,8 @@ mod tests {
                 "",
                 "2m ago: All 12 tests pass, and the build is gre…",
                 "claude-code",
-                "01a21eb0… resumed"
+                "01a21eb0… resumed",
+                "●"
             ]
         );
         let mut exited = worker();

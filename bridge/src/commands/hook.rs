@@ -53,8 +53,14 @@ pub async fn run(client: &PluginClient, argument: Option<String>) {
 }
 
 /// `zellij-mcp foreground`: tells the plugin what runs in the foreground
-/// of this relayed pane, as its relay saw it; never fails.
-pub async fn foreground(client: &PluginClient, running: Vec<String>, cwd: Option<String>) {
+/// of this relayed pane, and where it is recorded to, as its relay saw it;
+/// never fails.
+pub async fn foreground(
+    client: &PluginClient,
+    running: Vec<String>,
+    cwd: Option<String>,
+    recording: Option<String>,
+) {
     let Some((session, pane_id)) = pane() else {
         return;
     };
@@ -62,6 +68,7 @@ pub async fn foreground(client: &PluginClient, running: Vec<String>, cwd: Option
         pane_id,
         running,
         cwd,
+        recording,
     };
     let call = client.call::<op::Foreground>(Some(&session), &args, client.sending());
     let _ = tokio::time::timeout(TELL_WAIT, call).await;

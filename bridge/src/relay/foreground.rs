@@ -1,15 +1,15 @@
-//! The program in the foreground of the relay's pty, told to the plugin
-//! when it changes. Zellij tells a pane's running command (and folder) as
-//! its terminal's foreground process's, which for a relayed pane is the
-//! relay itself; so the relay looks at its own pty's foreground a moment
-//! after the program wrote or was typed to (where a shell starts a command
-//! or a program another), and again once that settled, and tells the
-//! plugin what runs there, through `zellij-mcp foreground`, one at a time,
-//! the latest first.
+//! The program in the foreground of the relay's pty, and the file the
+//! pane is recorded to, told to the plugin when either changes. Zellij
+//! tells a pane's running command (and folder) as its terminal's
+//! foreground process's, which for a relayed pane is the relay itself; so
+//! the relay looks at its own pty's foreground a moment after the program
+//! wrote or was typed to (where a shell starts a command or a program
+//! another), and again once that settled, and tells the plugin what runs
+//! there, through `zellij-mcp foreground`, one at a time, the latest first.
 
 use std::os::fd::{AsRawFd, BorrowedFd};
 use std::process::{Command, Stdio};
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::processes;
@@ -23,22 +23,81 @@ const SETTLED: Duration = Duration::from_secs(1);
 /// The most bytes of a command line told (its first words: its program).
 const MOST_BYTES: usize = 8 * 1024;
 
-/// What runs in the foreground, as told.
+/// What runs in the foreground.
 #[derive(Debug, Clone, PartialEq)]
 struct Running {
     argv: Vec<String>,
     cwd: Option<String>,
 }
 
-/// The foreground as last told, and when to look again.
+/// What the plugin is told of the pane.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Told {
+    running: Option<Running>,
+    /// The file its recording goes to, while one goes on.
+    recording: Option<String>,
+}
+
+/// Tells the plugin what the relay saw last, from a thread of its own: the
+/// latest when several changes came while one was told.
+#[derive(Clone)]
+pub struct Teller(Arc<(Mutex<Told>, Condvar)>);
+
+impl Teller {
+    fn start() -> Teller {
+        let teller = Teller(Arc::new((Mutex::new(Told::default()), Condvar::new())));
+        let taken = teller.clone();
+        std::thread::spawn(move || taken.tell_each());
+        teller
+    }
+
+    fn latest(&self) -> MutexGuard<'_, Told> {
+        self.0 .0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn change(&self, change: impl FnOnce(&mut Told)) {
+        change(&mut self.latest());
+        self.0 .1.notify_one();
+    }
+
+    /// A recording began (to `file`) or, none, ended.
+    pub fn recording(&self, file: Option<String>) {
+        self.change(|told| told.recording = file);
+    }
+
+    /// Tells each change, once what runs is known.
+    fn tell_each(&self) {
+        let Ok(bridge) = std::env::current_exe() else {
+            return;
+        };
+        let mut told = Told::default();
+        loop {
+            let latest = {
+                let mut latest = self.latest();
+                while latest.running.is_none() || *latest == told {
+                    latest = self
+                        .0
+                         .1
+                        .wait(latest)
+                        .unwrap_or_else(PoisonError::into_inner);
+                }
+                latest.clone()
+            };
+            if let Some(running) = &latest.running {
+                tell(&bridge, running, latest.recording.as_deref());
+            }
+            told = latest;
+        }
+    }
+}
+
+/// The foreground as last looked at, and when to look again.
 pub struct Foreground {
     due: Option<Instant>,
     /// The look once output and typing settled.
     settled: Option<Instant>,
-    told: Option<Running>,
-    /// The latest not told yet, for the thread that tells it; none outside
-    /// a Zellij pane.
-    teller: Option<Arc<(Mutex<Option<Running>>, Condvar)>>,
+    /// None outside a Zellij pane.
+    teller: Option<Teller>,
 }
 
 impl Foreground {
@@ -47,18 +106,16 @@ impl Foreground {
         let in_pane = ["ZELLIJ_SESSION_NAME", "ZELLIJ_PANE_ID"]
             .iter()
             .all(|name| std::env::var_os(name).is_some_and(|v| !v.is_empty()));
-        let teller = in_pane.then(|| {
-            let slot = Arc::new((Mutex::new(None), Condvar::new()));
-            let taken = slot.clone();
-            std::thread::spawn(move || tell_each(&taken));
-            slot
-        });
         Foreground {
             due: Some(Instant::now()),
             settled: None,
-            told: None,
-            teller,
+            teller: in_pane.then(Teller::start),
         }
+    }
+
+    /// What tells the plugin, for the recording's changes.
+    pub fn teller(&self) -> Option<Teller> {
+        self.teller.clone()
     }
 
     /// The program wrote, or was typed to: look again soon.
@@ -88,16 +145,9 @@ impl Foreground {
         if !due && !settled {
             return;
         }
-        let Some(running) = running_on(near) else {
-            return;
-        };
-        if self.told.as_ref() == Some(&running) {
-            return;
+        if let Some(running) = running_on(near) {
+            teller.change(|told| told.running = Some(running));
         }
-        self.told = Some(running.clone());
-        let (slot, told) = &**teller;
-        *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(running);
-        told.notify_one();
     }
 }
 
@@ -118,35 +168,23 @@ fn running_on(near: BorrowedFd) -> Option<Running> {
     (!argv.is_empty()).then_some(Running { argv, cwd })
 }
 
-/// Tells the plugin each foreground put in `slot`, the latest when several
-/// came while one was told.
-fn tell_each(slot: &(Mutex<Option<Running>>, Condvar)) {
-    let Ok(bridge) = std::env::current_exe() else {
-        return;
-    };
-    let (latest, came) = slot;
-    loop {
-        let running = {
-            let mut latest = latest.lock().unwrap_or_else(PoisonError::into_inner);
-            loop {
-                match latest.take() {
-                    Some(running) => break running,
-                    None => latest = came.wait(latest).unwrap_or_else(PoisonError::into_inner),
-                }
-            }
-        };
-        let mut command = Command::new(&bridge);
-        command.arg("foreground");
-        if let Some(cwd) = &running.cwd {
-            command.arg("--cwd").arg(cwd);
-        }
-        // Nothing of it reaches the pane.
-        let _ = command
-            .arg("--")
-            .args(&running.argv)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
+/// Tells the plugin, through `zellij-mcp foreground`, what runs and where
+/// the pane is recorded to.
+fn tell(bridge: &std::path::Path, running: &Running, recording: Option<&str>) {
+    let mut command = Command::new(bridge);
+    command.arg("foreground");
+    if let Some(cwd) = &running.cwd {
+        command.arg("--cwd").arg(cwd);
     }
+    if let Some(file) = recording {
+        command.arg("--recording").arg(file);
+    }
+    // Nothing of it reaches the pane.
+    let _ = command
+        .arg("--")
+        .args(&running.argv)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
 }

@@ -48,6 +48,8 @@ pub fn new_place(session: &str, what: &str) -> Option<PathBuf> {
 
 pub struct Recording {
     file: File,
+    /// Where it goes, as given.
+    path: PathBuf,
     began: Instant,
     size: u64,
     stopped: bool,
@@ -80,12 +82,17 @@ impl Recording {
         file.write_all(line.as_bytes())?;
         Ok(Recording {
             file,
+            path: path.to_owned(),
             began: Instant::now(),
             size: line.len() as u64,
             stopped: false,
             output: Decoder::default(),
             input: typed_too.then(Decoder::default),
         })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     /// Starts from a screen already drawn (a recording begun while the

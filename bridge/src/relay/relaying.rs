@@ -81,6 +81,15 @@ impl Relay {
                 })
                 .ok()
         });
+        let foreground = Foreground::new();
+        let teller = foreground.teller();
+        let tell_recording = move |recording: &Option<Recording>| {
+            let file = recording.as_ref().map(|r| r.path().display().to_string());
+            teller
+                .iter()
+                .for_each(|teller| teller.recording(file.clone()));
+        };
+        tell_recording(&recording);
         let keeping = std::thread::spawn(move || {
             let mut recording = recording;
             for change in taken {
@@ -113,6 +122,7 @@ impl Relay {
                             begun.screen_drawn(&truth.dump());
                             begun
                         });
+                        tell_recording(&recording);
                         let _ = done.send(());
                     }
                     Change::ProgramGone => {
@@ -131,7 +141,7 @@ impl Relay {
             keeper: Some((changes, keeping)),
             child,
             program_gone: false,
-            foreground: Foreground::new(),
+            foreground,
         }
     }
 

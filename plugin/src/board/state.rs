@@ -116,6 +116,7 @@ pub(super) mod tests {
             last_reply: None,
             conversation: None,
             back: None,
+            recording: None,
         }
     }
 

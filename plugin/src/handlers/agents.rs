@@ -172,15 +172,16 @@ impl<H: Host> Zellij<'_, H> {
         now(HookResult {})
     }
 
-    /// `foreground`: notes the program a relayed terminal pane runs, as its
-    /// relay told it.
+    /// `foreground`: notes the program a relayed terminal pane runs, and
+    /// the file it is recorded to, as its relay told them.
     pub fn foreground(&self, facts: &mut PaneFacts, args: ForegroundArgs) -> HandlerResult {
         self.require_terminal(args.pane_id)?;
         let told = Facts {
             running: Some(args.running).filter(|argv| !argv.is_empty()),
             cwd: args.cwd,
         };
-        facts.foreground_told(args.pane_id, told, self.host.unix_ms());
+        let at_ms = self.host.unix_ms();
+        facts.foreground_told(args.pane_id, (told, args.recording), at_ms);
         now(ForegroundResult {})
     }
 }
@@ -265,6 +266,7 @@ impl Board<'_> {
             last_reply: self.attention.last_reply(pane).cloned(),
             conversation: kept.and_then(|k| k.conversation.clone()),
             back: kept.and_then(|k| k.back.clone()),
+            recording: self.facts.recording(pane).cloned(),
             name,
         }
     }

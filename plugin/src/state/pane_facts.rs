@@ -40,6 +40,8 @@ pub struct PaneFacts {
 #[derive(Debug)]
 struct Told {
     facts: Facts,
+    /// The file the pane is recorded to.
+    recording: Option<String>,
     at_ms: u64,
 }
 
@@ -107,15 +109,31 @@ impl PaneFacts {
         }
     }
 
-    /// What the pane's relay told of the program in its foreground.
-    pub fn foreground_told(&mut self, pane: PaneRef, told: Facts, at_ms: u64) {
+    /// What the pane's relay told of the program in its foreground, and
+    /// of its recording.
+    pub fn foreground_told(
+        &mut self,
+        pane: PaneRef,
+        (told, recording): (Facts, Option<String>),
+        at_ms: u64,
+    ) {
         if let Some(facts) = self.known.get_mut(&pane) {
             facts.running.clone_from(&told.running);
             if told.cwd.is_some() {
                 facts.cwd.clone_from(&told.cwd);
             }
         }
-        self.relayed.insert(pane, Told { facts: told, at_ms });
+        let told = Told {
+            facts: told,
+            recording,
+            at_ms,
+        };
+        self.relayed.insert(pane, told);
+    }
+
+    /// The file the pane is recorded to, as its relay told.
+    pub fn recording(&self, pane: PaneRef) -> Option<&String> {
+        self.relayed.get(&pane)?.recording.as_ref()
     }
 
     /// Zellij's facts of a relayed pane (its relay's own) as its relay
@@ -221,7 +239,7 @@ mod tests {
             running: Some(vec![running.to_owned()]),
             cwd: cwd.map(str::to_owned),
         };
-        known.foreground_told(pane, told("codex", Some("/work")), 0);
+        known.foreground_told(pane, (told("codex", Some("/work")), None), 0);
         assert_eq!(known.known(pane).unwrap().running, argv(&["codex"]));
         // Zellij goes on telling the relay's line: the relay's word stands.
         known.forget(pane);
@@ -233,7 +251,7 @@ mod tests {
         assert_eq!(known.known(pane).unwrap().running, argv(&["codex"]));
         assert_eq!(known.known(pane).unwrap().cwd.as_deref(), Some("/work"));
         // A pane whose command is not a relay's is told by Zellij alone.
-        known.foreground_told(plain, told("vim", None), 0);
+        known.foreground_told(plain, (told("vim", None), None), 0);
         assert_eq!(known.get(plain, || facts("/p")), &facts("/p"));
         // What a relay told outlives a view that does not list its pane
         // yet, not a pane gone.

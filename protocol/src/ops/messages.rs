@@ -310,6 +310,9 @@ pub struct AgentRow {
     /// The id of the conversation its program holds, as its record names it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conversation: Option<String>,
+    /// The file its pane is recorded to (asciicast), while it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recording: Option<String>,
     /// How it came back after its session ended (`resumed`), or why it
     /// did not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -440,6 +443,9 @@ pub struct ForegroundArgs {
     pub running: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
+    /// The file the pane is recorded to, while it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recording: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
