@@ -64,6 +64,8 @@ fn dialogs_and_drafts_stay_the_persons(fixture: &str) {
     );
     let turn = texts.iter().find(|t| t.contains("first note")).unwrap();
     assert!(!turn.contains("my own draft"), "{turn}");
+    // Its turn over: what is typed next starts a turn, not a queued one.
+    until_state(&mcp, &pane, "idle");
 
     // A turn under way: the program queues what is typed.
     let release = work.join("release");

@@ -249,6 +249,7 @@ impl Board<'_> {
         let (held, held_because) = held.get(&pane).copied().unwrap_or_default();
         let kept = name.as_ref().and_then(|n| self.kept.agents().get(n));
         let kept = kept.filter(|k| k.pane == pane);
+        let exited = seen.state == PaneState::Exited;
         AgentRow {
             pane_id: pane,
             tab_id: entry.tab_id.unwrap_or_default(),
@@ -266,7 +267,8 @@ impl Board<'_> {
             last_reply: self.attention.last_reply(pane).cloned(),
             conversation: kept.and_then(|k| k.conversation.clone()),
             back: kept.and_then(|k| k.back.clone()),
-            recording: self.facts.recording(pane).cloned(),
+            // A relay ends with its program: the file is whole.
+            recording: self.facts.recording(pane).filter(|_| !exited).cloned(),
             name,
         }
     }

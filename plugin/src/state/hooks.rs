@@ -203,10 +203,13 @@ impl HookReports {
             prompt,
             turn_ended,
         };
-        // A question told is open; the program's next word closes it, where
-        // it is newer than the question's last sighting (a late hook of the
-        // turn's start does not close the dialog shown since).
+        // A question told is open, unless it is the one seen since (a late
+        // hook of a dialog already drawn); the program's next word closes
+        // it, where it is newer than the question's last sighting (a late
+        // hook of the turn's start does not close the dialog shown since).
+        let seen_since = |q: &Question| q.last_seen_ms >= at_ms;
         match report.state() {
+            Some(AgentScreen::Asking) if self.questions.get(&pane).is_some_and(seen_since) => {}
             Some(AgentScreen::Asking) => {
                 self.questions.insert(pane, Question::seen(at_ms, false));
             }
@@ -503,6 +506,16 @@ mod tests {
         assert_eq!(
             hooks.state(told, (Some(Idle), 1), 11_300),
             (Some(Idle), Source::Screen)
+        );
+        // A hook of a dialog drawn before it came, answered since: the
+        // dialog's question, gone as a shown one goes.
+        hooks.screen_seen(told, (Some(Asking), 2), 12_000);
+        hooks.screen_seen(told, (Some(Working), 3), 12_100);
+        hooks.note(told, HookEvent::Asking { what: None }, None, 11_900);
+        hooks.screen_seen(told, (Some(Working), 4), 12_600);
+        assert_eq!(
+            hooks.state(told, (Some(Working), 4), 12_650),
+            (Some(Working), Source::Screen)
         );
     }
 

@@ -100,6 +100,14 @@ impl PaneFacts {
 
     /// `CommandChanged`: the foreground command, else the pane's own.
     pub fn command_changed(&mut self, pane: PaneRef, argv: Vec<String>) {
+        // A relay gone from the pane's foreground records it no more.
+        if let Some(told) = self
+            .relayed
+            .get_mut(&pane)
+            .filter(|_| !launcher::is_relay(&argv))
+        {
+            told.recording = None;
+        }
         if let Some(facts) = self.known.get(&pane) {
             let facts = Facts {
                 running: Some(argv).filter(|argv| !argv.is_empty()),
@@ -239,8 +247,10 @@ mod tests {
             running: Some(vec![running.to_owned()]),
             cwd: cwd.map(str::to_owned),
         };
-        known.foreground_told(pane, (told("codex", Some("/work")), None), 0);
+        let cast = Some("/rec/a.cast".to_owned());
+        known.foreground_told(pane, (told("codex", Some("/work")), cast.clone()), 0);
         assert_eq!(known.known(pane).unwrap().running, argv(&["codex"]));
+        assert_eq!(known.recording(pane), cast.as_ref());
         // Zellij goes on telling the relay's line: the relay's word stands.
         known.forget(pane);
         let again = known.get(pane, || relay(&["sh", "-c", "x"])).clone();
@@ -250,9 +260,13 @@ mod tests {
         known.cwd_changed(pane, "/start".into());
         assert_eq!(known.known(pane).unwrap().running, argv(&["codex"]));
         assert_eq!(known.known(pane).unwrap().cwd.as_deref(), Some("/work"));
+        assert_eq!(known.recording(pane), cast.as_ref());
         // A pane whose command is not a relay's is told by Zellij alone.
         known.foreground_told(plain, (told("vim", None), None), 0);
         assert_eq!(known.get(plain, || facts("/p")), &facts("/p"));
+        // Its relay gone from the pane's foreground, it records no more.
+        known.command_changed(pane, vec!["bash".into()]);
+        assert_eq!(known.recording(pane), None);
         // What a relay told outlives a view that does not list its pane
         // yet, not a pane gone.
         known.keep_only(|p| p == plain, TOLD_KEPT_MS - 1);
