@@ -13,6 +13,7 @@ CLAUDE_CODE_FIRST := bridge/tests/fixtures/claude-code-2.1.197
 CODEX          := bridge/tests/fixtures/codex
 GEMINI_CLI     := bridge/tests/fixtures/gemini-cli
 OPENCODE       := bridge/tests/fixtures/opencode
+OPENCODE_CONFIG := bridge/tests/fixtures/opencode-config
 QWEN_CODE      := bridge/tests/fixtures/qwen-code
 AIDER          := target/agent-programs/aider
 AIDER_REQS     := bridge/tests/fixtures/aider/requirements.txt
@@ -70,6 +71,7 @@ test-deps:
 	# npm ci refuses opencode's lock (it leaves out the other platforms'
 	# binaries); install takes it as it is, and links this platform's binary.
 	npm install --prefix $(OPENCODE) --no-audit --no-fund
+	npm ci --prefix $(OPENCODE_CONFIG) --no-audit --no-fund --ignore-scripts
 	# npm ci refuses Qwen Code's lock too (the registry has no macOS or
 	# Windows build of its clipboard package, so the lock leaves them out).
 	npm install --prefix $(QWEN_CODE) --no-audit --no-fund --ignore-scripts

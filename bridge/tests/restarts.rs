@@ -317,19 +317,42 @@ fn until_saved(s: &Session, count: usize) {
 
 /// Waits until agent `name` came back `resumed` and reads idle.
 fn until_back(s: &Session, name: &str) -> Value {
-    let back = zellij_mcp_harness::poll_for(Duration::from_secs(60), || {
+    until_all_back(s, &[name], Duration::from_secs(60)).remove(0)
+}
+
+/// Waits until every agent of `names` came back `resumed` and reads idle,
+/// printing how long each took; their rows, in order. They start one after
+/// another, so the last may wait for all the others.
+fn until_all_back(s: &Session, names: &[&str], each: Duration) -> Vec<Value> {
+    let started = std::time::Instant::now();
+    let mut back: Vec<Option<Value>> = vec![None; names.len()];
+    zellij_mcp_harness::poll_for(each * names.len() as u32, || {
         let rows = agents(s);
-        let row = row(&rows, name)?;
-        (row["back"] == "resumed" && row["state"] == "idle").then(|| row.clone())
+        for (name, seen) in names.iter().zip(back.iter_mut()) {
+            let row = row(&rows, name).filter(|r| r["back"] == "resumed" && r["state"] == "idle");
+            if let (None, Some(row)) = (&seen, row) {
+                eprintln!(
+                    "{name} back and idle {:?} after attaching",
+                    started.elapsed()
+                );
+                *seen = Some(row.clone());
+            }
+        }
+        back.iter().all(Option::is_some).then_some(())
     });
-    back.unwrap_or_else(|| {
-        panic!(
-            "{name} did not come back: rows {:?}\npanes {:?}\nlayout {}",
-            agents(s),
-            s.zellij_panes(),
-            s.saved_layout()
-        )
-    })
+    back.into_iter()
+        .zip(names)
+        .map(|(row, name)| {
+            row.unwrap_or_else(|| {
+                panic!(
+                    "{name} did not come back: rows {:?}\npanes {:?}\nlayout {}",
+                    agents(s),
+                    s.zellij_panes(),
+                    s.saved_layout()
+                )
+            })
+        })
+        .collect()
 }
 
 fn ask(mcp: &Mcp, name: &str, text: &str) -> Value {
@@ -392,7 +415,6 @@ fn survive(test: &str, programs: &[(&str, Launcher)], how: Ending) {
     s.end(how);
     std::fs::write(&release, "").unwrap();
 
-    let attached = std::time::Instant::now();
     let done = std::sync::atomic::AtomicBool::new(false);
     let (_client, mcp) = std::thread::scope(|scope| {
         // No process of an agent's program from before runs beside the
@@ -402,13 +424,7 @@ fn survive(test: &str, programs: &[(&str, Launcher)], how: Ending) {
         let watched = DoneOnDrop(&done);
         let client = s.bring_back();
         let mcp = common::mcp(&s, "socket");
-        for name in &names {
-            until_back(&s, name);
-            eprintln!(
-                "{name} back and idle {:?} after attaching",
-                attached.elapsed()
-            );
-        }
+        until_all_back(&s, &names, Duration::from_secs(60));
         drop(watched);
         let seen = watching.join().unwrap();
         assert!(

@@ -398,6 +398,7 @@ impl Program {
                     &home.join(".config/opencode/opencode.json"),
                     &config.to_string(),
                 );
+                seed_opencode_packages(&home.join(".config/opencode"));
                 env.extend(
                     [
                         "OPENCODE_DISABLE_MODELS_FETCH=1",
@@ -413,6 +414,23 @@ impl Program {
         command.extend(self.launcher());
         command.extend(args);
         command
+    }
+}
+
+/// Gives opencode's config folder the package opencode installs there, as
+/// installed: opencode waits for that install before it loads any plugin
+/// (zellij-mcp's hooks among them): 15 s from the registry in a fresh home,
+/// 71 s without one. Its check looks only at the lock and `node_modules`.
+fn seed_opencode_packages(config: &Path) {
+    let fixture = workspace_root().join("bridge/tests/fixtures/opencode-config");
+    let modules = fixture.join("node_modules");
+    assert!(modules.exists(), "run `make test-deps` (opencode-config)");
+    for file in ["package.json", "package-lock.json"] {
+        std::fs::copy(fixture.join(file), config.join(file)).unwrap();
+    }
+    let link = config.join("node_modules");
+    if std::fs::symlink_metadata(&link).is_err() {
+        std::os::unix::fs::symlink(modules, link).unwrap();
     }
 }
 
