@@ -342,11 +342,14 @@ fn until_all_back(s: &Session, names: &[&str], each: Duration) -> Vec<Value> {
     });
     back.into_iter()
         .zip(names)
-        .map(|(row, name)| {
-            row.unwrap_or_else(|| {
+        .map(|(found, name)| {
+            found.unwrap_or_else(|| {
+                let rows = agents(s);
+                let pane = row(&rows, name).and_then(|r| r["pane_id"].as_str());
+                let screen = pane.map(|p| String::from_utf8_lossy(&s.dump_screen(p, false)).into_owned());
                 panic!(
-                    "{name} did not come back: rows {:?}\npanes {:?}\nlayout {}",
-                    agents(s),
+                    "{name} did not come back: rows {rows:?}\nits screen:\n{}\npanes {:?}\nlayout {}",
+                    screen.unwrap_or_default(),
                     s.zellij_panes(),
                     s.saved_layout()
                 )

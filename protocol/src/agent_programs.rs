@@ -103,8 +103,9 @@ pub struct Delivery {
     pub multiline: Multiline,
     pub while_working: WhileWorking,
     /// The program may take a CR read soon after a paste as a new line of
-    /// the draft (Gemini CLI): the CR goes again, while this very message
-    /// still shows in its composer and nothing else on the screen changed.
+    /// the draft (Gemini CLI), or leaves a lone CR unread (Codex just after
+    /// it resumed): the CR goes again, while this very message still shows
+    /// in its composer and the rest of the screen has been still a while.
     /// Off unless a description asks by name (`cr="again"`): a CR that a
     /// program keeps in its input can answer its next question.
     pub cr_again: bool,

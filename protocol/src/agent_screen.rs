@@ -27,7 +27,7 @@ pub struct Shown {
 }
 
 /// An agent's composer as seen: what a submit's further CR must see
-/// unchanged (see [`crate::agent_programs::Delivery::cr_again`]).
+/// still (see [`crate::agent_programs::Delivery::cr_again`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Composing {
     /// Its text nobody sent, rows joined by line feeds ("" when empty).

@@ -13,12 +13,13 @@
 //! that takes a CR soon after a paste as a new line, as Gemini CLI does
 //! within 40 ms of handling it) does the CR go again, up to [`MOST_CRS`],
 //! while the text is still there a delay after the last one and the rest of
-//! the screen is as it was at the first: a CR the program kept in its input
-//! could answer its next question. Such a write is answered as soon as the
-//! pane no longer shows the text; one whose text still shows
-//! [`MOST_UNREAD_WAIT`] after its last CR ends [`Step::Unsent`] (the program
-//! took its CR as a new line: nothing was sent). No CR goes while the pane
-//! shows a dialog.
+//! the screen has not changed for a delay (a program just started or
+//! resumed may still be drawing when the first CR goes): a CR the program
+//! kept in its input could answer its next question. Such a write is
+//! answered as soon as the pane no longer shows the text; one whose text
+//! still shows [`MOST_UNREAD_WAIT`] after its last CR ends [`Step::Unsent`]
+//! (the program took its CR as a new line: nothing was sent). No CR goes
+//! while the pane shows a dialog.
 //!
 //! The order holds across the plugin's instances too: a write starts only
 //! once this instance holds the pane's claim ([`PaneClaims`]), which another
@@ -177,8 +178,9 @@ struct PaneQueue {
     /// The CRs the head has sent, and when the last one went.
     crs_sent: u8,
     last_cr: Option<Instant>,
-    /// The rest of the screen when the first CR went, where the text showed.
-    around_at_cr: Option<u64>,
+    /// The rest of the screen as last seen around the text, and since when
+    /// it is so: a CR goes again only once the screen is still.
+    steady: Option<(u64, Instant)>,
     /// After a submit CR the pane gets no input until then: an Ink app that
     /// gets text right after Return may merge it into the old value.
     quiet_until: Option<Instant>,
@@ -255,7 +257,12 @@ impl WriteQueue {
                 // The text still shows, the last CR a submit delay ago.
                 let stays = queue.last_cr.is_some_and(|at| now >= at + settle);
                 let since_cr = |wait| queue.last_cr.is_some_and(|at| now < at + wait);
-                let unchanged = |around| queue.around_at_cr == Some(around);
+                if let Shows::Draft { around, .. } = shows {
+                    if queue.steady.is_none_or(|(seen, _)| seen != around) {
+                        queue.steady = Some((around, now));
+                    }
+                }
+                let still = queue.steady.is_some_and(|(_, since)| now >= since + settle);
                 let mut unsent = false;
                 let next = match (queue.crs_sent, shows) {
                     (0, Shows::Other) if now < first_due + MOST_CR_WAIT => {
@@ -274,19 +281,9 @@ impl WriteQueue {
                         steps.push(Step::WriteCr(*pane));
                         queue.crs_sent = 1;
                         queue.last_cr = Some(now);
-                        if let Shows::Draft { around, .. } = shows {
-                            queue.around_at_cr = Some(around);
-                        }
                         Some(again(CR_LOOK_EVERY))
                     }
-                    (
-                        1..MOST_CRS,
-                        Shows::Draft {
-                            again: true,
-                            around,
-                            ..
-                        },
-                    ) if stays && unchanged(around) => {
+                    (1..MOST_CRS, Shows::Draft { again: true, .. }) if stays && still => {
                         steps.push(Step::WriteCr(*pane));
                         queue.crs_sent += 1;
                         queue.last_cr = Some(now);
@@ -315,7 +312,7 @@ impl WriteQueue {
                     continue;
                 }
                 (queue.cr_due, queue.cr_first_due, queue.crs_sent) = (None, None, 0);
-                (queue.last_cr, queue.around_at_cr) = (None, None);
+                (queue.last_cr, queue.steady) = (None, None);
                 if let Some(done) = queue.items.pop_front() {
                     steps.push(match unsent {
                         true => Step::Unsent(done),
@@ -595,8 +592,9 @@ mod tests {
         }
         assert_eq!(replied(&q.on_timer(at, |_| Shows::Other)), ["b"]);
         // Its own text that stays gets MOST_CRS in all; text that is not
-        // its own, a program not described so, or a screen that changed
-        // around it, gets the one CR.
+        // its own, a program not described so, or a screen that keeps
+        // changing around it, gets the one CR; a screen that changed and
+        // then stood still, all of them.
         let t2 = t1 + ms(5000);
         for (pane, shows, crs) in [
             (3, ours, MOST_CRS),
@@ -609,21 +607,27 @@ mod tests {
                 },
                 1,
             ),
-            (
-                5,
-                Shows::Draft {
-                    ours: true,
-                    again: true,
-                    around: 0,
-                },
-                1,
-            ),
+            (5, ours, 1),
+            (6, ours, MOST_CRS),
         ] {
             q.push(write("c", pane, "hi", Some(150)), t2);
             let sent: usize = (3..40)
                 .map(|i| {
-                    // Pane 5's screen changes after its first CR.
-                    let now_shows = if pane == 5 && i > 3 { ours } else { shows };
+                    // Pane 5's screen keeps changing around the text;
+                    // pane 6's changes once, after the first CR.
+                    let around = match pane {
+                        5 => Some(i),
+                        6 => Some(u64::from(i > 4)),
+                        _ => None,
+                    };
+                    let now_shows = match (around, shows) {
+                        (Some(around), Shows::Draft { ours, again, .. }) => Shows::Draft {
+                            ours,
+                            again,
+                            around,
+                        },
+                        _ => shows,
+                    };
                     q.on_timer(t2 + ms(50 * i), |_| now_shows)
                 })
                 .map(|steps| steps.iter().filter(|s| **s == cr(pane)).count())

@@ -431,7 +431,7 @@ fn a_further_cr_is_asked_for_by_name() {
         .filter(|d| d.delivery.cr_again)
         .map(|d| d.name.as_str())
         .collect();
-    assert_eq!(again, ["gemini-cli"]);
+    assert_eq!(again, ["codex", "gemini-cli"]);
     let file = "agent \"x\" {\n  programs \"x\"\n  prompt \">\"\n  message multiline=\"paste\"\n}";
     let x = Programs::with_file(file, "f").unwrap();
     assert!(!x.named("x").unwrap().delivery.cr_again, "off unless asked");
