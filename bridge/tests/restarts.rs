@@ -439,6 +439,19 @@ fn survive(test: &str, programs: &[(&str, Launcher)], how: Ending) {
     for ((program, name), before) in programs.iter().zip(&names).zip(&before) {
         let row = until_back(&s, name);
         assert!(row["conversation"].is_string(), "{row}");
+        // Resumed under one relay, as it was started.
+        let id = row["pane_id"]
+            .as_str()
+            .and_then(|p| p.strip_prefix("terminal_"));
+        let id: Option<u64> = id.and_then(|n| n.parse().ok());
+        let panes = s.zellij_panes();
+        let pane = panes
+            .iter()
+            .find(|p| p["is_plugin"] == false && p["id"].as_u64() == id);
+        let command = pane
+            .and_then(|p| p["terminal_command"].as_str())
+            .unwrap_or_default();
+        assert_eq!(command.matches("--relay").count(), 1, "{name}: {command}");
         // Its environment as its command line made it, unsets included.
         let after = agent_environment(&s, name);
         assert!(!after.contains_key(UNSET), "{name}: {after:?}");

@@ -453,6 +453,13 @@ pub fn is_relay(argv: &[String]) -> bool {
     }
 }
 
+/// What a relay's own command line runs (the words after its `--`); `None`
+/// for any other line.
+pub fn relayed(argv: &[String]) -> Option<&[String]> {
+    let end = argv.iter().position(|word| word == "--")?;
+    is_relay(argv).then(|| &argv[end + 1..])
+}
+
 /// The options of `launch` and `relay`.
 const OWN_LAUNCH: Options = Options {
     long_flags: &["relay", "record-input"],
@@ -946,6 +953,9 @@ mod tests {
         for line in relays {
             assert!(is_relay(&argv(line)), "{line:?}");
         }
+        let inner = |line: &[&str]| relayed(&argv(line)).map(<[String]>::to_vec);
+        assert_eq!(inner(relays[0]), Some(argv(&["sh", "-c", "x"])));
+        assert_eq!(inner(relays[1]), Some(argv(&["vim"])));
         let others: &[&[&str]] = &[
             &["/b/zellij-mcp", "launch", "--", "claude"],
             &["zellij-mcp", "launch", "--", "x", "--relay"],
@@ -954,6 +964,7 @@ mod tests {
         ];
         for line in others {
             assert!(!is_relay(&argv(line)), "{line:?}");
+            assert_eq!(relayed(&argv(line)), None, "{line:?}");
         }
     }
 

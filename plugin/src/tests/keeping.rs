@@ -161,3 +161,31 @@ fn an_agent_whose_processes_outlived_its_session_starts_once_they_are_ended() {
         "{started:?}"
     );
 }
+
+#[test]
+fn an_agent_opened_by_another_instance_is_kept_as_its_relay_runs_it_in_its_folder() {
+    let mut p = plugin("keeping-noted");
+    let relayed = [
+        "/b/zellij-mcp",
+        "launch",
+        "--relay",
+        "--",
+        "bash",
+        "-c",
+        "exec codex",
+    ];
+    *p.host.running.borrow_mut() = relayed.iter().map(|w| w.to_string()).collect();
+    let pane = PaneRef::terminal(1);
+    let now = std::time::Instant::now();
+    p.agents
+        .assign("worker", pane, false, |_| false, now)
+        .unwrap();
+    p.keep_agents();
+    let kept = &p.keeping.kept.agents()["worker"];
+    assert_eq!(
+        kept.argv,
+        ["bash", "-c", "exec codex"],
+        "the relay is put back on resuming"
+    );
+    assert_eq!(kept.cwd.as_deref(), Some("/work"));
+}

@@ -136,21 +136,26 @@ proptest! {
         }, now);
         let mut crs: Vec<&Screen> = Vec::new();
         let mut unsent: Vec<&Screen> = Vec::new();
-        // The rest of each screen a draft showed on, and when.
-        let mut arounds: Vec<(u64, Instant)> = Vec::new();
+        // The rest of each screen a draft showed on when the queue looked,
+        // and when.
+        let arounds = std::cell::RefCell::new(Vec::<(u64, Instant)>::new());
         for (screen, step) in screens.iter().zip(&steps) {
             now += Duration::from_millis(*step);
             let rows = screen.rows();
             let shown = Shown::of(&rows, None, Some(telling));
             let shows = Shows::of(Some(&shown), delivery, &own);
-            if let Shows::Draft { around, .. } = shows {
-                arounds.push((around, now));
-            }
-            for step in queue.on_timer(now, |_| shows) {
+            let look = |_: &PendingWrite| {
+                if let Shows::Draft { around, .. } = shows {
+                    arounds.borrow_mut().push((around, now));
+                }
+                shows
+            };
+            for step in queue.on_timer(now, look) {
                 match step {
                     Step::WriteCr(_) if !crs.is_empty() => {
                         // Still for a delay: the same since a draft
                         // looked at a delay ago or more.
+                        let arounds = arounds.borrow();
                         let last = arounds.last().map(|a| a.0);
                         let since = arounds.iter().rev().take_while(|a| Some(a.0) == last).last();
                         let still = since.is_some_and(|(_, at)| now >= *at + delay);

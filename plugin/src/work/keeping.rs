@@ -285,13 +285,28 @@ impl<H: Host> McpPlugin<H> {
         let earlier = earlier.filter(|a| a.pane == pane);
         if let Some(mut agent) = earlier {
             agent.at = at;
+            if agent.cwd.is_none() {
+                // A folder not known when it was first noted, known now.
+                agent
+                    .cwd
+                    .clone_from(&self.pane_facts.of(&self.host, pane).cwd);
+            }
             return Some(agent);
         }
         let facts = self.pane_facts.of(&self.host, pane).clone();
+        // Opened by another instance: the line Zellij runs, less the
+        // relay that this line puts before it (it is put back on resuming).
+        let running = facts
+            .running
+            .clone()
+            .map(|argv| match launcher::relayed(&argv) {
+                Some(inner) => inner.to_vec(),
+                None => argv,
+            });
         let (argv, cwd) = self
             .keeping
             .launch_of(pane)
-            .or_else(|| Some((facts.running.clone()?, facts.cwd.clone())))?;
+            .or_else(|| Some((running?, facts.cwd.clone())))?;
         // A line that cannot be read is kept all the same, named by the
         // program that runs: it comes back held, under its name.
         let running = || launcher::program_name(facts.running.as_deref()?);
