@@ -156,13 +156,24 @@ pub fn scroll_up(
     let drawn = poll_for(Duration::from_secs(10), || shows().0.then_some(()));
     assert!(drawn.is_some(), "{bottom:?} not on {pane}:\n{}", shows().1);
     // Scroll mode (Ctrl s), then a page up (PageUp) until the view moves.
+    // A program that draws its whole screen anew may clear what there was
+    // to scroll up to meanwhile: scroll mode is then left (Ctrl s again).
     client.type_keys(b"\x13");
     let moved = poll_for(Duration::from_secs(10), || {
         client.type_keys(b"\x1b[5~");
-        (!shows().0).then_some(())
+        if !shows().0 {
+            return Some(true);
+        }
+        (rows(true) <= rows(false)).then_some(false)
     });
-    assert!(moved.is_some(), "{pane} not scrolled up:\n{}", shows().1);
-    true
+    match moved {
+        Some(true) => true,
+        Some(false) => {
+            client.type_keys(b"\x13");
+            false
+        }
+        None => panic!("{pane} not scrolled up:\n{}", shows().1),
+    }
 }
 
 /// Whether Zellij's own view of `pane` shows `text` (however it is

@@ -25,6 +25,11 @@ const SETTLED_MS: u64 = 400;
 /// dialog, which on a loaded machine may take seconds while its working
 /// sign goes on changing the screen.
 const TOLD_UNSEEN_MS: u64 = 10_000;
+/// How long looks must have shown an agent idle before its screen wins
+/// over a turn its hooks told under way: a view a person scrolled up shows
+/// the past (an idle prompt) while the turn goes on; a turn a person
+/// interrupted may end without its end hook.
+const IDLE_OVER_TURN_MS: u64 = 10_000;
 
 /// One pane's last report.
 #[derive(Debug, Clone, PartialEq)]
@@ -85,9 +90,9 @@ pub struct HookReports {
     /// What each agent's screen showed at the last look (its state and a
     /// fingerprint of its rows), and since when (Unix ms).
     screens: BTreeMap<PaneRef, (Screen, u64)>,
-    /// Since when each agent's screen has shown it working, look after
-    /// look (Unix ms).
-    working_since: BTreeMap<PaneRef, u64>,
+    /// The state each agent's screen has shown look after look, and since
+    /// when (Unix ms).
+    shown_since: BTreeMap<PaneRef, (Option<AgentScreen>, u64)>,
     /// Each agent's question, shown at a look or told, until looks have
     /// seen none for [`SETTLED_MS`].
     questions: BTreeMap<PaneRef, Question>,
@@ -234,19 +239,14 @@ impl HookReports {
     pub fn keep_only(&mut self, live: impl Fn(PaneRef) -> bool) {
         self.reports.retain(|pane, _| live(*pane));
         self.screens.retain(|pane, _| live(*pane));
-        self.working_since.retain(|pane, _| live(*pane));
+        self.shown_since.retain(|pane, _| live(*pane));
         self.questions.retain(|pane, _| live(*pane));
     }
 
     /// Notes what `pane`'s screen shows at a look.
     pub fn screen_seen(&mut self, pane: PaneRef, screen: Screen, now_ms: u64) {
-        match screen.0 {
-            Some(AgentScreen::Working) => {
-                self.working_since.entry(pane).or_insert(now_ms);
-            }
-            _ => {
-                self.working_since.remove(&pane);
-            }
+        if self.shown_since.get(&pane).map(|(shown, _)| *shown) != Some(screen.0) {
+            self.shown_since.insert(pane, (screen.0, now_ms));
         }
         match (screen.0, self.questions.get_mut(&pane)) {
             (Some(AgentScreen::Asking), _) => {
@@ -281,7 +281,9 @@ impl HookReports {
     /// before typing, and a hook's report may come late), a question told
     /// wins over an older screen, a question stands until looks have seen
     /// it gone for [`SETTLED_MS`] ([`TOLD_UNSEEN_MS`] while none has shown
-    /// it), and a draft comes only from the screen.
+    /// it), a turn told under way stands over an idle screen until looks
+    /// have shown it idle for [`IDLE_OVER_TURN_MS`], and a draft comes only
+    /// from the screen.
     pub fn state(&self, pane: PaneRef, seen: Screen, now_ms: u64) -> (Option<AgentScreen>, Source) {
         let screen = seen.0;
         if screen != Some(AgentScreen::Asking) && self.question_stands(pane, now_ms) {
@@ -305,6 +307,11 @@ impl HookReports {
             None => hooks,
             Some(AgentScreen::Asking) => (screen, Source::Screen),
             Some(AgentScreen::Working) if self.ended_turns_tail(pane, report, now_ms) => hooks,
+            Some(AgentScreen::Idle)
+                if told == AgentScreen::Working && !self.idle_long(pane, now_ms) =>
+            {
+                hooks
+            }
             _ if newer && told == AgentScreen::Asking => hooks,
             Some(AgentScreen::Draft) if !newer => (screen, Source::Screen),
             Some(AgentScreen::Busy) if told == AgentScreen::Working => (screen, Source::Screen),
@@ -318,10 +325,25 @@ impl HookReports {
     /// screen is looked at as each report comes), and not for long after
     /// ([`TURN_TAIL_MS`]). A new turn shows another working spell.
     fn ended_turns_tail(&self, pane: PaneRef, report: &Report, now_ms: u64) -> bool {
-        let working_since = self.working_since.get(&pane);
         matches!(report.event, HookEvent::TurnEnded { .. })
-            && working_since.is_some_and(|since| *since <= report.arrived_ms)
+            && self
+                .shown_since(pane, AgentScreen::Working)
+                .is_some_and(|since| since <= report.arrived_ms)
             && now_ms < report.arrived_ms + TURN_TAIL_MS
+    }
+
+    /// Whether looks have shown `pane` idle for [`IDLE_OVER_TURN_MS`].
+    fn idle_long(&self, pane: PaneRef, now_ms: u64) -> bool {
+        self.shown_since(pane, AgentScreen::Idle)
+            .is_some_and(|since| now_ms.saturating_sub(since) >= IDLE_OVER_TURN_MS)
+    }
+
+    /// Since when looks have shown `pane` in `state`, if they show it.
+    fn shown_since(&self, pane: PaneRef, state: AgentScreen) -> Option<u64> {
+        self.shown_since
+            .get(&pane)
+            .filter(|(shown, _)| *shown == Some(state))
+            .map(|(_, since)| *since)
     }
 
     /// Whether a question `pane` showed or told stands: looks have not
@@ -355,6 +377,34 @@ mod tests {
             last_message: None,
             prompt: None,
         }
+    }
+
+    #[test]
+    fn an_idle_screen_wins_over_a_turn_told_under_way_once_it_has_stayed_idle() {
+        let mut hooks = HookReports::default();
+        let pane = PaneRef::terminal(4);
+        let started = HookEvent::TurnStarted {
+            prompt: Some("go".into()),
+        };
+        hooks.screen_seen(pane, (Some(Idle), 1), 1_000);
+        hooks.note(pane, started, None, 2_000);
+        hooks.screen_seen(pane, (Some(Working), 2), 2_500);
+        // A person scrolls the view up to an idle page, and on.
+        hooks.screen_seen(pane, (Some(Idle), 3), 3_000);
+        assert_eq!(
+            hooks.state(pane, (Some(Idle), 3), 3_100),
+            (Some(Working), Source::Hooks)
+        );
+        hooks.screen_seen(pane, (Some(Idle), 4), 12_000);
+        assert_eq!(
+            hooks.state(pane, (Some(Idle), 4), 12_900),
+            (Some(Working), Source::Hooks)
+        );
+        // Idle for long: a turn that ended untold (interrupted).
+        assert_eq!(
+            hooks.state(pane, (Some(Idle), 4), 13_000),
+            (Some(Idle), Source::Screen)
+        );
     }
 
     #[test]
@@ -424,7 +474,8 @@ mod tests {
             (Some(Asking), Source::Screen)
         );
         // The same state, a screen that changed after the hook (a reply
-        // drawn, the turn's end not told): the screen's.
+        // drawn, the turn's end not told): the screen's, once it has
+        // stayed idle for a while (see the test above).
         hooks.screen_seen(pane, (Some(Idle), 1), 10_900);
         hooks.note(pane, HookEvent::TurnStarted { prompt: None }, None, 11_000);
         assert_eq!(
@@ -433,7 +484,7 @@ mod tests {
         );
         hooks.screen_seen(pane, (Some(Idle), 2), 11_300);
         assert_eq!(
-            hooks.state(pane, (Some(Idle), 2), 11_400),
+            hooks.state(pane, (Some(Idle), 2), 20_900),
             (Some(Idle), Source::Screen)
         );
         assert_eq!(
