@@ -274,8 +274,12 @@ fn from_hooks_alone(s: &Session, mcp: &Mcp, agent: &str, pane: &str) {
     assert!(unread.is_some(), "not blind: {}", explained(s, pane));
     // The last turn's end, as its hooks told it.
     until_row_state(s, pane, "idle");
+    // Nothing reads the screen now, so no CR goes again: the CR waits long
+    // enough that a program slowed by a loaded machine has handled the
+    // text before it (Gemini CLI takes a CR soon after a paste as a new
+    // line).
     let write = |text: &str| {
-        let args = json!({"pane_id": pane, "text": text, "submit": true});
+        let args = json!({"pane_id": pane, "text": text, "submit": true, "submit_delay_ms": 1000});
         let written = mcp.call("zellij_write", args);
         assert_ne!(
             written.is_error,
