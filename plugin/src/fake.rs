@@ -85,6 +85,8 @@ pub struct FakeHost {
     pub(crate) queries: Rc<RefCell<Vec<String>>>,
     /// When the timers set so far fire.
     pub(crate) timers: Rc<RefCell<Vec<Instant>>>,
+    /// Zellij makes tabs without telling their ids (slower than its 1 s).
+    pub(crate) tab_ids_untold: Rc<RefCell<bool>>,
     /// What every terminal pane runs (none set: `htop`).
     pub(crate) running: Rc<RefCell<Vec<String>>>,
 }
@@ -243,7 +245,7 @@ impl Host for FakeHost {
     }
     fn new_tab(&self, name: Option<&str>, _cwd: Option<&str>) -> Option<usize> {
         self.did(format!("new_tab {name:?}"));
-        Some(9)
+        (!*self.tab_ids_untold.borrow()).then_some(9)
     }
     fn new_tabs_with_layout(&self, _kdl: &str) -> Vec<usize> {
         self.did("new_tabs_with_layout".into());

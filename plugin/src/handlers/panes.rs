@@ -30,7 +30,8 @@ enum Resolved {
 impl<H: Host> Zellij<'_, H> {
     pub fn new_tab(&self, args: NewTabArgs) -> HandlerResult {
         self.require_ready()?;
-        if !self.client_attached() {
+        let tabs_before = self.tabs_now();
+        if !tabs_before.iter().any(|t| t.active) {
             return Err(ErrorBody::from(Error::Unsupported {
                 problem: "Zellij 0.45.1 makes no tab while no client is attached to the session"
                     .into(),
@@ -39,10 +40,8 @@ impl<H: Host> Zellij<'_, H> {
         }
         let previous = self.view.tabs.iter().find(|t| t.active).map(|t| t.position);
         let tab_id = match &args.layout {
-            None => self
-                .host
-                .new_tab(args.name.as_deref(), args.cwd.as_deref())
-                .ok_or_else(|| internal("Zellij did not create the tab"))?,
+            // Zellij answers with the id only when it made the tab within 1 s.
+            None => self.host.new_tab(args.name.as_deref(), args.cwd.as_deref()),
             Some(layout) => {
                 let kdl = self.layout_kdl(layout)?;
                 let ids = self.host.new_tabs_with_layout(&kdl);
@@ -56,7 +55,7 @@ impl<H: Host> Zellij<'_, H> {
                 if let (false, Some(position)) = (args.focus, previous) {
                     self.host.go_to_tab(position);
                 }
-                first
+                Some(first)
             }
         };
         if args.focus && args.layout.is_none() {
@@ -64,7 +63,24 @@ impl<H: Host> Zellij<'_, H> {
             self.host.go_to_tab(self.view.tabs.len());
         }
         let want_name = args.name.clone();
+        let known: Vec<usize> = tabs_before.iter().map(|t| t.tab_id).collect();
+        let mut tab_id = tab_id.map(Ok);
         let settle = move |view: &SessionView, live: &dyn Live, overdue: bool| {
+            if tab_id.is_none() {
+                tab_id = tab_made_since(view, live, &known, want_name.as_deref());
+            }
+            let tab_id = match &tab_id {
+                Some(Ok(tab_id)) => *tab_id,
+                Some(Err(e)) => return Some(Err(e.clone())),
+                None => {
+                    return overdue.then(|| {
+                        Err(internal(format!(
+                            "Zellij made no tab within {} s",
+                            NEW_TAB_SHOWN_WITHIN.as_secs()
+                        )))
+                    })
+                }
+            };
             let Some(tab) = live.tab(tab_id).or_else(|| view.tab_by_id(tab_id).cloned()) else {
                 // An overdue reply must decide, even when Zellij never shows the tab.
                 return overdue.then(|| {
@@ -98,16 +114,16 @@ impl<H: Host> Zellij<'_, H> {
         ))
     }
 
-    /// Whether a client is attached: each attached client has a tab it
-    /// shows, which Zellij reports `active` (asked now: the events may lag,
-    /// so the few ids after the newest known tab are asked too; the ids of
-    /// closed tabs are not).
-    fn client_attached(&self) -> bool {
-        let known: Vec<usize> = self.view.tabs.iter().map(|t| t.tab_id).collect();
-        let newest = known.iter().max().copied().unwrap_or(0);
-        let ids = known.into_iter().chain(newest + 1..=newest + UNSEEN_TABS);
-        ids.into_iter()
-            .any(|tab_id| self.host.tab_info(tab_id).is_some_and(|t| t.active))
+    /// The session's tabs, asked now: the events may lag, so the few ids
+    /// after the newest known tab are asked too. Each attached client has a
+    /// tab it shows, which Zellij reports `active`.
+    fn tabs_now(&self) -> Vec<TabInfo> {
+        let known = self.view.tabs.iter().map(|t| t.tab_id);
+        let newest = known.clone().max().unwrap_or(0);
+        known
+            .chain(newest + 1..=newest + UNSEEN_TABS)
+            .filter_map(|tab_id| self.host.tab_info(tab_id))
+            .collect()
     }
 
     /// A layout argument as KDL: inline KDL as is, otherwise a layout name.
@@ -617,6 +633,38 @@ pub fn check_argv(argv: Vec<String>) -> Result<Vec<String>, ErrorBody> {
         ));
     }
     Ok(argv)
+}
+
+/// The tab a `new_tab` made, when Zellij did not say its id: the one tab
+/// not `known` before (named `name`, if one was asked for); `None` while
+/// none shows; an error when more than one could be it.
+fn tab_made_since(
+    view: &SessionView,
+    live: &dyn Live,
+    known: &[usize],
+    name: Option<&str>,
+) -> Option<Result<usize, ErrorBody>> {
+    let newest = known.iter().max().copied().unwrap_or(0);
+    let listed = view.tabs.iter().map(|t| t.tab_id);
+    let mut new: Vec<usize> = listed
+        .chain(newest + 1..=newest + UNSEEN_TABS)
+        .filter(|id| !known.contains(id))
+        .filter_map(|id| live.tab(id).or_else(|| view.tab_by_id(id).cloned()))
+        .filter(|t| name.is_none_or(|n| t.name == n))
+        .map(|t| t.tab_id)
+        .collect();
+    new.sort_unstable();
+    new.dedup();
+    match new[..] {
+        [] => None,
+        [tab_id] => Some(Ok(tab_id)),
+        _ => Some(Err(ErrorBody::from(Error::Internal {
+            problem: format!(
+                "Zellij made the tab without telling its id, and tabs {new:?} are all new"
+            ),
+            fix: Some("call zellij_list_tabs to find it; do not make it again".into()),
+        }))),
+    }
 }
 
 fn internal(message: impl Into<String>) -> ErrorBody {

@@ -210,6 +210,46 @@ fn a_new_tab_answers_once_zellij_shows_it_named_and_with_panes() {
 }
 
 #[test]
+fn a_new_tab_whose_id_zellij_did_not_tell_is_the_new_tab_of_its_name() {
+    let mut p = plugin("op-newtab-untold");
+    p.host.show_tab(9, None);
+    *p.host.tab_ids_untold.borrow_mut() = true;
+    ask(&mut p, "1", "new_tab", json!({"name": "logs"}));
+    p.on_timer();
+    assert_eq!(did(&p), [r#"new_tab Some("logs")"#]);
+    // A person's tab, made meanwhile, is not it.
+    let scratch = TabInfo {
+        tab_id: 10,
+        position: 2,
+        name: "scratch".into(),
+        ..Default::default()
+    };
+    p.host.show_tab(10, Some(scratch));
+    p.after_view_change();
+    assert!(replies_on(&p, "1", "1").is_empty(), "not shown yet");
+    p.host.show_tab(9, Some(logs_tab()));
+    with_logs_tab(&mut p);
+    p.after_view_change();
+    let tab = result_of::<op::NewTab>(only_reply(&p, "1", "1"));
+    assert_eq!((tab.tab_id, tab.pane_ids.len()), (9, 2), "{tab:?}");
+}
+
+#[test]
+fn a_new_tab_zellij_neither_told_nor_showed_is_an_error_at_the_deadline() {
+    let mut p = plugin("op-newtab-none");
+    p.host.show_tab(9, None);
+    *p.host.tab_ids_untold.borrow_mut() = true;
+    ask(&mut p, "1", "new_tab", json!({}));
+    p.on_timer();
+    assert!(replies_on(&p, "1", "1").is_empty(), "it may still show");
+    let late = Instant::now() + NEW_TAB_SHOWN_WITHIN + Duration::from_secs(1);
+    for (asker, outcome) in p.requests.later.settle(&p.view, &p.host, late) {
+        p.answer(&asker, outcome);
+    }
+    assert_eq!(error_code(only_reply(&p, "1", "1")), "internal");
+}
+
+#[test]
 fn a_new_tab_in_a_view_zellij_stopped_feeding_is_answered_when_the_session_shows_its_panes() {
     let mut p = plugin("op-newtab-starved");
     // No pane events come: the view is refreshed from the session metadata.
