@@ -4,7 +4,7 @@
 //! inherited (`ZELLIJ_PANE_ID`, `ZELLIJ_SESSION_NAME`), and tells the
 //! plugin one event. It never slows or stops the program: outside Zellij,
 //! with no plugin, for a payload it cannot read or on any error it ends at
-//! once, printing nothing, and it always exits 0; it decides nothing for
+//! once (once its payload is read), printing nothing, and it always exits 0; it decides nothing for
 //! the program (a permission is never answered here).
 //!
 //! `zellij-mcp foreground`, run by a relay, tells the plugin the same way
@@ -19,9 +19,12 @@ use zellij_mcp_protocol::PaneRef;
 
 use crate::transport::client::PluginClient;
 
-/// How long stdin may take to end (a program that passes none may leave
-/// it open).
-const STDIN_WAIT: Duration = Duration::from_millis(500);
+/// How long stdin may take to end: on a loaded machine Qwen Code wrote a
+/// hook's payload up to 4 s after starting it (measured), and a report
+/// lost leaves the state it told before standing. Only a program that
+/// passes no payload and leaves stdin open waits this long (none of the
+/// programs described does).
+const STDIN_WAIT: Duration = Duration::from_secs(10);
 /// How long the plugin may take to answer: long enough for a loaded
 /// machine (a report lost leaves the state it told before standing).
 const TELL_WAIT: Duration = Duration::from_secs(5);
