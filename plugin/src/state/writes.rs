@@ -188,11 +188,18 @@ struct PaneQueue {
     claimed: bool,
     /// Another instance held the pane: its claim is asked for again then.
     claim_again: Option<Instant>,
+    /// When a write last left text without a CR: its program may not have
+    /// drawn it yet (see [`WriteQueue::text_left`]).
+    text_left: Option<Instant>,
 }
 
 impl PaneQueue {
     fn is_idle(&self, now: Instant) -> bool {
         self.items.is_empty() && self.cr_due.is_none() && self.quiet_until.is_none_or(|t| t <= now)
+    }
+
+    fn text_left_within(&self, now: Instant) -> bool {
+        self.text_left.is_some_and(|at| now < at + MOST_CR_WAIT)
     }
 }
 
@@ -339,6 +346,15 @@ impl WriteQueue {
     }
 
     /// `busy` when the pane has [`MOST_QUEUED_WRITES`] queued.
+    /// Whether the last write to `pane` left text without a CR less than
+    /// [`MOST_CR_WAIT`] ago: a screen that shows no draft may not show it
+    /// yet, and a message typed now would join it.
+    pub fn text_left(&self, pane: PaneRef, now: Instant) -> bool {
+        self.panes
+            .get(&pane)
+            .is_some_and(|q| q.text_left_within(now))
+    }
+
     pub fn room(&self, pane: PaneRef) -> Result<(), ErrorBody> {
         let queued = self.panes.get(&pane).map_or(0, |q| q.items.len());
         if queued < MOST_QUEUED_WRITES {
@@ -356,8 +372,9 @@ impl WriteQueue {
             let idle = q.is_idle(now);
             if idle && q.claimed {
                 claims.release(*pane);
+                q.claimed = false;
             }
-            !idle
+            !idle || q.text_left_within(now)
         });
     }
 }
@@ -380,6 +397,8 @@ fn run_from_head(
         if !head.bytes.is_empty() {
             steps.push(Step::Write(head.pane, head.bytes.clone()));
         }
+        let left = head.submit_delay.is_none() && leaves_text(&head.bytes);
+        queue.text_left = left.then_some(now);
         if let Some(delay) = head.submit_delay {
             queue.cr_due = Some(now + delay);
             steps.push(Step::ArmTimer(delay));
@@ -389,6 +408,14 @@ fn run_from_head(
             steps.push(Step::Reply(done));
         }
     }
+}
+
+/// Whether `bytes` leave text on a line: printable, no key sequence, no
+/// line end.
+fn leaves_text(bytes: &[u8]) -> bool {
+    let printable = bytes.iter().any(|b| *b >= b' ' && *b != 0x7f);
+    let ends_line = bytes.ends_with(b"\r") || bytes.ends_with(b"\n");
+    printable && !ends_line && !bytes.contains(&0x1b)
 }
 
 /// Whether the moment `at` has come; one only moments away gets a timer
@@ -433,6 +460,29 @@ mod tests {
                 _ => None,
             })
             .collect()
+    }
+
+    #[test]
+    fn text_left_without_a_cr_stands_for_a_while_and_a_submit_or_a_key_ends_it() {
+        let (pane, start) = (PaneRef::terminal(1), Instant::now());
+        let mut q = WriteQueue::default();
+        q.push(write("a", 1, "my own", None), start);
+        assert!(q.text_left(pane, start + MOST_CR_WAIT / 2));
+        assert!(
+            !q.text_left(pane, start + MOST_CR_WAIT),
+            "not drawn by then: gone"
+        );
+        assert!(!q.text_left(PaneRef::terminal(2), start));
+        q.push(write("b", 1, "more", None), start);
+        q.push(write("c", 1, "\x1b[D", None), start);
+        assert!(!q.text_left(pane, start), "a key");
+        q.push(write("d", 1, "line\r", None), start);
+        assert!(!q.text_left(pane, start), "a line sent");
+        q.push(write("e", 1, "more", None), start);
+        q.push(write("f", 1, "sent", Some(10)), start);
+        let steps = q.on_timer(start + Duration::from_millis(10), |_| Shows::Unlooked);
+        assert!(steps.contains(&Step::WriteCr(pane)));
+        assert!(!q.text_left(pane, start), "a submit");
     }
 
     #[test]

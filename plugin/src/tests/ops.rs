@@ -19,7 +19,7 @@ use zellij_tile::prelude::*;
 use crate::host::{Host, SessionSnapshot};
 use crate::state::later::{SETTLE_TIME, SHOWN_LOOK_EVERY};
 use crate::state::waits::EXIT_SETTLE;
-use crate::state::writes::MOST_UNREAD_WAIT;
+use crate::state::writes::{MOST_CR_WAIT, MOST_UNREAD_WAIT};
 use crate::tests::{
     did, error_code, only_reply, plugin, replies_on, request, result_of, send, typed, FakeHost,
 };
@@ -1448,6 +1448,43 @@ fn a_message_to_an_agent_that_reads_lines_gets_its_cr_once_its_prompt_shows_the_
     }
     let sent = result_of::<op::SendMessage>(only_reply(&p, "2", "2"));
     assert_eq!(sent.status, DeliveryStatus::Delivered);
+}
+
+#[test]
+fn a_message_right_after_a_write_left_text_waits_for_that_draft_to_go() {
+    let mut p = plugin("op-message-after-write");
+    let register = json!({"name": "bot", "reads_lines": true});
+    let register = request_from("terminal_1", "1", "register_agent", register);
+    send(&mut p, "1", Some(&register));
+    only_reply(&p, "1", "1");
+    *p.host.screen.borrow_mut() = vec!["bot> ".into()];
+    ask(
+        &mut p,
+        "w",
+        "write",
+        json!({"pane_id": 1, "text": "my own"}),
+    );
+    only_reply(&p, "w", "w");
+    // The program has not drawn the text yet: its line still reads empty.
+    let args = json!({"to": "bot", "text": "hi", "from": "ci", "wait_ms": 100});
+    send(&mut p, "2", Some(&request("2", "send_message", args)));
+    p.host.advance(Duration::from_millis(150));
+    p.on_timer();
+    let sent = result_of::<op::SendMessage>(only_reply(&p, "2", "2"));
+    assert_eq!(
+        (sent.status, sent.held_because),
+        (DeliveryStatus::Held, Some(HoldReason::Draft))
+    );
+    *p.host.screen.borrow_mut() = vec!["bot> my own".into()];
+    p.host.advance(MOST_CR_WAIT);
+    p.on_timer();
+    let texts = |p: &Plugin| -> Vec<String> { typed(p).into_iter().map(|(_, t)| t).collect() };
+    assert_eq!(texts(&p), ["my own"], "nothing typed into the draft");
+    // The text was sent (a person pressed Enter): the message goes.
+    *p.host.screen.borrow_mut() = vec!["bot> ".into()];
+    p.host.advance(Duration::from_millis(300));
+    p.on_timer();
+    assert_eq!(texts(&p), ["my own", "[#2 from ci] hi"]);
 }
 
 #[test]

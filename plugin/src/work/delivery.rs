@@ -252,7 +252,17 @@ impl<H: Host> McpPlugin<H> {
         let delivery = self.programs.delivery(program.as_deref());
         match held_because(shown.agent, delivery) {
             Some(why) => Taking::Held(pane, why),
-            None => Taking::Now(pane, delivery),
+            None => self.unless_text_left(pane, delivery),
+        }
+    }
+
+    /// A pane whose screen takes a message takes it now, unless a write
+    /// just left text there that its program may not have drawn yet: that
+    /// text is a draft.
+    fn unless_text_left(&self, pane: PaneRef, delivery: Delivery) -> Taking {
+        match self.input.text_left(pane, self.host.now()) {
+            true => Taking::Held(pane, HoldReason::Draft),
+            false => Taking::Now(pane, delivery),
         }
     }
 
@@ -266,7 +276,7 @@ impl<H: Host> McpPlugin<H> {
             return Taking::Later;
         }
         match self.host.screen(pane).map(|rows| prompt_line(&rows)) {
-            Ok(ShellLine::Empty) => Taking::Now(pane, Delivery::LINES),
+            Ok(ShellLine::Empty) => self.unless_text_left(pane, Delivery::LINES),
             Ok(ShellLine::Draft(_)) => Taking::Held(pane, HoldReason::Draft),
             Ok(ShellLine::Unknown) => Taking::Held(pane, HoldReason::NoComposer),
             Err(_) => Taking::Later,
