@@ -2,10 +2,11 @@
 //! the program's payload (stdin, or the JSON argument Codex's `notify`
 //! passes), finds its pane and session in the environment the program
 //! inherited (`ZELLIJ_PANE_ID`, `ZELLIJ_SESSION_NAME`), and tells the
-//! plugin one event. It never slows or stops the program: outside Zellij,
-//! with no plugin, for a payload it cannot read or on any error it ends at
-//! once (once its payload is read), printing nothing, and it always exits 0; it decides nothing for
-//! the program (a permission is never answered here).
+//! plugin one event. It never slows or stops the program beyond reading
+//! its payload: outside Zellij, with no plugin, for a payload it cannot
+//! read or on any error it ends at once, printing nothing, and it always
+//! exits 0; it decides nothing for the program (a permission is never
+//! answered here).
 //!
 //! `zellij-mcp foreground`, run by a relay, tells the plugin the same way
 //! what runs in its pane's foreground (see `relay::foreground`).

@@ -345,7 +345,6 @@ impl WriteQueue {
         self.panes.values().map(|q| q.items.len()).sum()
     }
 
-    /// `busy` when the pane has [`MOST_QUEUED_WRITES`] queued.
     /// Whether the last write to `pane` left text without a CR less than
     /// [`MOST_CR_WAIT`] ago: a screen that shows no draft may not show it
     /// yet, and a message typed now would join it.
@@ -355,6 +354,7 @@ impl WriteQueue {
             .is_some_and(|q| q.text_left_within(now))
     }
 
+    /// `busy` when the pane has [`MOST_QUEUED_WRITES`] queued.
     pub fn room(&self, pane: PaneRef) -> Result<(), ErrorBody> {
         let queued = self.panes.get(&pane).map_or(0, |q| q.items.len());
         if queued < MOST_QUEUED_WRITES {
