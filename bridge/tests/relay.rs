@@ -10,7 +10,7 @@ use common::{agent_row, bridge, mcp, screen, session};
 use serde_json::{json, Value};
 #[cfg(target_os = "linux")]
 use zellij_mcp_harness::relay_peak_kib;
-use zellij_mcp_harness::{wait_for, workspace_root, Mcp, Session};
+use zellij_mcp_harness::{poll_for, wait_for, workspace_root, Mcp, Session};
 
 /// `argv` with the relay in front, as a person would start it.
 fn relayed(argv: &[&str]) -> Vec<String> {
@@ -341,18 +341,28 @@ fn a_relayed_pane_reads_and_waits_live_while_a_person_has_it_scrolled_up_and_pas
         "the lines in order"
     );
     // Scrolled up (scroll mode, pages up), the person's view holds still
-    // while a read shows the ticks going on.
-    client.type_keys(b"\x13");
-    for _ in 0..3 {
-        client.type_keys(b"\x1b[5~");
-    }
+    // while a read shows the ticks going on. The keys go to the pane the
+    // client views, once it views this one; a page up again until the view
+    // holds (on a loaded machine the view once never held).
     wait_for(
-        "a live read of a held view",
-        Duration::from_secs(20),
+        "the client to view the pane",
+        Duration::from_secs(10),
         || {
-            let (view, read) = (client.screen(), screen(&mcp, &pane));
-            (last_tick(&read) > last_tick(&view) + 10).then_some(())
+            let focus = s.client_focus();
+            focus.split_whitespace().any(|w| w == pane).then_some(())
         },
+    );
+    client.type_keys(b"\x13");
+    let held = poll_for(Duration::from_secs(20), || {
+        client.type_keys(b"\x1b[5~");
+        let (view, read) = (client.screen(), screen(&mcp, &pane));
+        (last_tick(&read) > last_tick(&view) + 10).then_some(())
+    });
+    assert!(
+        held.is_some(),
+        "no live read of a held view; the view: {}; a read: {}",
+        client.screen(),
+        screen(&mcp, &pane)
     );
     // A wait sees the ticks as they come, the view still held.
     let next = last_tick(&screen(&mcp, &pane)) + 5;
