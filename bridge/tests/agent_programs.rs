@@ -64,7 +64,7 @@ fn claude_code_takes_each_message_after_a_long_answer_at_every_width() {
     let api = ModelApi::start(&s.sandbox().root().join("requests.jsonl"));
     let pane = open_claude(&s, &mcp, &api, NEWEST, "worker");
     until_state(&mcp, &pane, "idle");
-    long_answers_at_every_width(&client, &mcp, &pane, &api);
+    long_answers_at_every_width(&s, &client, &mcp, &pane, &api);
 }
 
 fn send(mcp: &Mcp, pane: &str, text: &str, wait_ms: u64) -> Value {
@@ -200,7 +200,13 @@ fn asked_for_a_reply(mcp: &Mcp, pane: &str, api: &ModelApi, program: Program) {
 /// asks: each delivered at once, whatever the program draws beside its
 /// composer (opencode's side panel, past 120 columns). Last: the pane is
 /// left so.
-fn long_answers_at_every_width(client: &AttachedClient, mcp: &Mcp, pane: &str, api: &ModelApi) {
+fn long_answers_at_every_width(
+    s: &Session,
+    client: &AttachedClient,
+    mcp: &Mcp,
+    pane: &str,
+    api: &ModelApi,
+) {
     let columns = || {
         let listed = mcp.ok("zellij_list_panes", json!({"details": true}));
         let panes = listed["panes"].as_array().unwrap().clone();
@@ -214,11 +220,27 @@ fn long_answers_at_every_width(client: &AttachedClient, mcp: &Mcp, pane: &str, a
     for cols in [80u64, 120, 200] {
         client.resize(cols as u16, 50);
         let seen = std::cell::Cell::new(None);
+        let asked = std::cell::Cell::new(Instant::now());
+        let rows = std::cell::Cell::new(50);
         let sized = zellij_mcp_harness::poll_for(Duration::from_secs(30), || {
             seen.set(columns());
+            // Once in a CI run, Zellij kept the tab's old width after a
+            // resize; the window resized again, a row taller or shorter,
+            // is a new size it lays the tab out for.
+            if asked.get().elapsed() > Duration::from_secs(5) {
+                rows.set(101 - rows.get());
+                client.resize(cols as u16, rows.get());
+                asked.set(Instant::now());
+            }
             (seen.get()? == cols).then_some(())
         });
-        assert!(sized.is_some(), "{pane} {cols} columns: {:?}", seen.get());
+        assert!(
+            sized.is_some(),
+            "{pane} {cols} columns: {:?}\n{}\n{}",
+            seen.get(),
+            client.screen(),
+            zellij_log_lines(s, "tiled_panes")
+        );
         let ask = |text: &str| {
             let args = json!({"to": pane, "text": text, "from": "lead", "timeout_s": 60});
             let asked = mcp.ok("zellij_ask", args);
@@ -245,6 +267,13 @@ fn long_answers_at_every_width(client: &AttachedClient, mcp: &Mcp, pane: &str, a
             ask(&format!("SAY after-long-{cols}-{n}"));
         }
     }
+}
+
+/// The lines of Zellij's log that name `module`.
+fn zellij_log_lines(s: &Session, module: &str) -> String {
+    let log = s.sandbox().zellij_log();
+    let lines = log.lines().filter(|line| line.contains(module));
+    lines.collect::<Vec<_>>().join("\n")
 }
 
 /// The stand-in's long reply (`fixtures/long-reply.md`).
@@ -428,6 +457,6 @@ fn a_peer(program: Program) {
         assert_eq!(bare, 1, "empty submissions:\n{text}");
     }
     if program != Program::Askbot {
-        long_answers_at_every_width(&client, &mcp, &pane, &api);
+        long_answers_at_every_width(&s, &client, &mcp, &pane, &api);
     }
 }
