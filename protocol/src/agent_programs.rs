@@ -733,9 +733,15 @@ pub struct Programs {
 }
 
 impl Programs {
-    /// The built-in descriptions (tested to parse).
+    /// The built-in descriptions (tested to parse), parsed and their
+    /// patterns compiled once per process: the plugin asks again on each
+    /// reload of the person's file, and compiling costs milliseconds of
+    /// its interpreter each time.
     pub fn built_in() -> Programs {
-        Programs::of(parse(BUILT_IN, BUILT_IN_ORIGIN).unwrap_or_default())
+        static BUILT_IN_PARSED: std::sync::OnceLock<Vec<Description>> = std::sync::OnceLock::new();
+        let parsed =
+            BUILT_IN_PARSED.get_or_init(|| parse(BUILT_IN, BUILT_IN_ORIGIN).unwrap_or_default());
+        Programs::of(parsed.clone())
     }
 
     fn of(descriptions: Vec<Description>) -> Programs {
