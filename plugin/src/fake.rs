@@ -87,6 +87,8 @@ pub struct FakeHost {
     pub(crate) timers: Rc<RefCell<Vec<Instant>>>,
     /// Zellij makes tabs without telling their ids (slower than its 1 s).
     pub(crate) tab_ids_untold: Rc<RefCell<bool>>,
+    /// Zellij's screen is too busy to tell a pane's info within its 100 ms.
+    pub(crate) pane_info_untold: Rc<RefCell<bool>>,
     /// What every terminal pane runs (none set: `htop`).
     pub(crate) running: Rc<RefCell<Vec<String>>>,
 }
@@ -175,6 +177,10 @@ impl Host for FakeHost {
         Some(shown)
     }
     fn pane_info(&self, pane: PaneRef) -> Option<PaneInfo> {
+        if *self.pane_info_untold.borrow() {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            return None;
+        }
         if let Some(shown) = self.panes_shown.borrow().get(&pane) {
             return shown.clone();
         }

@@ -21,6 +21,8 @@ pub use messages::{cancel_messages, read_events, replied, send_message};
 pub use requests::{replay, status};
 pub use waiting::run_result;
 
+use std::time::{Duration, Instant};
+
 use serde::Serialize;
 use zellij_mcp_protocol::agent_programs::Programs;
 use zellij_mcp_protocol::agent_programs::Telling;
@@ -166,11 +168,23 @@ impl<'a, H: Host> Zellij<'a, H> {
             .or_else(|| self.view.find(pane).map(|(_, info)| info.clone()))
     }
 
-    /// The pane as Zellij has it now, or `pane_not_found`.
+    /// The pane as Zellij has it now, or `pane_not_found`; `timeout` when
+    /// Zellij let its 100 ms pass without saying (a busy session: a pane
+    /// just opened may not be in the last events yet).
     fn require_pane(&self, pane: PaneRef) -> Result<PaneInfo, ErrorBody> {
         self.require_ready()?;
-        self.pane_now(pane)
-            .ok_or_else(|| Error::no_pane(pane).into())
+        let asked = Instant::now();
+        if let Some(info) = self.pane_now(pane) {
+            return Ok(info);
+        }
+        if asked.elapsed() >= ZELLIJ_PANE_INFO_WAIT {
+            let problem = format!(
+                "Zellij did not say within {} ms whether {pane} is there (the session is busy)",
+                ZELLIJ_PANE_INFO_WAIT.as_millis()
+            );
+            return Err(Error::Timeout { problem }.into());
+        }
+        Err(Error::no_pane(pane).into())
     }
 
     /// Like [`Self::require_pane`], for ops that need a terminal pane.
@@ -182,6 +196,10 @@ impl<'a, H: Host> Zellij<'a, H> {
         self.require_pane(pane)
     }
 }
+
+/// How long Zellij 0.45.1 waits for its screen to tell a pane's info
+/// before it answers none (`get_pane_info` in its plugin exports).
+const ZELLIJ_PANE_INFO_WAIT: Duration = Duration::from_millis(100);
 
 impl<H: Host> McpPlugin<H> {
     /// The parts every handler reads.

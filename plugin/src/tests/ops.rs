@@ -545,6 +545,18 @@ fn focusing_a_missing_or_unselectable_pane_is_refused_and_moves_nothing() {
 }
 
 #[test]
+fn a_pane_zellij_was_too_busy_to_tell_is_a_timeout_not_a_pane_not_found() {
+    let mut p = plugin("op-pane-untold");
+    *p.host.pane_info_untold.borrow_mut() = true;
+    // Not in the last events either (opened a moment ago, say): unknown,
+    // not gone.
+    let args = json!({"pane_id": "terminal_42"});
+    assert_eq!(refused(&mut p, "2", "focus", args.clone()), "timeout");
+    *p.host.pane_info_untold.borrow_mut() = false;
+    assert_eq!(refused(&mut p, "3", "focus", args), "pane_not_found");
+}
+
+#[test]
 fn arranging_a_pane_answers_once_zellij_shows_it_floating_with_its_geometry() {
     let mut p = plugin("op-arrange");
     let args =
