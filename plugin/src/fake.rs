@@ -87,6 +87,8 @@ pub struct FakeHost {
     pub(crate) timers: Rc<RefCell<Vec<Instant>>>,
     /// Zellij makes tabs without telling their ids (slower than its 1 s).
     pub(crate) tab_ids_untold: Rc<RefCell<bool>>,
+    /// Zellij opens command panes without telling their ids (slower than its 1 s).
+    pub(crate) pane_ids_untold: Rc<RefCell<bool>>,
     /// Zellij's screen is too busy to tell a pane's info within its 100 ms.
     pub(crate) pane_info_untold: Rc<RefCell<bool>>,
     /// What every terminal pane runs (none set: `htop`).
@@ -276,7 +278,7 @@ impl Host for FakeHost {
     fn open_command(&self, content: &Content, landing: Landing) -> Option<PaneRef> {
         let new = self.new_pane();
         self.did(format!("open_command {landing:?} {content:?} -> {new}"));
-        Some(new)
+        (!*self.pane_ids_untold.borrow()).then_some(new)
     }
     fn replace(&self, pane: PaneRef, content: &Content) -> Option<PaneRef> {
         let new = self.new_pane();

@@ -225,11 +225,13 @@ impl<H: Host> Zellij<'_, H> {
     ) -> Result<PaneRef, ErrorBody> {
         let opened = match content {
             Content::Command { .. } => self.open_command(tab, content, placement),
-            _ => None,
+            _ => Direct::NotOffered,
         };
         let (pane, placed) = match opened {
-            Some(pane) => (pane, true),
-            None => (self.open_in_place(tab, content)?, false),
+            Direct::Opened(pane) => (pane, true),
+            // Opened again in place, the command would run twice.
+            Direct::Untold => return Err(command_pane_untold()),
+            Direct::NotOffered => (self.open_in_place(tab, content)?, false),
         };
         if let Some(name) = name {
             self.host.rename_pane(pane, name);
@@ -251,12 +253,7 @@ impl<H: Host> Zellij<'_, H> {
     /// plugin's client is on. Output a command prints at once survives only
     /// this way: Zellij 0.45.1 drops output that arrives before an in-place
     /// replacement is done.
-    fn open_command(
-        &self,
-        tab: &TabInfo,
-        content: &Content,
-        placement: Placement,
-    ) -> Option<PaneRef> {
+    fn open_command(&self, tab: &TabInfo, content: &Content, placement: Placement) -> Direct {
         let own_tab = self
             .view
             .tab_id_of(PaneRef::plugin(self.host.ids().plugin_id));
@@ -268,17 +265,15 @@ impl<H: Host> Zellij<'_, H> {
             .iter()
             .find(|t| t.active)
             .map_or(0, |t| t.tab_id);
-        match placement {
-            Placement::Background if landing_tab == tab.tab_id => {
-                self.host.open_command(content, Landing::Hidden)
-            }
-            Placement::Tiled if own_tab == Some(tab.tab_id) => {
-                self.host.open_command(content, Landing::BesidePlugin)
-            }
-            Placement::Floating if own_tab == Some(tab.tab_id) => self
-                .host
-                .open_command(content, Landing::FloatingBesidePlugin),
-            _ => None,
+        let landing = match placement {
+            Placement::Background if landing_tab == tab.tab_id => Landing::Hidden,
+            Placement::Tiled if own_tab == Some(tab.tab_id) => Landing::BesidePlugin,
+            Placement::Floating if own_tab == Some(tab.tab_id) => Landing::FloatingBesidePlugin,
+            _ => return Direct::NotOffered,
+        };
+        match self.host.open_command(content, landing) {
+            Some(pane) => Direct::Opened(pane),
+            None => Direct::Untold,
         }
     }
 
@@ -672,4 +667,23 @@ fn internal(message: impl Into<String>) -> ErrorBody {
         problem: message.into(),
         fix: Some("retry; if it persists, check Zellij's log".into()),
     })
+}
+
+/// How a command pane opened in one step went.
+enum Direct {
+    Opened(PaneRef),
+    /// Zellij did not say the new pane's id (on a loaded machine it waits
+    /// only 1 s for it): the command may be running all the same.
+    Untold,
+    /// Zellij offers no such step for this tab and placement.
+    NotOffered,
+}
+
+fn command_pane_untold() -> ErrorBody {
+    Error::ResultUnknown {
+        problem: "Zellij did not say the new command pane's id within its 1 s (a busy session); \
+the command may be running in a pane of its own: call zellij_list_panes before starting it again"
+            .into(),
+    }
+    .into()
 }

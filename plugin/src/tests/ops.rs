@@ -657,6 +657,32 @@ fn a_wait_that_cannot_be_waited_on_is_refused_and_files_no_wait() {
 }
 
 #[test]
+fn a_command_pane_zellij_did_not_tell_is_never_opened_again() {
+    let mut p = plugin("op-pane-untold-id");
+    p.view.tabs[0].active = true;
+    *p.host.pane_ids_untold.borrow_mut() = true;
+    let asked = [
+        ("run", json!({"command": ["make", "test"]})),
+        (
+            "new_pane",
+            json!({"command": ["make"], "placement": "background"}),
+        ),
+        ("new_pane", json!({"command": ["make"], "tab": 3})),
+    ];
+    for (n, (op, args)) in asked.into_iter().enumerate() {
+        let id = n.to_string();
+        ask(&mut p, &id, op, args);
+        assert_eq!(error_code(only_reply(&p, &id, &id)), "result_unknown");
+    }
+    let done = did(&p);
+    assert_eq!(done.len(), 3, "each opened once, nothing else: {done:?}");
+    assert!(
+        done.iter().all(|d| d.starts_with("open_command")),
+        "{done:?}"
+    );
+}
+
+#[test]
 fn a_run_opens_a_hidden_command_pane_and_answers_with_its_exit_code() {
     let mut p = plugin("op-run");
     p.view.tabs[0].active = true;
