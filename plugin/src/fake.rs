@@ -87,7 +87,8 @@ pub struct FakeHost {
     pub(crate) timers: Rc<RefCell<Vec<Instant>>>,
     /// Zellij makes tabs without telling their ids (slower than its 1 s).
     pub(crate) tab_ids_untold: Rc<RefCell<bool>>,
-    /// Zellij opens command panes without telling their ids (slower than its 1 s).
+    /// Zellij opens command panes, and replaces panes, without telling the
+    /// new ids (slower than its 1 s).
     pub(crate) pane_ids_untold: Rc<RefCell<bool>>,
     /// Zellij's screen is too busy to tell a pane's info within its 100 ms.
     pub(crate) pane_info_untold: Rc<RefCell<bool>>,
@@ -180,7 +181,7 @@ impl Host for FakeHost {
     }
     fn pane_info(&self, pane: PaneRef) -> Option<PaneInfo> {
         if *self.pane_info_untold.borrow() {
-            std::thread::sleep(std::time::Duration::from_millis(100));
+            self.advance(Duration::from_millis(100));
             return None;
         }
         if let Some(shown) = self.panes_shown.borrow().get(&pane) {
@@ -278,11 +279,19 @@ impl Host for FakeHost {
     fn open_command(&self, content: &Content, landing: Landing) -> Option<PaneRef> {
         let new = self.new_pane();
         self.did(format!("open_command {landing:?} {content:?} -> {new}"));
-        (!*self.pane_ids_untold.borrow()).then_some(new)
+        if *self.pane_ids_untold.borrow() {
+            self.advance(Duration::from_secs(1));
+            return None;
+        }
+        Some(new)
     }
     fn replace(&self, pane: PaneRef, content: &Content) -> Option<PaneRef> {
         let new = self.new_pane();
         self.did(format!("replace {pane} {content:?} -> {new}"));
+        if *self.pane_ids_untold.borrow() {
+            self.advance(Duration::from_secs(1));
+            return None;
+        }
         Some(new)
     }
     fn toggle_floating(&self, pane: PaneRef) {

@@ -21,7 +21,7 @@ pub use messages::{cancel_messages, read_events, replied, send_message};
 pub use requests::{replay, status};
 pub use waiting::run_result;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::Serialize;
 use zellij_mcp_protocol::agent_programs::Programs;
@@ -173,11 +173,11 @@ impl<'a, H: Host> Zellij<'a, H> {
     /// just opened may not be in the last events yet).
     fn require_pane(&self, pane: PaneRef) -> Result<PaneInfo, ErrorBody> {
         self.require_ready()?;
-        let asked = Instant::now();
+        let asked = self.host.now();
         if let Some(info) = self.pane_now(pane) {
             return Ok(info);
         }
-        if asked.elapsed() >= ZELLIJ_PANE_INFO_WAIT {
+        if self.host.now() - asked >= ZELLIJ_PANE_INFO_WAIT {
             let problem = format!(
                 "Zellij did not say within {} ms whether {pane} is there (the session is busy)",
                 ZELLIJ_PANE_INFO_WAIT.as_millis()
@@ -200,6 +200,11 @@ impl<'a, H: Host> Zellij<'a, H> {
 /// How long Zellij 0.45.1 waits for its screen to tell a pane's info
 /// before it answers none (`get_pane_info` in its plugin exports).
 const ZELLIJ_PANE_INFO_WAIT: Duration = Duration::from_millis(100);
+
+/// How long Zellij 0.45.1 waits for a plugin command that makes a tab or
+/// pane to say its id before it answers none (`ACTION_COMPLETION_TIMEOUT`
+/// in its `route.rs`); the tab or pane may still come.
+pub const ZELLIJ_ACTION_WAIT: Duration = Duration::from_secs(1);
 
 impl<H: Host> McpPlugin<H> {
     /// The parts every handler reads.

@@ -10,7 +10,7 @@ use zellij_mcp_protocol::{Error, ErrorBody, PaneRef, TabRef};
 use zellij_tile::prelude::{PaneInfo, TabInfo};
 
 use super::{bad_request, once_pane_shows, refuse_own_pane, to_json, Naming, Zellij};
-use super::{Handled, HandlerResult};
+use super::{Handled, HandlerResult, ZELLIJ_ACTION_WAIT};
 use crate::host::{Content, Host, Landing};
 use crate::state::later::{Asker, Live, Settle};
 use crate::state::session::{ref_of_info, SessionView};
@@ -271,9 +271,12 @@ impl<H: Host> Zellij<'_, H> {
             Placement::Floating if own_tab == Some(tab.tab_id) => Landing::FloatingBesidePlugin,
             _ => return Direct::NotOffered,
         };
+        let asked = self.host.now();
         match self.host.open_command(content, landing) {
             Some(pane) => Direct::Opened(pane),
-            None => Direct::Untold,
+            None if self.host.now() - asked >= ZELLIJ_ACTION_WAIT => Direct::Untold,
+            // Said at once: Zellij opened nothing.
+            None => Direct::NotOffered,
         }
     }
 
@@ -283,9 +286,13 @@ impl<H: Host> Zellij<'_, H> {
             .host
             .new_pane_in_tab(tab.tab_id)
             .ok_or_else(|| internal(format!("Zellij opened no pane in tab_id {}", tab.tab_id)))?;
+        let asked = self.host.now();
         match content {
             Content::Shell { cwd: None } => Ok(shell),
             other => self.host.replace(shell, other).ok_or_else(|| {
+                if self.host.now() - asked >= ZELLIJ_ACTION_WAIT {
+                    return command_pane_untold();
+                }
                 let what = match other {
                     Content::Editor { .. } => "the editor ($EDITOR, else vi) could not start",
                     _ => "the command could not start",
@@ -672,8 +679,8 @@ fn internal(message: impl Into<String>) -> ErrorBody {
 /// How a command pane opened in one step went.
 enum Direct {
     Opened(PaneRef),
-    /// Zellij did not say the new pane's id (on a loaded machine it waits
-    /// only 1 s for it): the command may be running all the same.
+    /// Zellij did not say the new pane's id within [`ZELLIJ_ACTION_WAIT`]:
+    /// the command may be running all the same.
     Untold,
     /// Zellij offers no such step for this tab and placement.
     NotOffered,
@@ -681,9 +688,10 @@ enum Direct {
 
 fn command_pane_untold() -> ErrorBody {
     Error::ResultUnknown {
-        problem: "Zellij did not say the new command pane's id within its 1 s (a busy session); \
-the command may be running in a pane of its own: call zellij_list_panes before starting it again"
-            .into(),
+        problem:
+            "Zellij did not say the new pane's id within its 1 s (a busy session); \
+what it runs may have started in a pane of its own: call zellij_list_panes before starting it again"
+                .into(),
     }
     .into()
 }
