@@ -173,18 +173,28 @@ impl<'a, H: Host> Zellij<'a, H> {
     /// just opened may not be in the last events yet).
     fn require_pane(&self, pane: PaneRef) -> Result<PaneInfo, ErrorBody> {
         self.require_ready()?;
+        match self.ask_zellij(ZELLIJ_PANE_INFO_WAIT, || self.pane_now(pane)) {
+            Said::Yes(info) => Ok(info),
+            Said::No => Err(Error::no_pane(pane).into()),
+            Said::Untold => {
+                let problem = format!(
+                    "Zellij did not say within {} ms whether {pane} is there (the session is busy)",
+                    ZELLIJ_PANE_INFO_WAIT.as_millis()
+                );
+                Err(Error::Timeout { problem }.into())
+            }
+        }
+    }
+
+    /// Zellij's answer to `ask`, told apart from its silence: a none that
+    /// came only after `wait` is Zellij not saying in time, not saying no.
+    pub fn ask_zellij<T>(&self, wait: Duration, ask: impl FnOnce() -> Option<T>) -> Said<T> {
         let asked = self.host.now();
-        if let Some(info) = self.pane_now(pane) {
-            return Ok(info);
+        match ask() {
+            Some(answer) => Said::Yes(answer),
+            None if self.host.now() - asked >= wait => Said::Untold,
+            None => Said::No,
         }
-        if self.host.now() - asked >= ZELLIJ_PANE_INFO_WAIT {
-            let problem = format!(
-                "Zellij did not say within {} ms whether {pane} is there (the session is busy)",
-                ZELLIJ_PANE_INFO_WAIT.as_millis()
-            );
-            return Err(Error::Timeout { problem }.into());
-        }
-        Err(Error::no_pane(pane).into())
     }
 
     /// Like [`Self::require_pane`], for ops that need a terminal pane.
@@ -200,6 +210,14 @@ impl<'a, H: Host> Zellij<'a, H> {
 /// How long Zellij 0.45.1 waits for its screen to tell a pane's info
 /// before it answers none (`get_pane_info` in its plugin exports).
 const ZELLIJ_PANE_INFO_WAIT: Duration = Duration::from_millis(100);
+
+/// What Zellij said to a question it answers within a bound or not at all.
+pub enum Said<T> {
+    Yes(T),
+    No,
+    /// Nothing within the bound: the answer is unknown.
+    Untold,
+}
 
 /// How long Zellij 0.45.1 waits for a plugin command that makes a tab or
 /// pane to say its id before it answers none (`ACTION_COMPLETION_TIMEOUT`

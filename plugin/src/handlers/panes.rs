@@ -10,7 +10,7 @@ use zellij_mcp_protocol::{Error, ErrorBody, PaneRef, TabRef};
 use zellij_tile::prelude::{PaneInfo, TabInfo};
 
 use super::{bad_request, once_pane_shows, refuse_own_pane, to_json, Naming, Zellij};
-use super::{Handled, HandlerResult, ZELLIJ_ACTION_WAIT};
+use super::{Handled, HandlerResult, Said, ZELLIJ_ACTION_WAIT};
 use crate::host::{Content, Host, Landing};
 use crate::state::later::{Asker, Live, Settle};
 use crate::state::session::{ref_of_info, SessionView};
@@ -225,13 +225,14 @@ impl<H: Host> Zellij<'_, H> {
     ) -> Result<PaneRef, ErrorBody> {
         let opened = match content {
             Content::Command { .. } => self.open_command(tab, content, placement),
-            _ => Direct::NotOffered,
+            _ => None,
         };
         let (pane, placed) = match opened {
-            Direct::Opened(pane) => (pane, true),
+            Some(Said::Yes(pane)) => (pane, true),
             // Opened again in place, the command would run twice.
-            Direct::Untold => return Err(command_pane_untold()),
-            Direct::NotOffered => (self.open_in_place(tab, content)?, false),
+            Some(Said::Untold) => return Err(pane_untold()),
+            // Not offered here, or Zellij said at once it opened nothing.
+            Some(Said::No) | None => (self.open_in_place(tab, content)?, false),
         };
         if let Some(name) = name {
             self.host.rename_pane(pane, name);
@@ -253,7 +254,12 @@ impl<H: Host> Zellij<'_, H> {
     /// plugin's client is on. Output a command prints at once survives only
     /// this way: Zellij 0.45.1 drops output that arrives before an in-place
     /// replacement is done.
-    fn open_command(&self, tab: &TabInfo, content: &Content, placement: Placement) -> Direct {
+    fn open_command(
+        &self,
+        tab: &TabInfo,
+        content: &Content,
+        placement: Placement,
+    ) -> Option<Said<PaneRef>> {
         let own_tab = self
             .view
             .tab_id_of(PaneRef::plugin(self.host.ids().plugin_id));
@@ -269,15 +275,11 @@ impl<H: Host> Zellij<'_, H> {
             Placement::Background if landing_tab == tab.tab_id => Landing::Hidden,
             Placement::Tiled if own_tab == Some(tab.tab_id) => Landing::BesidePlugin,
             Placement::Floating if own_tab == Some(tab.tab_id) => Landing::FloatingBesidePlugin,
-            _ => return Direct::NotOffered,
+            _ => return None,
         };
-        let asked = self.host.now();
-        match self.host.open_command(content, landing) {
-            Some(pane) => Direct::Opened(pane),
-            None if self.host.now() - asked >= ZELLIJ_ACTION_WAIT => Direct::Untold,
-            // Said at once: Zellij opened nothing.
-            None => Direct::NotOffered,
-        }
+        Some(self.ask_zellij(ZELLIJ_ACTION_WAIT, || {
+            self.host.open_command(content, landing)
+        }))
     }
 
     /// A shell pane added to `tab`, replaced in place by `content`.
@@ -286,22 +288,22 @@ impl<H: Host> Zellij<'_, H> {
             .host
             .new_pane_in_tab(tab.tab_id)
             .ok_or_else(|| internal(format!("Zellij opened no pane in tab_id {}", tab.tab_id)))?;
-        let asked = self.host.now();
-        match content {
-            Content::Shell { cwd: None } => Ok(shell),
-            other => self.host.replace(shell, other).ok_or_else(|| {
-                if self.host.now() - asked >= ZELLIJ_ACTION_WAIT {
-                    return command_pane_untold();
-                }
-                let what = match other {
+        if let Content::Shell { cwd: None } = content {
+            return Ok(shell);
+        }
+        match self.ask_zellij(ZELLIJ_ACTION_WAIT, || self.host.replace(shell, content)) {
+            Said::Yes(pane) => Ok(pane),
+            Said::Untold => Err(pane_untold()),
+            Said::No => {
+                let what = match content {
                     Content::Editor { .. } => "the editor ($EDITOR, else vi) could not start",
                     _ => "the command could not start",
                 };
-                ErrorBody::from(Error::BadRequest {
+                Err(ErrorBody::from(Error::BadRequest {
                     problem: what.into(),
                     fix: "check the command is installed and on PATH".into(),
-                })
-            }),
+                }))
+            }
         }
     }
 
@@ -676,17 +678,9 @@ fn internal(message: impl Into<String>) -> ErrorBody {
     })
 }
 
-/// How a command pane opened in one step went.
-enum Direct {
-    Opened(PaneRef),
-    /// Zellij did not say the new pane's id within [`ZELLIJ_ACTION_WAIT`]:
-    /// the command may be running all the same.
-    Untold,
-    /// Zellij offers no such step for this tab and placement.
-    NotOffered,
-}
-
-fn command_pane_untold() -> ErrorBody {
+/// A pane Zellij did not say the id of within [`ZELLIJ_ACTION_WAIT`]: what
+/// it runs may be running all the same.
+fn pane_untold() -> ErrorBody {
     Error::ResultUnknown {
         problem:
             "Zellij did not say the new pane's id within its 1 s (a busy session); \
