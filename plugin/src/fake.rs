@@ -102,6 +102,16 @@ impl FakeHost {
         self.clock.moved.set(self.clock.moved.get() + by);
     }
 
+    /// A new pane's id, as Zellij says it; none, after its 1 s, when it
+    /// does not say new ids.
+    fn new_id_told(&self, new: PaneRef) -> Option<PaneRef> {
+        if *self.pane_ids_untold.borrow() {
+            self.advance(Duration::from_secs(1));
+            return None;
+        }
+        Some(new)
+    }
+
     fn did(&self, what: String) {
         self.calls.borrow_mut().push(Call::Do(what));
     }
@@ -279,20 +289,12 @@ impl Host for FakeHost {
     fn open_command(&self, content: &Content, landing: Landing) -> Option<PaneRef> {
         let new = self.new_pane();
         self.did(format!("open_command {landing:?} {content:?} -> {new}"));
-        if *self.pane_ids_untold.borrow() {
-            self.advance(Duration::from_secs(1));
-            return None;
-        }
-        Some(new)
+        self.new_id_told(new)
     }
     fn replace(&self, pane: PaneRef, content: &Content) -> Option<PaneRef> {
         let new = self.new_pane();
         self.did(format!("replace {pane} {content:?} -> {new}"));
-        if *self.pane_ids_untold.borrow() {
-            self.advance(Duration::from_secs(1));
-            return None;
-        }
-        Some(new)
+        self.new_id_told(new)
     }
     fn toggle_floating(&self, pane: PaneRef) {
         self.did(format!("toggle_floating {pane}"));

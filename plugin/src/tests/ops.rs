@@ -551,9 +551,9 @@ fn a_pane_zellij_was_too_busy_to_tell_is_a_timeout_not_a_pane_not_found() {
     // Not in the last events either (opened a moment ago, say): unknown,
     // not gone.
     let args = json!({"pane_id": "terminal_42"});
-    assert_eq!(refused(&mut p, "2", "focus", args.clone()), "timeout");
+    assert_eq!(refused(&mut p, "1", "focus", args.clone()), "timeout");
     *p.host.pane_info_untold.borrow_mut() = false;
-    assert_eq!(refused(&mut p, "3", "focus", args), "pane_not_found");
+    assert_eq!(refused(&mut p, "2", "focus", args), "pane_not_found");
 }
 
 #[test]
