@@ -165,6 +165,9 @@ enum Command {
         /// The file the pane is recorded to, while it is.
         #[arg(long)]
         recording: Option<String>,
+        /// The state its live screen shows (`idle`, `working`, ...).
+        #[arg(long)]
+        screen: Option<String>,
         /// Its command line.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
         argv: Vec<String>,
@@ -378,9 +381,10 @@ async fn serve(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Some(Command::Foreground {
             cwd,
             recording,
+            screen,
             argv,
         }) => {
-            hook::foreground(&client, argv, cwd, recording).await;
+            hook::foreground(&client, argv, cwd, (recording, screen)).await;
             std::process::exit(0)
         }
         _ => {}

@@ -232,7 +232,8 @@ pub struct Description {
 }
 
 /// What an agent's screen shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum AgentScreen {
     /// An empty composer, with a turn under way (what is typed is queued).
     Working,

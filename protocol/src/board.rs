@@ -29,6 +29,7 @@ pub fn cells(row: &AgentRow, at_ms: u64) -> [String; 11] {
     let state = match (row.state, row.exit_status) {
         (PaneState::Exited, Some(code)) => format!("exited {code}"),
         (state, _) if row.by_hooks => format!("{} (hooks)", wire_name(state)),
+        (state, _) if row.by_relay => format!("{} (relay)", wire_name(state)),
         (state, _) => wire_name(state),
     };
     let held = match (row.held, row.held_because) {
@@ -119,6 +120,7 @@ mod tests {
             described_by: Some("claude-code".into()),
             state: PaneState::Asking,
             by_hooks: false,
+            by_relay: false,
             since_ms: 1_000,
             exit_status: None,
             held: 2,
@@ -172,6 +174,12 @@ mod tests {
             ..worker()
         };
         assert_eq!(cells(&scrolled, 1_000)[2], "idle (hooks)");
+        let relayed = AgentRow {
+            state: PaneState::Working,
+            by_relay: true,
+            ..worker()
+        };
+        assert_eq!(cells(&relayed, 1_000)[2], "working (relay)");
     }
 
     #[test]

@@ -147,6 +147,9 @@ pub fn explanation(e: &ExplainResult) -> String {
     if let Some(hooks) = &e.hooks {
         out += &format!("hooks: {hooks}\n");
     }
+    if let Some(relay) = &e.relay {
+        out += &format!("relay: {relay}\n");
+    }
     out += &format!("tried: {}\n\nscreen:\n", e.tried);
     let width = e.rows.len().to_string().len();
     for (i, row) in e.rows.iter().enumerate() {

@@ -6,13 +6,24 @@
 //! wrote or was typed to (where a shell starts a command or a program
 //! another), and again once that settled, and tells the plugin what runs
 //! there, through `zellij-mcp foreground`, one at a time, the latest first.
+//! Where that is an agent program a description names, it tells too the
+//! state the relay's live screen shows, read by that description as the
+//! plugin reads the pane's view: the view is stale while a person has the
+//! pane scrolled up, and the live screen is not.
 
 use std::os::fd::{AsRawFd, BorrowedFd};
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
+use zellij_mcp_protocol::agent_programs::{AgentScreen, Programs};
+use zellij_mcp_protocol::agent_screen;
+use zellij_mcp_protocol::launcher::program_name;
+
+use super::truth::Kept;
 use crate::processes;
+use crate::setup::agent_file::{self, Stamp};
 
 /// How long after output or typing the foreground is looked at: a burst
 /// of either is looked at once.
@@ -36,59 +47,125 @@ struct Told {
     running: Option<Running>,
     /// The file its recording goes to, while one goes on.
     recording: Option<String>,
+    /// The state its live screen shows, where it runs an agent program.
+    screen: Option<AgentScreen>,
+}
+
+/// The latest the relay saw, and how many looks it took: each look reads
+/// the screen again.
+#[derive(Default)]
+struct Latest {
+    told: Told,
+    looks: u64,
 }
 
 /// Tells the plugin what the relay saw last, from a thread of its own: the
 /// latest when several changes came while one was told.
 #[derive(Clone)]
-pub struct Teller(Arc<(Mutex<Told>, Condvar)>);
+pub struct Teller(Arc<(Mutex<Latest>, Condvar)>);
 
 impl Teller {
-    fn start() -> Teller {
-        let teller = Teller(Arc::new((Mutex::new(Told::default()), Condvar::new())));
+    fn start(kept: Arc<Kept>) -> Teller {
+        let teller = Teller(Arc::new((Mutex::new(Latest::default()), Condvar::new())));
         let taken = teller.clone();
-        std::thread::spawn(move || taken.tell_each());
+        let screen = ScreenReader::new(kept, agent_file::path());
+        std::thread::spawn(move || taken.tell_each(screen));
         teller
     }
 
-    fn latest(&self) -> MutexGuard<'_, Told> {
+    fn latest(&self) -> MutexGuard<'_, Latest> {
         self.0 .0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn change(&self, change: impl FnOnce(&mut Told)) {
+    fn change(&self, change: impl FnOnce(&mut Latest)) {
         change(&mut self.latest());
         self.0 .1.notify_one();
     }
 
     /// A recording began (to `file`) or, none, ended.
     pub fn recording(&self, file: Option<String>) {
-        self.change(|told| told.recording = file);
+        self.change(|latest| latest.told.recording = file);
     }
 
-    /// Tells each change, once what runs is known.
-    fn tell_each(&self) {
+    /// Tells each change, once what runs is known; reads the screen at
+    /// each look, off the thread that passes the program's bytes.
+    fn tell_each(&self, mut screen: ScreenReader) {
         let Ok(bridge) = std::env::current_exe() else {
             return;
         };
-        let mut told = Told::default();
+        let (mut told, mut looked) = (Told::default(), 0);
         loop {
-            let latest = {
+            let mut latest = {
                 let mut latest = self.latest();
-                while latest.running.is_none() || *latest == told {
+                let unchanged = |latest: &Latest| {
+                    let seen = (&latest.told.running, &latest.told.recording);
+                    latest.looks == looked && seen == (&told.running, &told.recording)
+                };
+                while latest.told.running.is_none() || unchanged(&latest) {
                     latest = self
                         .0
                          .1
                         .wait(latest)
                         .unwrap_or_else(PoisonError::into_inner);
                 }
-                latest.clone()
+                looked = latest.looks;
+                latest.told.clone()
             };
-            if let Some(running) = &latest.running {
-                tell(&bridge, running, latest.recording.as_deref());
+            let Some(running) = &latest.running else {
+                continue;
+            };
+            latest.screen = screen.state(running);
+            if latest != told {
+                tell(&bridge, &latest);
+                told = latest;
             }
-            told = latest;
         }
     }
+}
+
+/// Reads the state an agent program's live screen shows, by the
+/// descriptions in force (the person's file over the built-in ones, read
+/// again when it changes), as the plugin reads the pane's view.
+struct ScreenReader {
+    kept: Arc<Kept>,
+    /// The person's descriptions.
+    file: PathBuf,
+    programs: Option<(Stamp, Programs)>,
+}
+
+impl ScreenReader {
+    fn new(kept: Arc<Kept>, file: PathBuf) -> ScreenReader {
+        ScreenReader {
+            kept,
+            file,
+            programs: None,
+        }
+    }
+
+    /// The state the screen shows, where `running` is an agent program a
+    /// description names.
+    fn state(&mut self, running: &Running) -> Option<AgentScreen> {
+        let program = program_name(&running.argv)?;
+        let programs = in_force(&self.file, &mut self.programs);
+        programs.for_program(&program)?;
+        let (shown, title) = {
+            let truth = self.kept.lock();
+            (truth.shown(), truth.title().to_owned())
+        };
+        let telling = programs.telling(Some(&program), false, &title);
+        agent_screen::Shown::of(&shown.rows, shown.cursor, Some(telling)).agent
+    }
+}
+
+/// The descriptions in force, read again when the person's `file` changed.
+fn in_force<'a>(file: &Path, programs: &'a mut Option<(Stamp, Programs)>) -> &'a Programs {
+    let stamp = agent_file::stamp(file);
+    if programs.as_ref().is_some_and(|(seen, _)| *seen != stamp) {
+        *programs = None;
+    }
+    &programs
+        .get_or_insert_with(|| (stamp, agent_file::programs_in(file)))
+        .1
 }
 
 /// The foreground as last looked at, and when to look again.
@@ -101,15 +178,16 @@ pub struct Foreground {
 }
 
 impl Foreground {
-    /// Looks at once, and tells where the relay runs in a Zellij pane.
-    pub fn new() -> Foreground {
+    /// Looks at once, and tells where the relay runs in a Zellij pane,
+    /// reading the screen `kept`.
+    pub fn new(kept: Arc<Kept>) -> Foreground {
         let in_pane = ["ZELLIJ_SESSION_NAME", "ZELLIJ_PANE_ID"]
             .iter()
             .all(|name| std::env::var_os(name).is_some_and(|v| !v.is_empty()));
         Foreground {
             due: Some(Instant::now()),
             settled: None,
-            teller: in_pane.then(Teller::start),
+            teller: in_pane.then(|| Teller::start(kept)),
         }
     }
 
@@ -145,9 +223,13 @@ impl Foreground {
         if !due && !settled {
             return;
         }
-        if let Some(running) = running_on(near) {
-            teller.change(|told| told.running = Some(running));
-        }
+        let running = running_on(near);
+        teller.change(|latest| {
+            latest.looks += 1;
+            if running.is_some() {
+                latest.told.running = running;
+            }
+        });
     }
 }
 
@@ -168,16 +250,23 @@ fn running_on(near: BorrowedFd) -> Option<Running> {
     (!argv.is_empty()).then_some(Running { argv, cwd })
 }
 
-/// Tells the plugin, through `zellij-mcp foreground`, what runs and where
-/// the pane is recorded to.
-fn tell(bridge: &std::path::Path, running: &Running, recording: Option<&str>) {
+/// Tells the plugin, through `zellij-mcp foreground`, what runs, where
+/// the pane is recorded to and what its screen shows.
+fn tell(bridge: &std::path::Path, told: &Told) {
+    let Some(running) = &told.running else {
+        return;
+    };
     let mut command = Command::new(bridge);
     command.arg("foreground");
     if let Some(cwd) = &running.cwd {
         command.arg("--cwd").arg(cwd);
     }
-    if let Some(file) = recording {
+    if let Some(file) = &told.recording {
         command.arg("--recording").arg(file);
+    }
+    let screen = told.screen.map(serde_json::to_value);
+    if let Some(Ok(serde_json::Value::String(screen))) = screen {
+        command.arg("--screen").arg(screen);
     }
     // Nothing of it reaches the pane.
     let _ = command
@@ -187,4 +276,43 @@ fn tell(bridge: &std::path::Path, running: &Running, recording: Option<&str>) {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::relay::truth::Truth;
+
+    fn running(argv: &[&str]) -> Running {
+        let argv = argv.iter().map(|w| w.to_string()).collect();
+        Running { argv, cwd: None }
+    }
+
+    #[test]
+    fn an_agents_live_screen_is_read_by_its_programs_description_with_its_title() {
+        let folder = std::env::temp_dir().join(format!("zmcp-screen-{}", std::process::id()));
+        std::fs::create_dir_all(&folder).unwrap();
+        let file = folder.join("agents.kdl");
+        let kept = Arc::new(Kept::new(Truth::new(60, 8)));
+        let mut reader = ScreenReader::new(kept.clone(), file.clone());
+        let rule = "─".repeat(40);
+        kept.lock()
+            .feed(format!("{rule}\r\n❯ \r\n{rule}").as_bytes());
+        let claude = running(&["node", "/x/node_modules/@anthropic-ai/claude-code/cli.js"]);
+        assert_eq!(reader.state(&claude), Some(AgentScreen::Idle));
+        // Not an agent's program: nothing read.
+        assert_eq!(reader.state(&running(&["bash"])), None);
+        // A dialog told by the title alone.
+        let codex = running(&["codex"]);
+        assert_eq!(reader.state(&codex), None);
+        kept.lock()
+            .feed(b"\x1b[2J\x1b[H\x1b]0;Action Required\x07\xe2\x80\xba ");
+        assert_eq!(reader.state(&codex), Some(AgentScreen::Asking));
+        // The person's file, read again when it changes.
+        let never = "agent \"codex\" {\n    programs \"codex\"\n    prompt \"⊘\"\n}\n";
+        std::fs::write(&file, never).unwrap();
+        assert_eq!(reader.state(&codex), None);
+        std::fs::remove_file(&file).unwrap();
+        assert_eq!(reader.state(&codex), Some(AgentScreen::Asking));
+    }
 }

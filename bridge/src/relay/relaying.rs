@@ -81,7 +81,7 @@ impl Relay {
                 })
                 .ok()
         });
-        let foreground = Foreground::new();
+        let foreground = Foreground::new(kept.clone());
         let teller = foreground.teller();
         let tell_recording = move |recording: &Option<Recording>| {
             let file = recording.as_ref().map(|r| r.path().display().to_string());

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use avt::observer::Transcript;
 use avt::Terminal;
 
-use super::text::Decoder;
+use super::text::{Decoder, Title};
 use super::wire::{LinesOut, Shown};
 
 /// The most memory the lines gone off the screen are kept in.
@@ -72,6 +72,7 @@ pub struct Truth {
     /// Lines let go for the bound, before the first kept.
     dropped: u64,
     decoder: Decoder,
+    title: Title,
     /// Bytes the program wrote, in all.
     written: u64,
     /// The program is gone, and all it wrote is here.
@@ -87,6 +88,7 @@ impl Truth {
             kept_bytes: 0,
             dropped: 0,
             decoder: Decoder::default(),
+            title: Title::default(),
             written: 0,
             ended: false,
         }
@@ -96,6 +98,7 @@ impl Truth {
     pub fn feed(&mut self, bytes: &[u8]) {
         self.written += bytes.len() as u64;
         let text = self.decoder.text(bytes);
+        self.title.see(&text);
         let gone = self.terminal.feed_with(text.as_str(), &mut self.transcript);
         for line in gone {
             self.keep(line);
@@ -131,6 +134,11 @@ impl Truth {
     /// What draws the screen as it is now on a new terminal of its size.
     pub fn dump(&self) -> String {
         self.terminal.dump()
+    }
+
+    /// The title the program gave its terminal last.
+    pub fn title(&self) -> &str {
+        &self.title.now
     }
 
     /// The screen as it is now.

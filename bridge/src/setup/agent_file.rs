@@ -19,7 +19,12 @@ pub fn path() -> PathBuf {
 /// The descriptions in force: the person's file over the built-in ones
 /// (the built-in ones alone while the file is absent or wrong).
 pub fn programs() -> Programs {
-    match check(&path()) {
+    programs_in(&path())
+}
+
+/// The same, for the file at `path`.
+pub fn programs_in(path: &Path) -> Programs {
+    match check(path) {
         Checked::Good { text, .. } => {
             Programs::with_file(&text, FILE_NAME).unwrap_or_else(|_| Programs::built_in())
         }
@@ -75,7 +80,13 @@ pub fn check(path: &Path) -> Checked {
 }
 
 /// A file's length and change time: read again only when they change.
-type Stamp = Option<(u64, Option<SystemTime>)>;
+pub type Stamp = Option<(u64, Option<SystemTime>)>;
+
+/// The file at `path`'s [`Stamp`] now.
+pub fn stamp(path: &Path) -> Stamp {
+    let metadata = std::fs::metadata(path).ok()?;
+    Some((metadata.len(), metadata.modified().ok()))
+}
 
 /// The file, read again when it changes (a look at its metadata per call).
 #[derive(Debug)]
@@ -98,9 +109,7 @@ impl AgentFile {
 
     /// The file now; a wrong one is logged when it is read.
     pub fn now(&self) -> Arc<Checked> {
-        let stamp = std::fs::metadata(&self.path)
-            .ok()
-            .map(|m| (m.len(), m.modified().ok()));
+        let stamp = stamp(&self.path);
         let mut last = self.last.lock().unwrap();
         if let Some((seen, checked)) = last.as_ref() {
             if *seen == stamp {

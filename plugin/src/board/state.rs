@@ -107,6 +107,7 @@ pub(super) mod tests {
             described_by: None,
             state,
             by_hooks: false,
+            by_relay: false,
             since_ms: 0,
             exit_status: None,
             held: 0,

@@ -291,9 +291,13 @@ impl<H: Host> McpPlugin<H> {
             op::Explain::NAME => self.now::<op::Explain>(args, asker, |p, a, _| {
                 let named = p.agents.named(a.pane_id);
                 let name = p.agents.by_pane().remove(&a.pane_id);
-                let hooks = p.hooks.told(a.pane_id, p.host.unix_ms());
+                let now_ms = p.host.unix_ms();
+                let told = (
+                    p.hooks.told(a.pane_id, now_ms),
+                    p.hooks.relays.said(a.pane_id, now_ms),
+                );
                 let zellij = Zellij::of(&p.host, &p.view, &p.programs);
-                zellij.explain(&mut p.pane_facts, named, (name, hooks), a)
+                zellij.explain(&mut p.pane_facts, named, (name, told), a)
             }),
             op::Resume::NAME => self.now::<op::Resume>(args, asker, |p, a, _| p.resume_agent(a)),
             op::Replied::NAME => self.now::<op::Replied>(args, asker, |p, a, _| {
@@ -312,8 +316,8 @@ impl<H: Host> McpPlugin<H> {
                 told
             }),
             op::Foreground::NAME => self.now::<op::Foreground>(args, asker, |p, a, _| {
-                let told =
-                    Zellij::of(&p.host, &p.view, &p.programs).foreground(&mut p.pane_facts, a);
+                let told = Zellij::of(&p.host, &p.view, &p.programs)
+                    .foreground((&mut p.pane_facts, &mut p.hooks.relays), a);
                 // An agent program started in a relayed pane is on the board at once.
                 if told.is_ok() {
                     p.look_at_agents();

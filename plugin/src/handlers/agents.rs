@@ -20,12 +20,13 @@ use crate::host::Host;
 use crate::state::agents::{Agents, Named};
 use crate::state::attention::{Attention, Seen};
 use crate::state::event_log::EventLog;
-use crate::state::hooks::HookReports;
+use crate::state::hooks::{HookReports, Source};
 use crate::state::kept::{Keeping, Kept};
 use crate::state::later::Asker;
 use crate::state::messages::{Outbox, Recipient};
 use crate::state::pane_facts::{Facts, PaneFacts};
 use crate::state::programs_file::ProgramsFile;
+use crate::state::relay_screens::RelayScreens;
 
 /// What naming a pane touches: the names, and the log that records them.
 pub struct Naming<'a> {
@@ -106,7 +107,7 @@ impl<H: Host> Zellij<'_, H> {
         &self,
         facts: &mut PaneFacts,
         named: Named,
-        (name, hooks): (Option<String>, Option<String>),
+        (name, (hooks, relay)): (Option<String>, (Option<String>, Option<String>)),
         args: ExplainArgs,
     ) -> HandlerResult {
         let pane = args.pane_id;
@@ -157,6 +158,7 @@ impl<H: Host> Zellij<'_, H> {
             rows,
             readings,
             hooks,
+            relay,
         })
     }
 
@@ -172,15 +174,21 @@ impl<H: Host> Zellij<'_, H> {
         now(HookResult {})
     }
 
-    /// `foreground`: notes the program a relayed terminal pane runs, and
-    /// the file it is recorded to, as its relay told them.
-    pub fn foreground(&self, facts: &mut PaneFacts, args: ForegroundArgs) -> HandlerResult {
+    /// `foreground`: notes the program a relayed terminal pane runs, the
+    /// file it is recorded to and the state its live screen shows, as its
+    /// relay told them.
+    pub fn foreground(
+        &self,
+        (facts, relays): (&mut PaneFacts, &mut RelayScreens),
+        args: ForegroundArgs,
+    ) -> HandlerResult {
         self.require_terminal(args.pane_id)?;
         let told = Facts {
             running: Some(args.running).filter(|argv| !argv.is_empty()),
             cwd: args.cwd,
         };
         let at_ms = self.host.unix_ms();
+        relays.told(args.pane_id, args.screen, at_ms);
         facts.foreground_told(args.pane_id, (told, args.recording), at_ms);
         now(ForegroundResult {})
     }
@@ -257,7 +265,8 @@ impl Board<'_> {
             program,
             described_by: self.attention.described_by(pane).cloned(),
             state: seen.state,
-            by_hooks: self.attention.by_hooks(pane),
+            by_hooks: self.attention.source(pane) == Source::Hooks,
+            by_relay: self.attention.source(pane) == Source::Relay,
             since_ms: seen.since_ms,
             exit_status: entry.exit_status,
             held,

@@ -113,9 +113,11 @@ impl<'a, H: Host> Zellij<'a, H> {
         let agent = telling.is_some();
         let mut shown = self.host.shown(pane, telling)?;
         if let (Some((hooks, attention)), true) = (self.known, agent) {
+            let now_ms = self.host.unix_ms();
+            let live = hooks.relays.stale(pane, shown.agent, now_ms);
             attention.recall(pane, &mut shown);
-            let seen = (shown.agent, shown.still);
-            shown.agent = hooks.state(pane, seen, self.host.unix_ms()).0;
+            let seen = (live.or(shown.agent), shown.still);
+            shown.agent = hooks.state(pane, seen, now_ms).0;
         }
         Some(shown)
     }

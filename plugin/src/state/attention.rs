@@ -4,12 +4,14 @@
 //! one started asking, and the board can tell a person. Also the last
 //! message delivered to and from each agent. Plain state.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use zellij_mcp_protocol::agent_programs::AgentScreen;
 use zellij_mcp_protocol::agent_screen::Shown;
 use zellij_mcp_protocol::ops::{LastMessage, LastReply, PaneState};
 use zellij_mcp_protocol::PaneRef;
+
+use super::hooks::Source;
 
 /// Most senders whose last message is kept.
 const MOST_SENDERS: usize = 512;
@@ -20,10 +22,11 @@ pub struct Attention {
     last: BTreeMap<PaneRef, Seen>,
     /// The description that told each agent's state at the last look.
     described_by: BTreeMap<PaneRef, String>,
-    /// The agents whose state at the last look was their hooks' word over
-    /// a screen that did not show it (scrolled up, not drawn yet, or not
-    /// read).
-    by_hooks: BTreeSet<PaneRef>,
+    /// The agents whose state at the last look was not their view's: their
+    /// hooks' word over a screen that did not show it (scrolled up, not
+    /// drawn yet, or not read), or their relay's live screen over a stale
+    /// view.
+    told_by: BTreeMap<PaneRef, Source>,
     /// The last message delivered to each pane.
     last_in: BTreeMap<PaneRef, LastMessage>,
     /// The last delivered message of each sender (its name or pane id).
@@ -90,16 +93,17 @@ impl Attention {
         self.described_by.get(&pane)
     }
 
-    /// Notes whether `pane`'s state was its hooks' word at this look.
-    pub fn told_by_hooks(&mut self, pane: PaneRef, by_hooks: bool) {
-        match by_hooks {
-            true => self.by_hooks.insert(pane),
-            false => self.by_hooks.remove(&pane),
+    /// Notes which source told `pane`'s state at this look.
+    pub fn told_by(&mut self, pane: PaneRef, source: Source) {
+        match source {
+            Source::Screen => self.told_by.remove(&pane),
+            _ => self.told_by.insert(pane, source),
         };
     }
 
-    pub fn by_hooks(&self, pane: PaneRef) -> bool {
-        self.by_hooks.contains(&pane)
+    /// Which source told `pane`'s state at the last look.
+    pub fn source(&self, pane: PaneRef) -> Source {
+        self.told_by.get(&pane).copied().unwrap_or(Source::Screen)
     }
 
     /// Notes what `pane`'s composer holds, and tells it as earlier looks
@@ -167,7 +171,7 @@ impl Attention {
     pub fn keep_only(&mut self, panes: &[PaneRef]) {
         self.last.retain(|pane, _| panes.contains(pane));
         self.described_by.retain(|pane, _| panes.contains(pane));
-        self.by_hooks.retain(|pane| panes.contains(pane));
+        self.told_by.retain(|pane, _| panes.contains(pane));
         self.last_in.retain(|pane, _| panes.contains(pane));
         self.last_reply.retain(|pane, _| panes.contains(pane));
         self.typed.retain(|pane, _| panes.contains(pane));

@@ -1,5 +1,6 @@
 //! What each agent program's hooks told last (`zellij-mcp hook`, run by
-//! the program), and the one state told from them and the pane's screen:
+//! the program), and the one state told from them and the pane's screen
+//! (its relay's live screen over a stale view):
 //! plain state, one report per pane, bounded, forgotten with the pane.
 
 use std::collections::BTreeMap;
@@ -8,6 +9,8 @@ use zellij_mcp_protocol::agent_programs::AgentScreen;
 use zellij_mcp_protocol::hooks::HookEvent;
 use zellij_mcp_protocol::ops::TurnEnded;
 use zellij_mcp_protocol::PaneRef;
+
+use super::relay_screens::RelayScreens;
 
 /// Panes whose reports are kept at most; the oldest report goes first.
 const MOST_REPORTS: usize = 1024;
@@ -80,8 +83,11 @@ pub type Screen = (Option<AgentScreen>, u64);
 /// Which source told an agent's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
+    /// Its pane as Zellij shows it.
     Screen,
     Hooks,
+    /// Its relay's live screen, over a stale view (see `RelayScreens`).
+    Relay,
 }
 
 #[derive(Debug, Default)]
@@ -96,6 +102,8 @@ pub struct HookReports {
     /// Each agent's question, shown at a look or told, until looks have
     /// seen none for [`SETTLED_MS`].
     questions: BTreeMap<PaneRef, Question>,
+    /// What each relayed agent's relay told of its live screen.
+    pub relays: RelayScreens,
 }
 
 /// A question an agent's screen showed or its hooks told.
@@ -241,6 +249,7 @@ impl HookReports {
         self.screens.retain(|pane, _| live(*pane));
         self.shown_since.retain(|pane, _| live(*pane));
         self.questions.retain(|pane, _| live(*pane));
+        self.relays.keep_only(live);
     }
 
     /// Notes what `pane`'s screen shows at a look.

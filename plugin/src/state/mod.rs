@@ -12,6 +12,7 @@ pub mod lease;
 pub mod messages;
 pub mod pane_facts;
 pub mod programs_file;
+pub mod relay_screens;
 pub mod replay;
 pub mod session;
 pub mod shares;

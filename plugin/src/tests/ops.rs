@@ -1674,6 +1674,67 @@ fn a_relayed_pane_runs_the_program_its_relay_told() {
 }
 
 #[test]
+fn a_relayed_agents_live_screen_tells_its_state_over_a_stale_view_and_keys_still_wait() {
+    let mut p = plugin("op-relay-screen");
+    *p.host.running.borrow_mut() = vec!["/usr/bin/codex".into()];
+    // A person scrolled the view up to a page that reads as a draft, while
+    // the relay's live screen shows the program idle.
+    screen_shows(&mut p, Some(AgentScreen::Draft), ShellLine::Unknown);
+    let told = json!({"pane_id": "terminal_1", "running": ["/usr/bin/codex"], "screen": "idle"});
+    send(&mut p, "1", Some(&request("1", "foreground", told)));
+    only_reply(&p, "1", "1");
+    let row = |p: &mut Plugin, id: &str| {
+        send(p, id, Some(&request(id, "agents", json!({}))));
+        let agents = result_of::<op::Agents>(only_reply(p, id, id)).agents;
+        let row = agents
+            .into_iter()
+            .find(|a| a.pane_id == PaneRef::terminal(1));
+        row.map(|r| (r.state, r.by_relay))
+    };
+    // A view that differs for less than a second is the relay's word on
+    // its way.
+    assert_eq!(
+        row(&mut p, "2"),
+        Some((zellij_mcp_protocol::ops::PaneState::Draft, false))
+    );
+    p.host.advance(Duration::from_millis(1_100));
+    p.on_timer();
+    assert_eq!(
+        row(&mut p, "3"),
+        Some((zellij_mcp_protocol::ops::PaneState::Idle, true))
+    );
+    send(
+        &mut p,
+        "4",
+        Some(&request("4", "explain", json!({"pane_id": "terminal_1"}))),
+    );
+    let explained = result_of::<op::Explain>(only_reply(&p, "4", "4"));
+    let relay = explained.relay.unwrap_or_default();
+    assert!(
+        relay.starts_with("idle 1.1 s ago; the view has shown another"),
+        "{relay}"
+    );
+    // Nothing is typed into what the view shows: the last look before
+    // typing is the view's.
+    let args = json!({"to": "terminal_1", "text": "hello", "from": "ci", "wait_ms": 100});
+    send(&mut p, "5", Some(&request("5", "send_message", args)));
+    p.host.advance(Duration::from_millis(150));
+    p.on_timer();
+    let sent = result_of::<op::SendMessage>(only_reply(&p, "5", "5"));
+    assert_eq!(sent.status, DeliveryStatus::Held);
+    assert!(typed(&p).is_empty());
+    // The view back at the bottom: it tells the state again.
+    screen_shows(&mut p, Some(AgentScreen::Working), ShellLine::Unknown);
+    let told = json!({"pane_id": "terminal_1", "running": ["/usr/bin/codex"], "screen": "working"});
+    send(&mut p, "6", Some(&request("6", "foreground", told)));
+    only_reply(&p, "6", "6");
+    assert_eq!(
+        row(&mut p, "7"),
+        Some((zellij_mcp_protocol::ops::PaneState::Working, false))
+    );
+}
+
+#[test]
 fn writing_into_a_dialog_needs_answer_and_is_logged() {
     let mut p = plugin("op-write-asking");
     *p.host.running.borrow_mut() = vec!["/usr/bin/codex".into()];

@@ -408,12 +408,27 @@ impl<H: Host> McpPlugin<H> {
                 None => (pane_id, PaneState::Exited, None, Source::Screen),
                 Some(None) => (pane_id, PaneState::Unknown, None, Source::Screen),
                 Some(Some(mut shown)) => {
+                    // The relay reads its live screen as drawn, before the
+                    // composer's recall: a view that reads otherwise for
+                    // long is stale.
+                    let live = self
+                        .hooks
+                        .relays
+                        .over_stale_view(pane_id, shown.agent, now_ms);
                     self.attention.composer(pane_id, &mut shown);
-                    let seen = (shown.agent, shown.still);
+                    let seen = (live.or(shown.agent), shown.still);
                     self.hooks.screen_seen(pane_id, seen, now_ms);
                     let (agent, source) = self.hooks.state(pane_id, seen, now_ms);
+                    let source = match source {
+                        Source::Screen if live.is_some() => Source::Relay,
+                        source => source,
+                    };
                     let state = agent.map_or(PaneState::Unknown, PaneState::from);
-                    let state = self.stalled_or(pane_id, state, shown.still, now_ms);
+                    // A stale view stands still while the program goes on.
+                    let state = match live {
+                        Some(_) => state,
+                        None => self.stalled_or(pane_id, state, shown.still, now_ms),
+                    };
                     (pane_id, state, shown.described_by, source)
                 }
             })
@@ -421,8 +436,7 @@ impl<H: Host> McpPlugin<H> {
         let mut looked = Vec::new();
         for (pane_id, state, described_by, source) in states {
             self.attention.described(pane_id, described_by);
-            self.attention
-                .told_by_hooks(pane_id, source == Source::Hooks);
+            self.attention.told_by(pane_id, source);
             if self.attention.seen(pane_id, state, now_ms) {
                 let name = by_name.get(&pane_id).cloned();
                 let happened = match state {

@@ -262,6 +262,9 @@ pub struct ExplainResult {
     /// What its program's hooks told last, and when.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hooks: Option<String>,
+    /// What its relay's live screen showed last, and when.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relay: Option<String>,
 }
 
 /// One agent: its pane, what its screen shows and since when, and its
@@ -288,6 +291,11 @@ pub struct AgentRow {
     /// description cannot read.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub by_hooks: bool,
+    /// Its state is its relay's live screen's over a view of the pane
+    /// that has shown another for a while: a view a person scrolled up, or
+    /// whose output Zellij holds.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_relay: bool,
     /// Since when (Unix ms) it has been in this state, as far as the plugin saw.
     pub since_ms: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -446,6 +454,11 @@ pub struct ForegroundArgs {
     /// The file the pane is recorded to, while it is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recording: Option<String>,
+    /// The state the relay's live screen shows, read by the description
+    /// of the agent program in its foreground; none for a program none
+    /// describes, or a screen it cannot read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screen: Option<crate::agent_programs::AgentScreen>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -1,0 +1,164 @@
+//! What each relayed agent's relay told of its live screen: the state the
+//! program last drew, read by the same description as the pane's view.
+//! Zellij's view of a pane can be stale: a person scrolled it up, or Zellij
+//! holds its output until the view is back, and the plugin is told nothing
+//! of either. A view that has shown another state than the relay's live
+//! screen for [`STALE_MS`] is taken as stale, and the relay's word stands
+//! for the screen's. Plain state, one word per pane, bounded, forgotten
+//! with the pane.
+
+use std::collections::BTreeMap;
+
+use zellij_mcp_protocol::agent_programs::AgentScreen;
+use zellij_mcp_protocol::PaneRef;
+
+/// How long a view must have shown another state than its relay's live
+/// screen before the relay's word stands: a view is drawn before its
+/// relay's word comes (the relay looks 30 ms after the program wrote, and
+/// its word comes as a call of its own), so a shorter difference is the
+/// relay's word on its way.
+pub const STALE_MS: u64 = 1_000;
+/// Panes whose word is kept at most; the oldest goes first.
+const MOST_PANES: usize = 1024;
+
+/// One relay's last word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Word {
+    /// The state its live screen shows, where its description read one.
+    state: Option<AgentScreen>,
+    /// When it came (Unix ms).
+    at_ms: u64,
+    /// Since when looks have seen the view show another state (Unix ms).
+    differs_since: Option<u64>,
+}
+
+#[derive(Debug, Default)]
+pub struct RelayScreens {
+    words: BTreeMap<PaneRef, Word>,
+}
+
+impl RelayScreens {
+    /// Notes the state `pane`'s relay told its live screen shows.
+    pub fn told(&mut self, pane: PaneRef, state: Option<AgentScreen>, at_ms: u64) {
+        if !self.words.contains_key(&pane) && self.words.len() >= MOST_PANES {
+            let oldest = self
+                .words
+                .iter()
+                .min_by_key(|(_, w)| w.at_ms)
+                .map(|(p, _)| *p);
+            oldest.map(|p| self.words.remove(&p));
+        }
+        let differs_since = self.words.get(&pane).and_then(|w| w.differs_since);
+        let word = Word {
+            state,
+            at_ms,
+            differs_since,
+        };
+        self.words.insert(pane, word);
+    }
+
+    /// The state `pane`'s relay told, where its view, read as `view`, is
+    /// stale: looks have seen it show another state for [`STALE_MS`].
+    pub fn over_stale_view(
+        &mut self,
+        pane: PaneRef,
+        view: Option<AgentScreen>,
+        now_ms: u64,
+    ) -> Option<AgentScreen> {
+        let word = self.words.get_mut(&pane)?;
+        match word.state.filter(|live| Some(*live) != view) {
+            Some(_) => word.differs_since.get_or_insert(now_ms),
+            None => return word.differs_since.take().and(None),
+        };
+        self.stale(pane, view, now_ms)
+    }
+
+    /// The same, as the looks so far found it (a read between looks).
+    pub fn stale(
+        &self,
+        pane: PaneRef,
+        view: Option<AgentScreen>,
+        now_ms: u64,
+    ) -> Option<AgentScreen> {
+        let word = self.words.get(&pane)?;
+        let since = word.differs_since?;
+        let stale = now_ms.saturating_sub(since) >= STALE_MS;
+        word.state.filter(|live| stale && Some(*live) != view)
+    }
+
+    /// What `pane`'s relay told last, and how long ago, for people.
+    pub fn said(&self, pane: PaneRef, now_ms: u64) -> Option<String> {
+        let word = self.words.get(&pane)?;
+        let ago = now_ms.saturating_sub(word.at_ms) as f64 / 1000.0;
+        let state = word
+            .state
+            .map_or("no state".to_owned(), |s| format!("{s:?}").to_lowercase());
+        let differs = match word.differs_since {
+            Some(since) => {
+                let for_s = now_ms.saturating_sub(since) as f64 / 1000.0;
+                format!("; the view has shown another for {for_s:.1} s")
+            }
+            None => String::new(),
+        };
+        Some(format!("{state} {ago:.1} s ago{differs}"))
+    }
+
+    /// Forgets the panes that are gone.
+    pub fn keep_only(&mut self, live: impl Fn(PaneRef) -> bool) {
+        self.words.retain(|pane, _| live(*pane));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use AgentScreen::*;
+
+    #[test]
+    fn a_view_that_shows_another_state_than_the_relay_for_a_while_is_stale() {
+        let mut relays = RelayScreens::default();
+        let pane = PaneRef::terminal(2);
+        // No word from a relay: the view stands.
+        assert_eq!(relays.over_stale_view(pane, Some(Draft), 0), None);
+        relays.told(pane, Some(Working), 1_000);
+        assert_eq!(relays.over_stale_view(pane, Some(Working), 1_000), None);
+        // The program ended its turn: the view shows it first, the relay's
+        // word follows.
+        assert_eq!(relays.over_stale_view(pane, Some(Idle), 2_000), None);
+        relays.told(pane, Some(Idle), 2_050);
+        assert_eq!(relays.over_stale_view(pane, Some(Idle), 2_100), None);
+        // A person scrolls the view up to a page that reads as a draft.
+        assert_eq!(relays.over_stale_view(pane, Some(Draft), 3_000), None);
+        assert_eq!(relays.over_stale_view(pane, Some(Draft), 3_999), None);
+        assert_eq!(relays.over_stale_view(pane, Some(Draft), 4_000), Some(Idle));
+        // The program goes on under the scrolled view.
+        relays.told(pane, Some(Working), 5_000);
+        assert_eq!(
+            relays.over_stale_view(pane, Some(Draft), 5_000),
+            Some(Working)
+        );
+        assert_eq!(relays.over_stale_view(pane, None, 5_100), Some(Working));
+        // The view is back.
+        assert_eq!(relays.over_stale_view(pane, Some(Working), 6_000), None);
+        assert_eq!(relays.over_stale_view(pane, Some(Draft), 6_100), None);
+        // A relay whose screen tells no state leaves the view to tell it.
+        relays.told(pane, None, 7_000);
+        assert_eq!(relays.over_stale_view(pane, Some(Draft), 9_000), None);
+        assert!(relays
+            .said(pane, 9_000)
+            .unwrap()
+            .starts_with("no state 2.0 s ago"));
+        relays.keep_only(|_| false);
+        assert_eq!(relays.said(pane, 9_000), None);
+    }
+
+    #[test]
+    fn words_kept_are_bounded() {
+        let mut relays = RelayScreens::default();
+        for id in 0..MOST_PANES as u32 + 10 {
+            relays.told(PaneRef::terminal(id), Some(Idle), u64::from(id));
+        }
+        assert_eq!(relays.words.len(), MOST_PANES);
+        assert!(relays.said(PaneRef::terminal(0), 0).is_none());
+    }
+}
