@@ -42,20 +42,22 @@ fn until_row_state(s: &Session, pane: &str, state: &str) {
     until_row(s, pane, state, false);
 }
 
-/// Waits until `agents` tells `pane` in `state`, by its hooks over its
-/// screen where `by_hooks`.
-fn until_row(s: &Session, pane: &str, state: &str, by_hooks: bool) {
+/// Waits until `agents` tells `pane` in `state`, by its hooks or its
+/// relay's live screen over its view where `over_view`.
+fn until_row(s: &Session, pane: &str, state: &str, over_view: bool) {
     let told = poll_for(TOLD_WITHIN, || {
         let row = agent_row(s, pane)?;
-        let by = row["by_hooks"].as_bool().unwrap_or_default();
-        (row["state"] == state && (by || !by_hooks)).then_some(())
+        let by = |source: &str| row[source].as_bool().unwrap_or_default();
+        let over = by("by_hooks") || by("by_relay");
+        (row["state"] == state && (over || !over_view)).then_some(())
     });
     if told.is_none() {
         let explained = explained(s, pane);
         panic!(
-            "{pane} not {state} (by hooks: {by_hooks}) in `agents`: {:?}; hooks: {}; screen: {}; readings: {}",
+            "{pane} not {state} (over its view: {over_view}) in `agents`: {:?}; hooks: {}; relay: {}; screen: {}; readings: {}",
             agent_row(s, pane),
             explained["hooks"],
+            explained["relay"],
             explained["rows"],
             explained["readings"]
         );
@@ -146,16 +148,12 @@ fn told_by_hooks(
             common::screen(mcp, pane)
         );
         assert_eq!(asked["reply"].as_str(), Some(long_reply.as_str()));
-        // The board says the hooks told it while the view still shows the
-        // turn (a program that cleared its screen brought the view back
-        // down). (A view that itself reads as a draft, a reply's row that
-        // starts with the prompt sign, holds messages as a draft does.)
+        // The board says the hooks or the relay's live screen told it while
+        // the view still shows the turn (a program that cleared its screen
+        // brought the view back down), a view that reads as a draft (a
+        // reply's row that starts with the prompt sign) among them.
         let held = scrolled && !in_view(s, pane, "The end");
-        let reading = explained(s, pane)["readings"][0][0].clone();
-        let view_reads_draft = reading.as_str().is_some_and(|r| r.ends_with(": draft"));
-        if !(held && view_reads_draft) {
-            until_row(s, pane, "idle", held);
-        }
+        until_row(s, pane, "idle", held);
         scrolled
     });
     // Gemini CLI keeps its lines in Zellij's scrollback: its view is
