@@ -10,7 +10,9 @@
 //! `zellij_ask` ends with the turn the hook told; with its description's
 //! screen patterns made never to match, each program's states still come
 //! from its hooks alone; with its hooks turned off by the person's own
-//! switch, each program is read from its screen as before.
+//! switch, each program is read from its screen as before, and a Gemini
+//! CLI turn that ends while a person has its pane scrolled up is told by
+//! its relay's live screen.
 
 mod common;
 
@@ -448,7 +450,7 @@ fn gemini_cli_tells_its_turns_and_questions_by_the_hooks_setup_adds() {
 #[test]
 fn with_their_hooks_turned_off_by_the_person_agents_are_read_from_their_screens() {
     let s: Session = session("hooks-off");
-    let (_client, _) = s.attach_and_wait();
+    let (mut client, _) = s.attach_and_wait();
     let mcp = mcp(&s, "socket");
     let api = ModelApi::start(&s.sandbox().root().join("requests.jsonl"));
     let work = s.sandbox().work();
@@ -500,7 +502,58 @@ fn with_their_hooks_turned_off_by_the_person_agents_are_read_from_their_screens(
         let args = json!({"command": command, "cwd": work, "tab": tab, "agent_name": name});
         let pane = mcp.ok("zellij_new_pane", args)["pane_id"].clone();
         asked_by_screen(&s, &mcp, pane.as_str().unwrap());
+        if name == "gemini" {
+            scrolled_turn_told_by_relay(&s, &mcp, &mut client, &api, pane.as_str().unwrap());
+        }
     }
+}
+
+/// A long turn of Gemini CLI at `pane`, its hooks off, while a person has
+/// the pane scrolled up (Zellij then holds its output): its relay's live
+/// screen tells the turn's end, so the ask ends with it, exact and `idle`,
+/// and the board says so while the view is still scrolled.
+fn scrolled_turn_told_by_relay(
+    s: &Session,
+    mcp: &Mcp,
+    client: &mut AttachedClient,
+    api: &ModelApi,
+    pane: &str,
+) {
+    let long_reply = workspace_root().join("bridge/tests/fixtures/long-reply.md");
+    let long_reply = std::fs::read_to_string(long_reply).unwrap();
+    // Lines above the screen to scroll up to.
+    let first = mcp.ok("zellij_ask", ask(pane, "LONG first"));
+    assert_eq!(first["reply"].as_str(), Some(long_reply.as_str()), "{first}");
+    let release = s.sandbox().work().join(format!("release-off-{pane}"));
+    let text = format!("LONG HOLD {}", release.display());
+    std::thread::scope(|scope| {
+        let mut long = ask(pane, &text);
+        long["timeout_s"] = json!(60);
+        let asking = scope.spawn(|| common::mcp(s, "socket").ok("zellij_ask", long));
+        until_sent(api, "HOLD");
+        assert!(
+            scroll_up(s, client, mcp, pane, "LONG HOLD"),
+            "{pane} not scrolled up"
+        );
+        std::fs::write(&release, "").unwrap();
+        let asked = asking.join().unwrap();
+        assert_eq!(
+            (&asked["state"], &asked["timed_out"]),
+            (&json!("idle"), &Value::Null),
+            "{asked}\n{}",
+            explained(s, pane)
+        );
+        assert_eq!(asked["reply"].as_str(), Some(long_reply.as_str()));
+        // A view scrolled to a page that itself reads idle needs no word
+        // over it.
+        let reading = explained(s, pane)["readings"][0][0].clone();
+        let view_idle = reading.as_str().is_some_and(|r| r.ends_with(": idle"));
+        let held = !in_view(s, pane, "The end");
+        until_row(s, pane, "idle", held && !view_idle);
+        assert_eq!(hooks_told(s, pane), "", "no hook ran in {pane}");
+    });
+    client.type_keys(b"\x03");
+    until_state(mcp, pane, "idle");
 }
 
 /// The agent at `pane`, its hooks off, is told idle and answers an ask
