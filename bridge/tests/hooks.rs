@@ -523,7 +523,11 @@ fn scrolled_turn_told_by_relay(
     let long_reply = std::fs::read_to_string(long_reply).unwrap();
     // Lines above the screen to scroll up to.
     let first = mcp.ok("zellij_ask", ask(pane, "LONG first"));
-    assert_eq!(first["reply"].as_str(), Some(long_reply.as_str()), "{first}");
+    assert_eq!(
+        first["reply"].as_str(),
+        Some(long_reply.as_str()),
+        "{first}"
+    );
     let release = s.sandbox().work().join(format!("release-off-{pane}"));
     let text = format!("LONG HOLD {}", release.display());
     std::thread::scope(|scope| {
