@@ -66,14 +66,18 @@ impl RelayScreens {
         now_ms: u64,
     ) -> Option<AgentScreen> {
         let word = self.words.get_mut(&pane)?;
-        match word.state.filter(|live| Some(*live) != view) {
-            Some(_) => word.differs_since.get_or_insert(now_ms),
-            None => return word.differs_since.take().and(None),
-        };
+        if word.state.is_some_and(|live| Some(live) != view) {
+            word.differs_since.get_or_insert(now_ms);
+        } else {
+            word.differs_since = None;
+        }
         self.stale(pane, view, now_ms)
     }
 
-    /// The same, as the looks so far found it (a read between looks).
+    /// The same, as the looks so far found it (a read between looks). A
+    /// question the view shows always stands: it is the last look before
+    /// typing, and a look may not have come since the view was brought
+    /// back and the dialog drawn, before the relay's word of it.
     pub fn stale(
         &self,
         pane: PaneRef,
@@ -82,7 +86,7 @@ impl RelayScreens {
     ) -> Option<AgentScreen> {
         let word = self.words.get(&pane)?;
         let since = word.differs_since?;
-        let stale = now_ms.saturating_sub(since) >= STALE_MS;
+        let stale = now_ms.saturating_sub(since) >= STALE_MS && view != Some(AgentScreen::Asking);
         word.state.filter(|live| stale && Some(*live) != view)
     }
 
@@ -141,6 +145,12 @@ mod tests {
         // The view is back.
         assert_eq!(relays.over_stale_view(pane, Some(Working), 6_000), None);
         assert_eq!(relays.over_stale_view(pane, Some(Draft), 6_100), None);
+        // A question the view shows stands over the relay's old word.
+        relays.told(pane, Some(Idle), 6_200);
+        assert_eq!(relays.over_stale_view(pane, None, 6_300), None);
+        assert_eq!(relays.over_stale_view(pane, None, 7_300), Some(Idle));
+        assert_eq!(relays.stale(pane, Some(Asking), 7_400), None);
+        assert_eq!(relays.over_stale_view(pane, Some(Asking), 7_500), None);
         // A relay whose screen tells no state leaves the view to tell it.
         relays.told(pane, None, 7_000);
         assert_eq!(relays.over_stale_view(pane, Some(Draft), 9_000), None);
