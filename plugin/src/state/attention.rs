@@ -15,6 +15,10 @@ use super::hooks::Source;
 
 /// Most senders whose last message is kept.
 const MOST_SENDERS: usize = 512;
+/// How long after a message its turn may take to show before the next
+/// message to a program that holds them while it works goes anyway (the
+/// program may have taken it as no turn at all).
+pub const TURN_SHOWS_WITHIN_MS: u64 = 10_000;
 
 #[derive(Debug, Default)]
 pub struct Attention {
@@ -29,6 +33,8 @@ pub struct Attention {
     told_by: BTreeMap<PaneRef, Source>,
     /// The last message delivered to each pane.
     last_in: BTreeMap<PaneRef, LastMessage>,
+    /// The panes whose last message's turn no look has shown yet.
+    turn_unshown: BTreeMap<PaneRef, u64>,
     /// The last delivered message of each sender (its name or pane id).
     last_out: BTreeMap<String, LastMessage>,
     /// Each agent's last reply a caller asked for.
@@ -173,6 +179,7 @@ impl Attention {
         self.described_by.retain(|pane, _| panes.contains(pane));
         self.told_by.retain(|pane, _| panes.contains(pane));
         self.last_in.retain(|pane, _| panes.contains(pane));
+        self.turn_unshown.retain(|pane, _| panes.contains(pane));
         self.last_reply.retain(|pane, _| panes.contains(pane));
         self.typed.retain(|pane, _| panes.contains(pane));
         self.suggested.retain(|pane, _| panes.contains(pane));
@@ -184,6 +191,7 @@ impl Attention {
     pub fn delivered(&mut self, seq: u64, from: &str, pane: PaneRef, to: String, at_ms: u64) {
         let peer = from.to_owned();
         self.last_in.insert(pane, LastMessage { seq, peer, at_ms });
+        self.turn_unshown.insert(pane, seq);
         if self.last_out.len() >= MOST_SENDERS && !self.last_out.contains_key(from) {
             let oldest = self.last_out.iter().min_by_key(|(_, m)| m.at_ms);
             if let Some(oldest) = oldest.map(|(sender, _)| sender.clone()) {
@@ -196,6 +204,26 @@ impl Attention {
             at_ms,
         };
         self.last_out.insert(from.to_owned(), last);
+    }
+
+    /// A look at `pane`'s view read `view`: a program seen working or
+    /// asking has shown the turn its last message started.
+    pub fn turn_seen(&mut self, pane: PaneRef, view: Option<AgentScreen>) {
+        use AgentScreen::*;
+        if matches!(view, Some(Working | Busy | Asking)) {
+            self.turn_unshown.remove(&pane);
+        }
+    }
+
+    /// The seq of `pane`'s last message while no look has shown the turn it
+    /// started, for [`TURN_SHOWS_WITHIN_MS`] after its delivery. A program
+    /// clears its composer before it draws its working sign (Codex runs its
+    /// prompt hook in between): a message typed then, into a program that
+    /// steers its running turn with what is typed, would join that turn.
+    pub fn turn_unshown(&self, pane: PaneRef, now_ms: u64) -> Option<u64> {
+        let seq = *self.turn_unshown.get(&pane)?;
+        let at_ms = self.last_in.get(&pane).map_or(0, |m| m.at_ms);
+        (now_ms.saturating_sub(at_ms) < TURN_SHOWS_WITHIN_MS).then_some(seq)
     }
 
     /// `pane`'s agent replied (its first line) at `at_ms`.

@@ -17,6 +17,7 @@ use zellij_mcp_protocol::PaneRef;
 use zellij_tile::prelude::*;
 
 use crate::host::{Host, SessionSnapshot};
+use crate::state::attention::TURN_SHOWS_WITHIN_MS;
 use crate::state::later::{SETTLE_TIME, SHOWN_LOOK_EVERY};
 use crate::state::waits::EXIT_SETTLE;
 use crate::state::writes::{MOST_CR_WAIT, MOST_UNREAD_WAIT};
@@ -1543,6 +1544,100 @@ fn a_message_to_codex_waits_for_its_turn_to_end_and_goes_as_one_paste() {
     p.on_timer();
     let paste = "\u{1b}[200~[#1 from ci] one\ntwo\u{1b}[201~".to_owned();
     assert_eq!(typed(&p), [(PaneRef::terminal(1), paste)]);
+}
+
+/// Delivers a message to the Codex pane of `p` (its screen idle): typed,
+/// drawn, its CR, the composer cleared; no working sign drawn yet. Its
+/// header.
+fn delivered_to_codex(p: &mut Plugin, id: &str, text: &str) -> String {
+    screen_shows(p, Some(AgentScreen::Idle), ShellLine::Unknown);
+    let args = json!({"to": "terminal_1", "text": text, "from": "ci", "wait_ms": 60_000});
+    send(p, id, Some(&request(id, "send_message", args)));
+    *p.host.shown.borrow_mut() = Some(Shown {
+        still: 0,
+        agent: Some(AgentScreen::Draft),
+        described_by: None,
+        composer: Some(Composing {
+            draft: typed(p).last().unwrap().1.clone(),
+            suggestion: String::new(),
+            around: 1,
+            cursor_away: false,
+            without_draft: AgentScreen::Idle,
+        }),
+        line: ShellLine::Unknown,
+    });
+    p.host.advance(Duration::from_millis(300));
+    p.on_timer();
+    screen_shows(p, Some(AgentScreen::Idle), ShellLine::Unknown);
+    while replies_on(p, id, id).is_empty() {
+        p.host.advance(Duration::from_millis(20));
+        p.on_timer();
+    }
+    let sent = result_of::<op::SendMessage>(only_reply(p, id, id));
+    assert_eq!(sent.status, DeliveryStatus::Delivered);
+    format!("[#{} from ci]", sent.seq)
+}
+
+#[test]
+fn a_message_to_codex_right_after_another_waits_until_that_ones_turn_shows() {
+    let mut p = plugin("op-message-codex-turn-unshown");
+    *p.host.running.borrow_mut() = vec!["node".into(), "/x/@openai/codex/bin/codex.js".into()];
+    let texts = |p: &Plugin| -> Vec<String> { typed(p).into_iter().map(|(_, t)| t).collect() };
+    delivered_to_codex(&mut p, "1", "one");
+    // Its composer is clear, its working sign not drawn yet (its prompt
+    // hook runs): Enter now would steer the turn "one" started.
+    let args = json!({"to": "terminal_1", "text": "two", "from": "ci", "wait_ms": 100});
+    send(&mut p, "2", Some(&request("2", "send_message", args)));
+    p.host.advance(Duration::from_millis(150));
+    p.on_timer();
+    let sent = result_of::<op::SendMessage>(only_reply(&p, "2", "2"));
+    assert_eq!(
+        (sent.status, sent.held_because),
+        (DeliveryStatus::Held, Some(HoldReason::Working))
+    );
+    assert_eq!(texts(&p).len(), 2, "the text and its CR: {:?}", texts(&p));
+    // The turn shows, then ends: "two" goes.
+    screen_shows(&mut p, Some(AgentScreen::Working), ShellLine::Unknown);
+    p.host.advance(Duration::from_millis(300));
+    p.on_timer();
+    assert_eq!(texts(&p).len(), 2);
+    screen_shows(&mut p, Some(AgentScreen::Idle), ShellLine::Unknown);
+    p.host.advance(Duration::from_millis(300));
+    p.on_timer();
+    assert!(texts(&p).last().unwrap().ends_with("] two"));
+}
+
+#[test]
+fn a_codex_turn_that_never_shows_holds_the_next_message_only_so_long_or_until_its_hook_ends_it() {
+    let mut p = plugin("op-message-codex-turn-told");
+    *p.host.running.borrow_mut() = vec!["node".into(), "/x/@openai/codex/bin/codex.js".into()];
+    let texts = |p: &Plugin| -> Vec<String> { typed(p).into_iter().map(|(_, t)| t).collect() };
+    // Its hooks tell the turn's end: the next message goes at once.
+    let header = delivered_to_codex(&mut p, "1", "one");
+    let told_ms = p.host.unix_ms();
+    let ended = json!({"pane_id": "terminal_1", "told_ms": told_ms,
+        "event": {"kind": "turn_ended", "prompt": format!("{header} one")}});
+    send(&mut p, "h", Some(&request("h", "hook", ended)));
+    only_reply(&p, "h", "h");
+    let args = json!({"to": "terminal_1", "text": "two", "from": "ci", "wait_ms": 60_000});
+    send(&mut p, "2", Some(&request("2", "send_message", args)));
+    p.host.advance(Duration::from_millis(300));
+    p.on_timer();
+    assert!(texts(&p).last().unwrap().ends_with("] two"));
+    // Another turn's end tells nothing of this one; nothing shows: the
+    // next message goes once the turn had its time to show.
+    delivered_to_codex(&mut p, "3", "three");
+    let args = json!({"to": "terminal_1", "text": "four", "from": "ci", "wait_ms": 60_000});
+    send(&mut p, "4", Some(&request("4", "send_message", args)));
+    let start = p.host.now();
+    while !texts(&p).last().unwrap().ends_with("] four") {
+        p.host.advance(Duration::from_millis(250));
+        p.on_timer();
+    }
+    let waited = p.host.now() - start;
+    let within = Duration::from_millis(TURN_SHOWS_WITHIN_MS);
+    assert!(waited + Duration::from_secs(1) >= within, "{waited:?}");
+    assert!(waited <= within + Duration::from_secs(1), "{waited:?}");
 }
 
 #[test]

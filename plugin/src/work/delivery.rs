@@ -242,6 +242,7 @@ impl<H: Host> McpPlugin<H> {
         let Some(mut shown) = self.host.shown(pane, telling) else {
             return Taking::Later;
         };
+        self.attention.turn_seen(pane, shown.agent);
         self.attention.composer(pane, &mut shown);
         if self
             .hooks
@@ -252,8 +253,26 @@ impl<H: Host> McpPlugin<H> {
         let delivery = self.programs.delivery(program.as_deref());
         match held_because(shown.agent, delivery) {
             Some(why) => Taking::Held(pane, why),
+            None if self.turn_unshown(pane, delivery) => Taking::Held(pane, HoldReason::Working),
             None => self.unless_text_left(pane, delivery),
         }
+    }
+
+    /// Whether the turn `pane`'s last message started has yet to show, in a
+    /// program that takes no message while it works (see
+    /// [`crate::state::attention::Attention::turn_unshown`]). Its hooks
+    /// telling that very turn's end show it too.
+    fn turn_unshown(&self, pane: PaneRef, delivery: Delivery) -> bool {
+        if delivery.while_working != WhileWorking::Hold {
+            return false;
+        }
+        let Some(seq) = self.attention.turn_unshown(pane, self.host.unix_ms()) else {
+            return false;
+        };
+        let header = format!("[#{seq} from ");
+        let report = self.hooks.of(pane);
+        let ended = report.and_then(|r| r.turn_ended.as_ref()?.prompt.as_deref());
+        !ended.is_some_and(|prompt| prompt.contains(&header))
     }
 
     /// A pane whose screen takes a message takes it now, unless a write
@@ -415,6 +434,7 @@ impl<H: Host> McpPlugin<H> {
                         .hooks
                         .relays
                         .over_stale_view(pane_id, shown.agent, now_ms);
+                    self.attention.turn_seen(pane_id, shown.agent);
                     self.attention.composer(pane_id, &mut shown);
                     let seen = (live.or(shown.agent), shown.still);
                     self.hooks.screen_seen(pane_id, seen, now_ms);
