@@ -3,7 +3,8 @@
 //! with the tool it called, also while a person has its pane scrolled up;
 //! four Codex agents in one folder asked at once by one caller, and one
 //! Codex agent asked by four callers at once, each caller getting the reply
-//! to its own message.
+//! to its own message, also while the person's own prompt hook takes
+//! seconds.
 
 mod common;
 
@@ -12,6 +13,7 @@ use std::path::Path;
 use common::claude::{open_claude, until_sent, ModelApi, NEWEST};
 use common::{mcp, session, until_state};
 use serde_json::{json, Value};
+use zellij_mcp::commands::launch::{codex_trusted_hash, CODEX_HOOK_TIMEOUT_S};
 use zellij_mcp_harness::programs::{scroll_up, Program};
 use zellij_mcp_harness::{workspace_root, Mcp, Session};
 
@@ -75,17 +77,36 @@ fn claude_code_answers_whole_from_its_record_even_while_a_person_scrolls_its_pan
 /// Codex agents at `work`, each in a pane of its own, idle.
 fn codex_agents(s: &Session, mcp: &Mcp, api: &ModelApi, work: &Path, count: usize) -> Vec<String> {
     (0..count)
-        .map(|_| {
-            let command = Program::Codex.command(s, api, work);
-            let args = json!({"command": command, "cwd": work, "placement": "tiled"});
-            let pane = mcp.ok("zellij_new_pane", args)["pane_id"]
-                .as_str()
-                .unwrap()
-                .to_owned();
-            until_state(mcp, &pane, "idle");
-            pane
-        })
+        .map(|_| codex_agent(mcp, Program::Codex.command(s, api, work), work))
         .collect()
+}
+
+/// A Codex agent started by `command` at `work`, idle.
+fn codex_agent(mcp: &Mcp, command: Vec<String>, work: &Path) -> String {
+    let args = json!({"command": command, "cwd": work, "placement": "tiled"});
+    let pane = mcp.ok("zellij_new_pane", args)["pane_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    until_state(mcp, &pane, "idle");
+    pane
+}
+
+/// Each caller's ask of `pane`, all at once: (its text, the answer).
+fn asked_at_once(s: &Session, pane: &str, callers: usize) -> Vec<(String, Value)> {
+    std::thread::scope(|scope| {
+        let askers: Vec<_> = (0..callers)
+            .map(|i| {
+                scope.spawn(move || {
+                    let caller = common::mcp(s, "socket");
+                    let text = format!("SAY caller-{i}");
+                    let asked = caller.ok("zellij_ask", ask(pane, &text, &format!("c{i}")));
+                    (text, asked)
+                })
+            })
+            .collect();
+        askers.into_iter().map(|a| a.join().unwrap()).collect()
+    })
 }
 
 #[test]
@@ -111,21 +132,7 @@ fn codex_agents_in_one_folder_asked_at_once_each_answer_their_own_caller() {
 
     // Four callers, one agent: its turns in the order of the messages,
     // each caller the reply to its own.
-    let pane = &panes[0];
-    let replies: Vec<(String, Value)> = std::thread::scope(|scope| {
-        let askers: Vec<_> = (0..4)
-            .map(|i| {
-                let s = &s;
-                scope.spawn(move || {
-                    let caller = common::mcp(s, "socket");
-                    let text = format!("SAY caller-{i}");
-                    let asked = caller.ok("zellij_ask", ask(pane, &text, &format!("c{i}")));
-                    (text, asked)
-                })
-            })
-            .collect();
-        askers.into_iter().map(|a| a.join().unwrap()).collect()
-    });
+    let replies = asked_at_once(&s, &panes[0], 4);
     let mut seqs = Vec::new();
     for (text, asked) in &replies {
         let word = text.trim_start_matches("SAY ");
@@ -147,4 +154,43 @@ fn codex_agents_in_one_folder_asked_at_once_each_answer_their_own_caller() {
     for ((_, text), sent) in by_seq.iter().zip(&order) {
         assert!(sent.contains(text), "turns in seq order: {order:?}");
     }
+}
+
+#[test]
+fn codex_whose_own_prompt_hook_takes_seconds_answers_callers_at_once_each_their_own() {
+    let s: Session = session("ask-codex-slow-hook");
+    let (_client, _) = s.attach_and_wait();
+    let mcp = mcp(&s, "socket");
+    let api = ModelApi::start(&s.sandbox().root().join("requests.jsonl"));
+    let work = s.sandbox().work();
+    let command = Program::Codex.command(&s, &api, &work);
+    // The person's own prompt hook, trusted, takes 2 s. Codex runs it
+    // after it cleared its composer, before it draws its working sign: a
+    // message typed then would join the turn (Enter steers it).
+    let config = s.sandbox().root().join("codex-home/.codex/config.toml");
+    let (event, hook) = ("UserPromptSubmit", "sleep 2");
+    let own = format!(
+        "\n[[hooks.{event}]]\n[[hooks.{event}.hooks]]\ntype = \"command\"\ncommand = \"{hook}\"\ntimeout = {CODEX_HOOK_TIMEOUT_S}\n\n\
+         [hooks.state.\"{}:user_prompt_submit:0:0\"]\ntrusted_hash = \"{}\"\n",
+        config.display(),
+        codex_trusted_hash(event, hook)
+    );
+    let mut toml = std::fs::read_to_string(&config).unwrap();
+    toml.push_str(&own);
+    std::fs::write(&config, toml).unwrap();
+    let pane = codex_agent(&mcp, command, &work);
+
+    let replies = asked_at_once(&s, &pane, 2);
+    for (text, asked) in &replies {
+        let word = text.trim_start_matches("SAY ");
+        assert_eq!(replied(asked), format!("STANDIN-SAID {word}"));
+        let took = asked["elapsed_ms"].as_u64().unwrap();
+        assert!(took >= 2_000, "the person's hook ran: {asked}");
+    }
+    let turns: Vec<String> = api
+        .user_texts()
+        .into_iter()
+        .filter(|t| t.contains("SAY caller-"))
+        .collect();
+    assert_eq!(turns.len(), 2, "a turn each: {turns:?}");
 }
