@@ -168,6 +168,9 @@ enum Command {
         /// The state its live screen shows (`idle`, `working`, ...).
         #[arg(long)]
         screen: Option<String>,
+        /// When the relay read that screen (Unix ms).
+        #[arg(long)]
+        screen_at: Option<u64>,
         /// Its command line.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
         argv: Vec<String>,
@@ -382,9 +385,10 @@ async fn serve(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             cwd,
             recording,
             screen,
+            screen_at,
             argv,
         }) => {
-            hook::foreground(&client, argv, cwd, (recording, screen)).await;
+            hook::foreground(&client, argv, cwd, (recording, screen, screen_at)).await;
             std::process::exit(0)
         }
         _ => {}

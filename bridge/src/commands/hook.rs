@@ -58,12 +58,13 @@ pub async fn run(client: &PluginClient, argument: Option<String>) {
 
 /// `zellij-mcp foreground`: tells the plugin what runs in the foreground
 /// of this relayed pane, where it is recorded to and the state its screen
-/// shows (its wire name), as its relay saw them; never fails.
+/// shows (its wire name) and when it was read, as its relay saw them;
+/// never fails.
 pub async fn foreground(
     client: &PluginClient,
     running: Vec<String>,
     cwd: Option<String>,
-    (recording, screen): (Option<String>, Option<String>),
+    (recording, screen, screen_ms): (Option<String>, Option<String>, Option<u64>),
 ) {
     let Some((session, pane_id)) = pane() else {
         return;
@@ -74,6 +75,7 @@ pub async fn foreground(
         cwd,
         recording,
         screen: screen.and_then(|s| serde_json::from_value(serde_json::Value::String(s)).ok()),
+        screen_ms,
     };
     let call = client.call::<op::Foreground>(Some(&session), &args, client.sending());
     let _ = tokio::time::timeout(TELL_WAIT, call).await;

@@ -15,7 +15,7 @@ use std::os::fd::{AsRawFd, BorrowedFd};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use zellij_mcp_protocol::agent_programs::{AgentScreen, Programs};
 use zellij_mcp_protocol::agent_screen;
@@ -114,9 +114,12 @@ impl Teller {
             let Some(running) = &latest.running else {
                 continue;
             };
+            let read_ms = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |since| since.as_millis() as u64);
             latest.screen = screen.state(running);
             if latest != told {
-                tell(&bridge, &latest);
+                tell(&bridge, &latest, read_ms);
                 told = latest;
             }
         }
@@ -251,8 +254,8 @@ fn running_on(near: BorrowedFd) -> Option<Running> {
 }
 
 /// Tells the plugin, through `zellij-mcp foreground`, what runs, where
-/// the pane is recorded to and what its screen shows.
-fn tell(bridge: &std::path::Path, told: &Told) {
+/// the pane is recorded to and what its screen showed at `read_ms`.
+fn tell(bridge: &std::path::Path, told: &Told, read_ms: u64) {
     let Some(running) = &told.running else {
         return;
     };
@@ -267,6 +270,7 @@ fn tell(bridge: &std::path::Path, told: &Told) {
     let screen = told.screen.map(serde_json::to_value);
     if let Some(Ok(serde_json::Value::String(screen))) = screen {
         command.arg("--screen").arg(screen);
+        command.arg("--screen-at").arg(read_ms.to_string());
     }
     // Nothing of it reaches the pane.
     let _ = command

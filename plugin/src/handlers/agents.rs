@@ -188,7 +188,10 @@ impl<H: Host> Zellij<'_, H> {
             cwd: args.cwd,
         };
         let at_ms = self.host.unix_ms();
-        relays.told(args.pane_id, args.screen, at_ms);
+        // A word read at an unknown time is as old as can be; a relay's
+        // clock ahead of the plugin's must not make its word newer.
+        let read_ms = args.screen_ms.map_or(0, |ms| ms.min(at_ms));
+        relays.told(args.pane_id, args.screen, (read_ms, at_ms));
         facts.foreground_told(args.pane_id, (told, args.recording), at_ms);
         now(ForegroundResult {})
     }

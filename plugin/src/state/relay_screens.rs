@@ -3,9 +3,11 @@
 //! Zellij's view of a pane can be stale: a person scrolled it up, or Zellij
 //! holds its output until the view is back, and the plugin is told nothing
 //! of either. A view that has shown another state than the relay's live
-//! screen for [`STALE_MS`] is taken as stale, and the relay's word stands
-//! for the screen's. Plain state, one word per pane, bounded, forgotten
-//! with the pane.
+//! screen is taken as stale, and the relay's word stands for the screen's:
+//! after [`STALE_MS`] where the relay read its screen after the view showed
+//! that state, after [`STALE_OLD_WORD_MS`] where it read it before (its
+//! next word may be on its way). Plain state, one word per pane, bounded,
+//! forgotten with the pane.
 
 use std::collections::BTreeMap;
 
@@ -18,6 +20,12 @@ use zellij_mcp_protocol::PaneRef;
 /// its word comes as a call of its own), so a shorter difference is the
 /// relay's word on its way.
 pub const STALE_MS: u64 = 1_000;
+/// The same, for a relay's word read before the view showed its state: the
+/// view may be ahead, the relay's word of the change on its way (a word is
+/// a process start; the like took up to 1.3 s on a loaded machine). Past
+/// this, the view changed while the program wrote nothing (a person
+/// scrolled it).
+pub const STALE_OLD_WORD_MS: u64 = 5_000;
 /// Panes whose word is kept at most; the oldest goes first.
 const MOST_PANES: usize = 1024;
 
@@ -26,10 +34,17 @@ const MOST_PANES: usize = 1024;
 struct Word {
     /// The state its live screen shows, where its description read one.
     state: Option<AgentScreen>,
-    /// When it came (Unix ms).
+    /// When the relay read it, and when it came (Unix ms).
+    read_ms: u64,
     at_ms: u64,
-    /// Since when looks have seen the view show another state (Unix ms).
-    differs_since: Option<u64>,
+    /// The other state looks have seen the view show, and since when.
+    differs: Option<Difference>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Difference {
+    view: Option<AgentScreen>,
+    since_ms: u64,
 }
 
 #[derive(Debug, Default)]
@@ -38,8 +53,14 @@ pub struct RelayScreens {
 }
 
 impl RelayScreens {
-    /// Notes the state `pane`'s relay told its live screen shows.
-    pub fn told(&mut self, pane: PaneRef, state: Option<AgentScreen>, at_ms: u64) {
+    /// Notes the state `pane`'s relay told its live screen showed at
+    /// `read_ms`, come at `at_ms`.
+    pub fn told(
+        &mut self,
+        pane: PaneRef,
+        state: Option<AgentScreen>,
+        (read_ms, at_ms): (u64, u64),
+    ) {
         if !self.words.contains_key(&pane) && self.words.len() >= MOST_PANES {
             let oldest = self
                 .words
@@ -48,17 +69,19 @@ impl RelayScreens {
                 .map(|(p, _)| *p);
             oldest.map(|p| self.words.remove(&p));
         }
-        let differs_since = self.words.get(&pane).and_then(|w| w.differs_since);
+        let differs = self.words.get(&pane).and_then(|w| w.differs);
         let word = Word {
             state,
+            read_ms,
             at_ms,
-            differs_since,
+            differs,
         };
         self.words.insert(pane, word);
     }
 
     /// The state `pane`'s relay told, where its view, read as `view`, is
-    /// stale: looks have seen it show another state for [`STALE_MS`].
+    /// stale: looks have seen it show another state for [`STALE_MS`], or
+    /// [`STALE_OLD_WORD_MS`] for a word read before.
     pub fn over_stale_view(
         &mut self,
         pane: PaneRef,
@@ -67,9 +90,12 @@ impl RelayScreens {
     ) -> Option<AgentScreen> {
         let word = self.words.get_mut(&pane)?;
         if word.state.is_some_and(|live| Some(live) != view) {
-            word.differs_since.get_or_insert(now_ms);
+            if word.differs.is_none_or(|d| d.view != view) {
+                let since_ms = now_ms;
+                word.differs = Some(Difference { view, since_ms });
+            }
         } else {
-            word.differs_since = None;
+            word.differs = None;
         }
         self.stale(pane, view, now_ms)
     }
@@ -85,8 +111,12 @@ impl RelayScreens {
         now_ms: u64,
     ) -> Option<AgentScreen> {
         let word = self.words.get(&pane)?;
-        let since = word.differs_since?;
-        let stale = now_ms.saturating_sub(since) >= STALE_MS && view != Some(AgentScreen::Asking);
+        let since = word.differs?.since_ms;
+        let after = match word.read_ms >= since {
+            true => STALE_MS,
+            false => STALE_OLD_WORD_MS,
+        };
+        let stale = now_ms.saturating_sub(since) >= after && view != Some(AgentScreen::Asking);
         word.state.filter(|live| stale && Some(*live) != view)
     }
 
@@ -97,7 +127,7 @@ impl RelayScreens {
         let state = word
             .state
             .map_or("no state".to_owned(), |s| format!("{s:?}").to_lowercase());
-        let differs = match word.differs_since {
+        let differs = match word.differs.map(|d| d.since_ms) {
             Some(since) => {
                 let for_s = now_ms.saturating_sub(since) as f64 / 1000.0;
                 format!("; the view has shown another for {for_s:.1} s")
@@ -122,51 +152,65 @@ mod tests {
     fn a_view_that_shows_another_state_than_the_relay_for_a_while_is_stale() {
         let mut relays = RelayScreens::default();
         let pane = PaneRef::terminal(2);
+        let look = |relays: &mut RelayScreens, view, at| relays.over_stale_view(pane, view, at);
         // No word from a relay: the view stands.
-        assert_eq!(relays.over_stale_view(pane, Some(Draft), 0), None);
-        relays.told(pane, Some(Working), 1_000);
-        assert_eq!(relays.over_stale_view(pane, Some(Working), 1_000), None);
+        assert_eq!(look(&mut relays, Some(Draft), 0), None);
+        relays.told(pane, Some(Working), (990, 1_000));
+        assert_eq!(look(&mut relays, Some(Working), 1_000), None);
         // The program ended its turn: the view shows it first, the relay's
         // word follows.
-        assert_eq!(relays.over_stale_view(pane, Some(Idle), 2_000), None);
-        relays.told(pane, Some(Idle), 2_050);
-        assert_eq!(relays.over_stale_view(pane, Some(Idle), 2_100), None);
-        // A person scrolls the view up to a page that reads as a draft.
-        assert_eq!(relays.over_stale_view(pane, Some(Draft), 3_000), None);
-        assert_eq!(relays.over_stale_view(pane, Some(Draft), 3_999), None);
-        assert_eq!(relays.over_stale_view(pane, Some(Draft), 4_000), Some(Idle));
-        // The program goes on under the scrolled view.
-        relays.told(pane, Some(Working), 5_000);
-        assert_eq!(
-            relays.over_stale_view(pane, Some(Draft), 5_000),
-            Some(Working)
-        );
-        assert_eq!(relays.over_stale_view(pane, None, 5_100), Some(Working));
+        assert_eq!(look(&mut relays, Some(Idle), 2_000), None);
+        relays.told(pane, Some(Idle), (2_010, 2_050));
+        assert_eq!(look(&mut relays, Some(Idle), 2_100), None);
+        // A person scrolls the view up to a page that reads as a draft. The
+        // relay read its word before: the view may be ahead of it.
+        assert_eq!(look(&mut relays, Some(Draft), 3_000), None);
+        assert_eq!(look(&mut relays, Some(Draft), 7_999), None);
+        assert_eq!(look(&mut relays, Some(Draft), 8_000), Some(Idle));
+        // The program goes on under the scrolled view: a word read since
+        // stands at once.
+        relays.told(pane, Some(Working), (8_500, 8_600));
+        assert_eq!(look(&mut relays, Some(Draft), 8_600), Some(Working));
+        relays.told(pane, Some(Idle), (9_000, 9_100));
+        assert_eq!(look(&mut relays, Some(Draft), 9_100), Some(Idle));
         // The view is back.
-        assert_eq!(relays.over_stale_view(pane, Some(Working), 6_000), None);
-        assert_eq!(relays.over_stale_view(pane, Some(Draft), 6_100), None);
+        assert_eq!(look(&mut relays, Some(Idle), 10_000), None);
+        // A turn starts: the view shows it first, and the relay's word of
+        // it comes late. Its idle, read before, never stands meanwhile.
+        assert_eq!(look(&mut relays, Some(Working), 10_100), None);
+        assert_eq!(look(&mut relays, Some(Working), 12_000), None);
+        relays.told(pane, Some(Working), (10_050, 12_100));
+        assert_eq!(look(&mut relays, Some(Working), 12_100), None);
+        // A view that reads another state than a word read after it showed
+        // it is stale a second after it showed it.
+        relays.told(pane, Some(Idle), (13_000, 13_050));
+        assert_eq!(look(&mut relays, Some(Draft), 14_000), None);
+        relays.told(pane, Some(Working), (14_500, 14_600));
+        assert_eq!(look(&mut relays, Some(Draft), 14_600), None);
+        assert_eq!(look(&mut relays, Some(Draft), 15_000), Some(Working));
         // A question the view shows stands over the relay's old word.
-        relays.told(pane, Some(Idle), 6_200);
-        assert_eq!(relays.over_stale_view(pane, None, 6_300), None);
-        assert_eq!(relays.over_stale_view(pane, None, 7_300), Some(Idle));
-        assert_eq!(relays.stale(pane, Some(Asking), 7_400), None);
-        assert_eq!(relays.over_stale_view(pane, Some(Asking), 7_500), None);
+        relays.told(pane, Some(Idle), (15_100, 15_200));
+        assert_eq!(look(&mut relays, None, 15_300), None);
+        assert_eq!(look(&mut relays, None, 20_300), Some(Idle));
+        assert_eq!(relays.stale(pane, Some(Asking), 20_400), None);
+        assert_eq!(look(&mut relays, Some(Asking), 20_500), None);
         // A relay whose screen tells no state leaves the view to tell it.
-        relays.told(pane, None, 7_000);
-        assert_eq!(relays.over_stale_view(pane, Some(Draft), 9_000), None);
+        relays.told(pane, None, (21_000, 21_000));
+        assert_eq!(look(&mut relays, Some(Draft), 23_000), None);
         assert!(relays
-            .said(pane, 9_000)
+            .said(pane, 23_000)
             .unwrap()
             .starts_with("no state 2.0 s ago"));
         relays.keep_only(|_| false);
-        assert_eq!(relays.said(pane, 9_000), None);
+        assert_eq!(relays.said(pane, 23_000), None);
     }
 
     #[test]
     fn words_kept_are_bounded() {
         let mut relays = RelayScreens::default();
         for id in 0..MOST_PANES as u32 + 10 {
-            relays.told(PaneRef::terminal(id), Some(Idle), u64::from(id));
+            let at = u64::from(id);
+            relays.told(PaneRef::terminal(id), Some(Idle), (at, at));
         }
         assert_eq!(relays.words.len(), MOST_PANES);
         assert!(relays.said(PaneRef::terminal(0), 0).is_none());

@@ -19,6 +19,7 @@ use zellij_tile::prelude::*;
 use crate::host::{Host, SessionSnapshot};
 use crate::state::attention::TURN_SHOWS_WITHIN_MS;
 use crate::state::later::{SETTLE_TIME, SHOWN_LOOK_EVERY};
+use crate::state::relay_screens::STALE_OLD_WORD_MS;
 use crate::state::waits::EXIT_SETTLE;
 use crate::state::writes::{MOST_CR_WAIT, MOST_UNREAD_WAIT};
 use crate::tests::{
@@ -1773,9 +1774,10 @@ fn a_relayed_agents_live_screen_tells_its_state_over_a_stale_view_and_keys_still
     let mut p = plugin("op-relay-screen");
     *p.host.running.borrow_mut() = vec!["/usr/bin/codex".into()];
     // A person scrolled the view up to a page that reads as a draft, while
-    // the relay's live screen shows the program idle.
+    // the relay's live screen shows the program idle, as read just before.
     screen_shows(&mut p, Some(AgentScreen::Draft), ShellLine::Unknown);
-    let told = json!({"pane_id": "terminal_1", "running": ["/usr/bin/codex"], "screen": "idle"});
+    let read_ms = p.host.unix_ms() - 50;
+    let told = json!({"pane_id": "terminal_1", "running": ["/usr/bin/codex"], "screen": "idle", "screen_ms": read_ms});
     send(&mut p, "1", Some(&request("1", "foreground", told)));
     only_reply(&p, "1", "1");
     let row = |p: &mut Plugin, id: &str| {
@@ -1786,13 +1788,20 @@ fn a_relayed_agents_live_screen_tells_its_state_over_a_stale_view_and_keys_still
             .find(|a| a.pane_id == PaneRef::terminal(1));
         row.map(|r| (r.state, r.by_relay))
     };
-    // A view that differs for less than a second is the relay's word on
-    // its way.
+    // The view may be ahead of a word read before it showed its state
+    // (the relay's next word on its way): for a while, the view stands.
     assert_eq!(
         row(&mut p, "2"),
         Some((zellij_mcp_protocol::ops::PaneState::Draft, false))
     );
-    p.host.advance(Duration::from_millis(1_100));
+    p.host
+        .advance(Duration::from_millis(STALE_OLD_WORD_MS - 500));
+    p.on_timer();
+    assert_eq!(
+        row(&mut p, "2b"),
+        Some((zellij_mcp_protocol::ops::PaneState::Draft, false))
+    );
+    p.host.advance(Duration::from_millis(600));
     p.on_timer();
     assert_eq!(
         row(&mut p, "3"),
@@ -1806,7 +1815,7 @@ fn a_relayed_agents_live_screen_tells_its_state_over_a_stale_view_and_keys_still
     let explained = result_of::<op::Explain>(only_reply(&p, "4", "4"));
     let relay = explained.relay.unwrap_or_default();
     assert!(
-        relay.starts_with("idle 1.1 s ago; the view has shown another"),
+        relay.starts_with("idle 5.1 s ago; the view has shown another"),
         "{relay}"
     );
     // Nothing is typed into what the view shows: the last look before

@@ -459,6 +459,9 @@ pub struct ForegroundArgs {
     /// describes, or a screen it cannot read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub screen: Option<crate::agent_programs::AgentScreen>,
+    /// When the relay read that screen (Unix ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screen_ms: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
