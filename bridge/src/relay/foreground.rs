@@ -52,11 +52,12 @@ struct Told {
 }
 
 /// The latest the relay saw, and how many looks it took: each look reads
-/// the screen again.
+/// the screen again. Of them, those once output settled.
 #[derive(Default)]
 struct Latest {
     told: Told,
     looks: u64,
+    settled_looks: u64,
 }
 
 /// Tells the plugin what the relay saw last, from a thread of its own: the
@@ -88,14 +89,18 @@ impl Teller {
     }
 
     /// Tells each change, once what runs is known; reads the screen at
-    /// each look, off the thread that passes the program's bytes.
+    /// each look, off the thread that passes the program's bytes. Once
+    /// output settled, an agent's screen state is told again, with when it
+    /// was read: the plugin takes a view that reads otherwise as stale
+    /// sooner where the relay read its screen after the view changed (a
+    /// person who scrolled up just before the program went quiet).
     fn tell_each(&self, mut screen: ScreenReader) {
         let Ok(bridge) = std::env::current_exe() else {
             return;
         };
-        let (mut told, mut looked) = (Told::default(), 0);
+        let (mut told, mut looked, mut settled) = (Told::default(), 0, 0);
         loop {
-            let mut latest = {
+            let (mut latest, settled_again) = {
                 let mut latest = self.latest();
                 let unchanged = |latest: &Latest| {
                     let seen = (&latest.told.running, &latest.told.recording);
@@ -109,7 +114,9 @@ impl Teller {
                         .unwrap_or_else(PoisonError::into_inner);
                 }
                 looked = latest.looks;
-                latest.told.clone()
+                let again = latest.settled_looks != settled;
+                settled = latest.settled_looks;
+                (latest.told.clone(), again)
             };
             let Some(running) = &latest.running else {
                 continue;
@@ -118,7 +125,7 @@ impl Teller {
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |since| since.as_millis() as u64);
             latest.screen = screen.state(running);
-            if latest != told {
+            if latest != told || (settled_again && latest.screen.is_some()) {
                 tell(&bridge, &latest, read_ms);
                 told = latest;
             }
@@ -229,6 +236,7 @@ impl Foreground {
         let running = running_on(near);
         teller.change(|latest| {
             latest.looks += 1;
+            latest.settled_looks += u64::from(settled);
             if running.is_some() {
                 latest.told.running = running;
             }
