@@ -11,7 +11,7 @@ mod common;
 use std::path::Path;
 
 use common::claude::{open_claude, until_sent, ModelApi, NEWEST};
-use common::{mcp, session, until_state};
+use common::{mcp, open_agent, session, until_state};
 use serde_json::{json, Value};
 use zellij_mcp::commands::launch::{codex_trusted_hash, CODEX_HOOK_TIMEOUT_S};
 use zellij_mcp_harness::programs::{scroll_up, Program};
@@ -77,19 +77,8 @@ fn claude_code_answers_whole_from_its_record_even_while_a_person_scrolls_its_pan
 /// Codex agents at `work`, each in a pane of its own, idle.
 fn codex_agents(s: &Session, mcp: &Mcp, api: &ModelApi, work: &Path, count: usize) -> Vec<String> {
     (0..count)
-        .map(|_| codex_agent(mcp, Program::Codex.command(s, api, work), work))
+        .map(|_| open_agent(mcp, &Program::Codex.command(s, api, work), work, None))
         .collect()
-}
-
-/// A Codex agent started by `command` at `work`, idle.
-fn codex_agent(mcp: &Mcp, command: Vec<String>, work: &Path) -> String {
-    let args = json!({"command": command, "cwd": work, "placement": "tiled"});
-    let pane = mcp.ok("zellij_new_pane", args)["pane_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    until_state(mcp, &pane, "idle");
-    pane
 }
 
 /// Each caller's ask of `pane`, all at once: (its text, the answer).
@@ -178,7 +167,7 @@ fn codex_whose_own_prompt_hook_takes_seconds_answers_callers_at_once_each_their_
     let mut toml = std::fs::read_to_string(&config).unwrap();
     toml.push_str(&own);
     std::fs::write(&config, toml).unwrap();
-    let pane = codex_agent(&mcp, command, &work);
+    let pane = open_agent(&mcp, &command, &work, None);
 
     let replies = asked_at_once(&s, &pane, 2);
     for (text, asked) in &replies {

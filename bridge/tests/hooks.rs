@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use common::claude::{open_claude, until_sent, ModelApi, NEWEST};
-use common::{agent_row, bridge, mcp, session, until_state};
+use common::{agent_row, bridge, mcp, open_agent, session, until_state};
 use serde_json::{json, Value};
 use zellij_mcp_harness::programs::{in_view, scroll_up, Program};
 use zellij_mcp_harness::{poll_for, wait_for, workspace_root, AttachedClient, Mcp, Session};
@@ -434,8 +434,8 @@ fn gemini_cli_tells_its_turns_and_questions_by_the_hooks_setup_adds() {
     // Two agents of the program in one folder: each pane's reply is its
     // own, read from the record its hooks named (the folder's newest chat
     // is the other's).
-    let pane = open_agent(&mcp, &command, &work, "worker");
-    let other = open_agent(&mcp, &command, &work, "other");
+    let pane = open_agent(&mcp, &command, &work, Some("worker"));
+    let other = open_agent(&mcp, &command, &work, Some("other"));
     for agent in [&pane, &other] {
         clear_late_answers(&mcp, agent);
     }
@@ -656,7 +656,7 @@ impl Scene {
 
     /// An agent of `command` in the work folder, once it is idle.
     fn open(&self, command: &[String], name: &str) -> String {
-        open_agent(&self.mcp, command, &self.work, name)
+        open_agent(&self.mcp, command, &self.work, Some(name))
     }
 
     /// The program's command as a person starts it, by a shell: zellij-mcp
@@ -693,17 +693,6 @@ fn clear_late_answers(mcp: &Mcp, pane: &str) {
     common::screen_after_marker(mcp, pane, "late-answers-mark");
     mcp.ok("zellij_write", json!({"pane_id": pane, "keys": ["Ctrl c"]}));
     until_state(mcp, pane, "idle");
-}
-
-/// An agent of `command`, named `name`, in a tiled pane, once it is idle.
-fn open_agent(mcp: &Mcp, command: &[String], work: &Path, name: &str) -> String {
-    let args = json!({"command": command, "cwd": work, "placement": "tiled", "agent_name": name});
-    let pane = mcp.ok("zellij_new_pane", args)["pane_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    until_state(mcp, &pane, "idle");
-    pane
 }
 
 fn write(path: &PathBuf, json: &Value) {

@@ -212,6 +212,21 @@ pub fn raw_request(s: &Session, payload: &Value) -> Vec<String> {
 }
 
 /// Waits until the pane is in `state`, as `zellij_wait_for` tells it.
+/// An agent of `command` at `work` in a tiled pane, named `name` where
+/// given, once it is idle.
+pub fn open_agent(mcp: &Mcp, command: &[String], work: &Path, name: Option<&str>) -> String {
+    let mut args = json!({"command": command, "cwd": work, "placement": "tiled"});
+    if let Some(name) = name {
+        args["agent_name"] = json!(name);
+    }
+    let pane = mcp.ok("zellij_new_pane", args)["pane_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    until_state(mcp, &pane, "idle");
+    pane
+}
+
 pub fn until_state(mcp: &Mcp, pane: &str, state: &str) {
     let waited = mcp.ok(
         "zellij_wait_for",
