@@ -384,23 +384,51 @@ pub struct Reading {
 /// (a program's own rows there change when it takes a message).
 const ROWS_ABOVE: usize = 6;
 
+/// A fingerprint of `rows`, in order.
+fn fingerprint<'a>(rows: impl Iterator<Item = &'a str>) -> u64 {
+    rows.fold(0xcbf2_9ce4_8422_2325, |hash, row| {
+        row.bytes().chain([b'\n']).fold(hash, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        })
+    })
+}
+
+/// The rows of `rows` with text, trimmed.
+fn text_rows<S: AsRef<str>>(rows: &[S]) -> Vec<&str> {
+    let rows = rows.iter().map(|r| r.as_ref().trim());
+    rows.filter(|r| !r.is_empty()).collect()
+}
+
 impl Reading {
-    /// A fingerprint of the screen less its working sign's row (a spinner
-    /// and a timer that turn while nothing else does), of its rows with text.
-    pub fn still<S: AsRef<str>>(&self, rows: &[S]) -> u64 {
+    /// The screen's rows less its working sign's (a spinner and a timer
+    /// that turn while nothing else does).
+    fn without_sign<'a, S: AsRef<str>>(&self, rows: &'a [S]) -> impl Iterator<Item = &'a str> {
         let sign = match &self.working {
             Some(Hit::Row(row, _)) => Some(*row),
             _ => None,
         };
-        let rows = rows.iter().enumerate().filter(|(i, _)| Some(*i) != sign);
-        let text = rows
-            .map(|(_, r)| r.as_ref().trim())
-            .filter(|r| !r.is_empty());
-        text.fold(0xcbf2_9ce4_8422_2325, |hash, row| {
-            row.bytes().chain([b'\n']).fold(hash, |h, b| {
-                (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-            })
-        })
+        let rows = rows
+            .iter()
+            .enumerate()
+            .filter(move |(i, _)| Some(*i) != sign);
+        rows.map(|(_, r)| r.as_ref())
+    }
+
+    /// A fingerprint of the screen less its working sign's row, of its
+    /// rows with text.
+    pub fn still<S: AsRef<str>>(&self, rows: &[S]) -> u64 {
+        let text = self.without_sign(rows).map(str::trim);
+        fingerprint(text.filter(|r| !r.is_empty()))
+    }
+
+    /// A fingerprint of the screen as drawn, less its working sign's row:
+    /// every row where it stands, blank ones too, and the cursor. A CR
+    /// taken as a new line adds a row or moves the cursor, where `still`
+    /// and `around`, which skip blank rows, may not see it.
+    pub fn drawn<S: AsRef<str>>(&self, rows: &[S], cursor: Option<(usize, usize)>) -> u64 {
+        let cursor = cursor.map_or(String::new(), |(column, row)| format!("{column},{row}"));
+        let rows = self.without_sign(rows).map(str::trim_end);
+        fingerprint(rows.chain([cursor.as_str()]))
     }
 
     /// A fingerprint of the screen less its composer: the rows with text
@@ -409,26 +437,14 @@ impl Reading {
     /// count: a CR taken as a new line adds one to the composer, or under
     /// it. Of the whole screen where no composer was found.
     pub fn around<S: AsRef<str>>(&self, rows: &[S]) -> u64 {
-        let shown = |row: &&S| !row.as_ref().trim().is_empty();
-        let fold = |hash: u64, row: &S| {
-            let bytes = row.as_ref().trim().bytes().chain([b'\n']);
-            bytes.fold(hash, |h, b| {
-                (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-            })
-        };
         let (top, bottom) = match &self.composer {
             Ok(c) => (c.rows.start, c.rows.end.min(rows.len())),
             Err(_) => (0, 0),
         };
-        let above: Vec<&S> = rows[..top]
-            .iter()
-            .rev()
-            .filter(shown)
-            .take(ROWS_ABOVE)
-            .collect();
-        let seed = 0xcbf2_9ce4_8422_2325_u64;
-        let hash = above.into_iter().rev().fold(seed, fold);
-        rows[bottom..].iter().filter(shown).fold(hash, fold)
+        let above = text_rows(&rows[..top]);
+        let above = &above[above.len().saturating_sub(ROWS_ABOVE)..];
+        let below = text_rows(&rows[bottom..]);
+        fingerprint(above.iter().chain(&below).copied())
     }
 }
 

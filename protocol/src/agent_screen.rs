@@ -36,6 +36,10 @@ pub struct Composing {
     pub suggestion: String,
     /// A fingerprint of the rest of the screen ([`Reading::around`]).
     pub around: u64,
+    /// A fingerprint of the whole screen as drawn, blank rows and cursor
+    /// too ([`Reading::drawn`]): a CR the program took as a new line
+    /// changes it, one it has not read yet does not.
+    pub drawn: u64,
     /// The cursor does not tell whether its text is the program's
     /// suggestion ([`crate::agent_programs::ComposerSeen::cursor_away`]).
     pub cursor_away: bool,
@@ -57,7 +61,7 @@ impl Shown {
                 .iter()
                 .map(|d| (d.read_at(rows, cursor, t.title), d));
             let by_description = told.find_map(|(reading, d)| {
-                let composing = composing(&reading, rows);
+                let composing = composing(&reading, rows, cursor);
                 let still = reading.still(rows);
                 Some((reading.state?, d.label(), composing, still))
             });
@@ -81,12 +85,17 @@ impl Shown {
     }
 }
 
-fn composing<S: AsRef<str>>(reading: &Reading, rows: &[S]) -> Option<Composing> {
+fn composing<S: AsRef<str>>(
+    reading: &Reading,
+    rows: &[S],
+    cursor: Option<(usize, usize)>,
+) -> Option<Composing> {
     let composer = reading.composer.as_ref().ok()?;
     Some(Composing {
         draft: composer.draft(),
         suggestion: composer.suggestion(),
         around: reading.around(rows),
+        drawn: reading.drawn(rows, cursor),
         cursor_away: composer.cursor_away,
         without_draft: match reading.working {
             Some(_) => AgentScreen::Working,

@@ -262,6 +262,7 @@ mod tests {
                 draft: draft.into(),
                 suggestion: suggestion.into(),
                 around: 0,
+                drawn: 0,
                 cursor_away: false,
                 without_draft: AgentScreen::Idle,
             }),

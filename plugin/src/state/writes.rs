@@ -12,10 +12,13 @@
 //! the composer holds this very text, and its program is described as one
 //! that takes a CR soon after a paste as a new line, as Gemini CLI does
 //! within 40 ms of handling it) does the CR go again, up to [`MOST_CRS`],
-//! while the text is still there a delay after the last one and the rest of
+//! while the text is still there a delay after the last one, the rest of
 //! the screen has not changed for a delay (a program just started or
-//! resumed may still be drawing when the first CR goes): a CR the program
-//! kept in its input could answer its next question. Such a write is
+//! resumed may still be drawing when the first CR goes) and the program
+//! has drawn its screen anew since the last CR (a CR taken as a new line
+//! adds one; a program a loaded machine stalls shows the same screen with
+//! the CR unread, and would read both CRs as two submits): a CR the
+//! program kept in its input could answer its next question. Such a write is
 //! answered as soon as the pane no longer shows the text; one whose text
 //! still shows [`MOST_UNREAD_WAIT`] after its last CR ends [`Step::Unsent`]
 //! (the program took its CR as a new line: nothing was sent). No CR goes
@@ -84,13 +87,15 @@ pub enum Shows {
     /// The composer holds a draft: `ours` when it is this write's own text;
     /// `again` when, besides, its program takes a further CR
     /// ([`Delivery::cr_again`]); `around`, a fingerprint of the rest of the
-    /// screen.
+    /// screen; `drawn`, of the whole screen as drawn (blank rows and the
+    /// cursor too).
     ///
     /// [`Delivery::cr_again`]: zellij_mcp_protocol::agent_programs::Delivery::cr_again
     Draft {
         ours: bool,
         again: bool,
         around: u64,
+        drawn: u64,
     },
     /// A dialog: a CR would answer it.
     Dialog,
@@ -113,6 +118,7 @@ impl Shows {
                     ours,
                     again: ours && delivery.cr_again,
                     around: composer.map_or(0, |c| c.around),
+                    drawn: composer.map_or(0, |c| c.drawn),
                 }
             }
             Some((AgentScreen::Asking, _)) => Shows::Dialog,
@@ -178,6 +184,11 @@ struct PaneQueue {
     /// The CRs the head has sent, and when the last one went.
     crs_sent: u8,
     last_cr: Option<Instant>,
+    /// The screen as drawn when the last CR went, where it showed the
+    /// draft: a CR goes again only once the program has drawn anew (one
+    /// it has not read yet, on a loaded machine, would be read with the
+    /// next as two submits).
+    drawn_at_cr: Option<u64>,
     /// The rest of the screen as last seen around the text, and since when
     /// it is so: a CR goes again only once the screen is still.
     steady: Option<(u64, Instant)>,
@@ -270,6 +281,11 @@ impl WriteQueue {
                     }
                 }
                 let still = queue.steady.is_some_and(|(_, since)| now >= since + settle);
+                let drawn = match shows {
+                    Shows::Draft { drawn, .. } => Some(drawn),
+                    _ => None,
+                };
+                let drawn_anew = queue.drawn_at_cr.is_none_or(|at_cr| drawn != Some(at_cr));
                 let mut unsent = false;
                 let next = match (queue.crs_sent, shows) {
                     (0, Shows::Other) if now < first_due + MOST_CR_WAIT => {
@@ -286,14 +302,15 @@ impl WriteQueue {
                     (1.., Shows::Other) if since_cr(MOST_CR_WAIT) => Some(again(CR_LOOK_EVERY)),
                     (0, Shows::Draft { .. } | Shows::Other | Shows::Clear) => {
                         steps.push(Step::WriteCr(*pane));
-                        queue.crs_sent = 1;
-                        queue.last_cr = Some(now);
+                        (queue.crs_sent, queue.last_cr, queue.drawn_at_cr) = (1, Some(now), drawn);
                         Some(again(CR_LOOK_EVERY))
                     }
-                    (1..MOST_CRS, Shows::Draft { again: true, .. }) if stays && still => {
+                    (1..MOST_CRS, Shows::Draft { again: true, .. })
+                        if stays && still && drawn_anew =>
+                    {
                         steps.push(Step::WriteCr(*pane));
                         queue.crs_sent += 1;
-                        queue.last_cr = Some(now);
+                        (queue.last_cr, queue.drawn_at_cr) = (Some(now), drawn);
                         Some(again(CR_LOOK_EVERY))
                     }
                     // Sent: answered as soon as the pane no longer shows the text.
@@ -319,7 +336,7 @@ impl WriteQueue {
                     continue;
                 }
                 (queue.cr_due, queue.cr_first_due, queue.crs_sent) = (None, None, 0);
-                (queue.last_cr, queue.steady) = (None, None);
+                (queue.last_cr, queue.steady, queue.drawn_at_cr) = (None, None, None);
                 if let Some(done) = queue.items.pop_front() {
                     steps.push(match unsent {
                         true => Step::Unsent(done),
@@ -598,11 +615,14 @@ mod tests {
         let t0 = Instant::now();
         let ms = Duration::from_millis;
         let cr = |pane| Step::WriteCr(PaneRef::terminal(pane));
-        let ours = Shows::Draft {
+        // Its own text, drawn anew `drawn` times since it showed.
+        let ours_drawn = |drawn| Shows::Draft {
             ours: true,
             again: true,
             around: 1,
+            drawn,
         };
+        let ours = ours_drawn(0);
         q.push(write("a", 1, "hi", Some(150)), t0);
         let steps = q.on_timer(t0 + ms(150), |_| Shows::Other);
         assert_eq!(steps, [Step::ArmTimer(CR_LOOK_EVERY)], "not shown yet");
@@ -611,6 +631,8 @@ mod tests {
         let steps = q.on_timer(t0 + ms(250), |_| ours);
         assert_eq!(steps, [Step::ArmTimer(CR_LOOK_EVERY)], "not taken yet");
         let steps = q.on_timer(t0 + ms(350), |_| ours);
+        assert_eq!(steps, [Step::ArmTimer(CR_LOOK_EVERY)], "not read yet");
+        let steps = q.on_timer(t0 + ms(370), |_| ours_drawn(1));
         assert_eq!(
             steps,
             [cr(1), Step::ArmTimer(CR_LOOK_EVERY)],
@@ -641,10 +663,11 @@ mod tests {
             at += CR_LOOK_EVERY;
         }
         assert_eq!(replied(&q.on_timer(at, |_| Shows::Other)), ["b"]);
-        // Its own text that stays gets MOST_CRS in all; text that is not
-        // its own, a program not described so, or a screen that keeps
-        // changing around it, gets the one CR; a screen that changed and
-        // then stood still, all of them.
+        // Its own text that stays, drawn anew after each CR (a new line),
+        // gets MOST_CRS in all; text that is not its own, a program not
+        // described so, a screen that keeps changing around it, or one
+        // never drawn anew (its CR not read yet), gets the one CR; a
+        // screen that changed and then stood still, all of them.
         let t2 = t1 + ms(5000);
         for (pane, shows, crs) in [
             (3, ours, MOST_CRS),
@@ -654,35 +677,41 @@ mod tests {
                     ours: true,
                     again: false,
                     around: 1,
+                    drawn: 0,
                 },
                 1,
             ),
             (5, ours, 1),
             (6, ours, MOST_CRS),
+            (7, ours, 1),
         ] {
             q.push(write("c", pane, "hi", Some(150)), t2);
-            let sent: usize = (3..40)
-                .map(|i| {
-                    // Pane 5's screen keeps changing around the text;
-                    // pane 6's changes once, after the first CR.
-                    let around = match pane {
-                        5 => Some(i),
-                        6 => Some(u64::from(i > 4)),
-                        _ => None,
-                    };
-                    let now_shows = match (around, shows) {
-                        (Some(around), Shows::Draft { ours, again, .. }) => Shows::Draft {
-                            ours,
-                            again,
-                            around,
-                        },
-                        _ => shows,
-                    };
-                    q.on_timer(t2 + ms(50 * i), |_| now_shows)
-                })
-                .map(|steps| steps.iter().filter(|s| **s == cr(pane)).count())
-                .sum();
-            assert_eq!(sent, usize::from(crs), "pane {pane}");
+            let mut sent = 0;
+            for i in 3..40 {
+                // Pane 5's screen keeps changing around the text; pane
+                // 6's changes once, after the first CR.
+                let around = match pane {
+                    5 => i,
+                    6 => u64::from(i > 4),
+                    _ => 1,
+                };
+                let drawn = match pane {
+                    7 => 0,
+                    _ => sent,
+                };
+                let now_shows = match shows {
+                    Shows::Draft { ours, again, .. } => Shows::Draft {
+                        ours,
+                        again,
+                        around,
+                        drawn,
+                    },
+                    _ => shows,
+                };
+                let steps = q.on_timer(t2 + ms(50 * i), |_| now_shows);
+                sent += steps.iter().filter(|s| **s == cr(pane)).count() as u64;
+            }
+            assert_eq!(sent, u64::from(crs), "pane {pane}");
         }
         // A dialog: the write ends without a CR.
         let mut q = WriteQueue::default();
@@ -700,6 +729,7 @@ mod tests {
             ours,
             again: false,
             around: 1,
+            drawn: 1,
         };
         for (pane, ours) in [(1, true), (2, false)] {
             let mut q = WriteQueue::default();

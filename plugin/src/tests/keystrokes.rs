@@ -2,8 +2,9 @@
 //! described program shows while a message is submitted, its CR goes once;
 //! a further CR only for a program described as taking an early CR as a
 //! new line (`cr="again"`), only while the composer holds this very
-//! message and the rest of the screen has been still for a submit delay,
-//! and never into a dialog. A message ends unsent only while its own text shows.
+//! message, the rest of the screen has been still for a submit delay and
+//! the program has drawn anew since the last CR, and never into a
+//! dialog. A message ends unsent only while its own text shows.
 
 use std::time::{Duration, Instant};
 
@@ -139,11 +140,17 @@ proptest! {
         // The rest of each screen a draft showed on when the queue looked,
         // and when.
         let arounds = std::cell::RefCell::new(Vec::<(u64, Instant)>::new());
+        // The screen as drawn when the last CR went, where a draft showed.
+        let mut drawn_at_cr: Option<u64> = None;
         for (screen, step) in screens.iter().zip(&steps) {
             now += Duration::from_millis(*step);
             let rows = screen.rows();
             let shown = Shown::of(&rows, None, Some(telling));
             let shows = Shows::of(Some(&shown), delivery, &own);
+            let drawn = match shows {
+                Shows::Draft { drawn, .. } => Some(drawn),
+                _ => None,
+            };
             let look = |_: &PendingWrite| {
                 if let Shows::Draft { around, .. } = shows {
                     arounds.borrow_mut().push((around, now));
@@ -160,9 +167,17 @@ proptest! {
                         let since = arounds.iter().rev().take_while(|a| Some(a.0) == last).last();
                         let still = since.is_some_and(|(_, at)| now >= *at + delay);
                         prop_assert!(still, "a CR while the screen changed: {screen:?}");
+                        // Drawn anew since the last CR: one not read yet
+                        // would be read with this one, two submits.
+                        let anew = drawn_at_cr.is_none_or(|at_cr| drawn != Some(at_cr));
+                        prop_assert!(anew, "a CR before the last was read: {screen:?}");
+                        drawn_at_cr = drawn;
                         crs.push(screen);
                     }
-                    Step::WriteCr(_) => crs.push(screen),
+                    Step::WriteCr(_) => {
+                        drawn_at_cr = drawn;
+                        crs.push(screen);
+                    }
                     Step::Unsent(_) => unsent.push(screen),
                     _ => {}
                 }

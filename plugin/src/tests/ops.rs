@@ -1562,6 +1562,7 @@ fn delivered_to_codex(p: &mut Plugin, id: &str, text: &str) -> String {
             draft: typed(p).last().unwrap().1.clone(),
             suggestion: String::new(),
             around: 1,
+            drawn: 1,
             cursor_away: false,
             without_draft: AgentScreen::Idle,
         }),
@@ -1649,8 +1650,9 @@ fn a_message_whose_text_stays_in_the_composer_after_its_cr_ends_unsent_and_is_no
     let args = json!({"to": "terminal_1", "text": "one", "from": "ci", "wait_ms": 60_000});
     send(&mut p, "1", Some(&request("1", "send_message", args)));
     assert_eq!(typed(&p).len(), 1);
-    // The program took the CR as a new line: the text stays.
-    *p.host.shown.borrow_mut() = Some(Shown {
+    // The program takes each CR as a new line: the text stays, drawn
+    // anew.
+    let new_lines = |crs: usize| Shown {
         still: 0,
         agent: Some(AgentScreen::Draft),
         described_by: None,
@@ -1658,13 +1660,16 @@ fn a_message_whose_text_stays_in_the_composer_after_its_cr_ends_unsent_and_is_no
             draft: "[#1 from ci] one\n".into(),
             suggestion: String::new(),
             around: 1,
+            drawn: crs as u64,
             cursor_away: false,
             without_draft: AgentScreen::Idle,
         }),
         line: ShellLine::Unknown,
-    });
+    };
     let start = p.host.now();
     while replies_on(&p, "1", "1").is_empty() && p.host.now() < start + Duration::from_secs(30) {
+        let crs = typed(&p).iter().filter(|(_, t)| t == "\r").count();
+        *p.host.shown.borrow_mut() = Some(new_lines(crs));
         p.host.advance(Duration::from_millis(100));
         p.on_timer();
     }

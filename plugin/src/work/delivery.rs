@@ -623,6 +623,7 @@ fn line_shows(rows: Option<&[String]>) -> Shows {
             ours: false,
             again: false,
             around: 0,
+            drawn: 0,
         },
         Some(ShellLine::Unknown) | None => Shows::Other,
     }

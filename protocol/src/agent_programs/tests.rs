@@ -440,7 +440,7 @@ fn a_further_cr_is_asked_for_by_name() {
 }
 
 #[test]
-fn the_rest_of_the_screen_is_the_same_when_a_cr_only_made_a_new_line() {
+fn the_rest_of_the_screen_is_the_same_when_a_cr_only_made_a_new_line_but_not_as_drawn() {
     let programs = Programs::built_in();
     let gemini = programs.for_program("gemini").unwrap();
     let around = |screen: &str| {
@@ -460,6 +460,23 @@ fn the_rest_of_the_screen_is_the_same_when_a_cr_only_made_a_new_line() {
     let taken =
         format!("\n{rule}\n ✦ on it\n\n > [#1 from lead] note one\n   line two\n\n{footer}");
     assert_ne!(around(&typed), around(&taken), "the program answered");
+    // As drawn, the new line shows: the program read that CR.
+    let drawn = |screen: &str, cursor| {
+        let rows: Vec<&str> = screen.lines().collect();
+        gemini.read(&rows, "").drawn(&rows, Some(cursor))
+    };
+    let (at_text, below_it) = ((12, 5), (3, 6));
+    assert_eq!(drawn(&typed, at_text), drawn(&typed, at_text));
+    assert_ne!(
+        drawn(&typed, at_text),
+        drawn(&typed, below_it),
+        "the cursor moved"
+    );
+    assert_ne!(
+        drawn(&typed, at_text),
+        drawn(&new_line, at_text),
+        "a row more"
+    );
 }
 
 #[test]
