@@ -477,14 +477,18 @@ fn a_flood_through_a_relay_never_blocks_and_its_memory_stays_bounded() {
     #[cfg(target_os = "linux")]
     {
         let idle_mark = format!("idle-{}", std::process::id());
-        let idle = format!("sleep 1000; : {idle_mark}");
-        mcp.ok(
+        let idle = format!("echo up; sleep 1000; : {idle_mark}");
+        let opened = mcp.ok(
             "zellij_new_pane",
             json!({"command": ["sh", "-c", &idle], "placement": "tiled", "relay": true}),
         );
-        let idle = wait_for("the idle relay", Duration::from_secs(20), || {
-            relay_peak_kib(&idle_mark)
+        // Once it told what runs after the shell wrote, it has read the
+        // agent descriptions, as the flood's relay had.
+        let idle_pane = opened["pane_id"].as_str().unwrap();
+        wait_for("the idle relay's word", Duration::from_secs(20), || {
+            (listed(&mcp, idle_pane)["running"][0] == "sh").then_some(())
         });
+        let idle = relay_peak_kib(&idle_mark).expect("the idle relay's memory");
         let peak = relay_peak_kib(&mark).expect("the relay's memory");
         assert!(
             peak < idle + 6 * 1024,
