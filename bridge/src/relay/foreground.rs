@@ -31,6 +31,11 @@ const SETTLE: Duration = Duration::from_millis(30);
 /// How long after the last output or typing it is looked at again: a
 /// program started then may print nothing for a while.
 const SETTLED: Duration = Duration::from_secs(1);
+/// How long after the last output an agent's state is told again, read
+/// anew: the plugin then takes a view a person scrolled up just before as
+/// stale (its looks may have seen the view change only after the word of
+/// the program's last output came).
+const QUIET: Duration = Duration::from_millis(300);
 /// The most bytes of a command line told (its first words: its program).
 const MOST_BYTES: usize = 8 * 1024;
 
@@ -52,12 +57,12 @@ struct Told {
 }
 
 /// The latest the relay saw, and how many looks it took: each look reads
-/// the screen again. Of them, those once output settled.
+/// the screen again. Of them, those once output went quiet.
 #[derive(Default)]
 struct Latest {
     told: Told,
     looks: u64,
-    settled_looks: u64,
+    quiet_looks: u64,
 }
 
 /// Tells the plugin what the relay saw last, from a thread of its own: the
@@ -90,7 +95,7 @@ impl Teller {
 
     /// Tells each change, once what runs is known; reads the screen at
     /// each look, off the thread that passes the program's bytes. Once
-    /// output settled, an agent's screen state is told again, with when it
+    /// output went quiet, an agent's screen state is told again, with when it
     /// was read: the plugin takes a view that reads otherwise as stale
     /// sooner where the relay read its screen after the view changed (a
     /// person who scrolled up just before the program went quiet).
@@ -98,9 +103,9 @@ impl Teller {
         let Ok(bridge) = std::env::current_exe() else {
             return;
         };
-        let (mut told, mut looked, mut settled) = (Told::default(), 0, 0);
+        let (mut told, mut looked, mut quiet) = (Told::default(), 0, 0);
         loop {
-            let (mut latest, settled_again) = {
+            let (mut latest, quiet_again) = {
                 let mut latest = self.latest();
                 let unchanged = |latest: &Latest| {
                     let seen = (&latest.told.running, &latest.told.recording);
@@ -114,8 +119,8 @@ impl Teller {
                         .unwrap_or_else(PoisonError::into_inner);
                 }
                 looked = latest.looks;
-                let again = latest.settled_looks != settled;
-                settled = latest.settled_looks;
+                let again = latest.quiet_looks != quiet;
+                quiet = latest.quiet_looks;
                 (latest.told.clone(), again)
             };
             let Some(running) = &latest.running else {
@@ -125,7 +130,7 @@ impl Teller {
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |since| since.as_millis() as u64);
             latest.screen = screen.state(running);
-            if latest != told || (settled_again && latest.screen.is_some()) {
+            if latest != told || (quiet_again && latest.screen.is_some()) {
                 tell(&bridge, &latest, read_ms);
                 told = latest;
             }
@@ -183,6 +188,8 @@ pub struct Foreground {
     due: Option<Instant>,
     /// The look once output and typing settled.
     settled: Option<Instant>,
+    /// The look once output went quiet, its agent state told again.
+    quiet: Option<Instant>,
     /// None outside a Zellij pane.
     teller: Option<Teller>,
 }
@@ -197,6 +204,7 @@ impl Foreground {
         Foreground {
             due: Some(Instant::now()),
             settled: None,
+            quiet: None,
             teller: in_pane.then(|| Teller::start(kept)),
         }
     }
@@ -212,13 +220,17 @@ impl Foreground {
             let now = Instant::now();
             self.due.get_or_insert(now + SETTLE);
             self.settled = Some(now + SETTLED);
+            self.quiet = Some(now + QUIET);
         }
     }
 
     /// How long until the next look, if one is due.
     pub fn within(&self) -> Option<Duration> {
         self.teller.as_ref()?;
-        let next = self.due.into_iter().chain(self.settled).min()?;
+        let next = [self.due, self.settled, self.quiet]
+            .into_iter()
+            .flatten()
+            .min()?;
         Some(next.saturating_duration_since(Instant::now()))
     }
 
@@ -230,13 +242,14 @@ impl Foreground {
         let now = Instant::now();
         let passed = |at: &mut Option<Instant>| at.take_if(|at| *at <= now).is_some();
         let (due, settled) = (passed(&mut self.due), passed(&mut self.settled));
-        if !due && !settled {
+        let quiet = passed(&mut self.quiet);
+        if !due && !settled && !quiet {
             return;
         }
         let running = running_on(near);
         teller.change(|latest| {
             latest.looks += 1;
-            latest.settled_looks += u64::from(settled);
+            latest.quiet_looks += u64::from(quiet);
             if running.is_some() {
                 latest.told.running = running;
             }

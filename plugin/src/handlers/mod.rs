@@ -114,7 +114,7 @@ impl<'a, H: Host> Zellij<'a, H> {
         let mut shown = self.host.shown(pane, telling)?;
         if let (Some((hooks, attention)), true) = (self.known, agent) {
             let now_ms = self.host.unix_ms();
-            let live = hooks.relays.stale(pane, shown.agent, now_ms);
+            let live = hooks.live_over(pane, shown.agent, now_ms);
             attention.recall(pane, &mut shown);
             let seen = (live.or(shown.agent), shown.still);
             shown.agent = hooks.state(pane, seen, now_ms).0;

@@ -243,6 +243,30 @@ impl HookReports {
         self.reports.get(&pane)
     }
 
+    /// What `pane`'s relay told of its live screen, where its view, read
+    /// as `view`, is stale ([`RelayScreens::over_stale_view`], beside
+    /// what its hooks tell).
+    pub fn live_over_view(
+        &mut self,
+        pane: PaneRef,
+        view: Option<AgentScreen>,
+        now_ms: u64,
+    ) -> Option<AgentScreen> {
+        let told = self.of(pane).and_then(Report::state);
+        self.relays.over_stale_view(pane, (view, told), now_ms)
+    }
+
+    /// The same, as the looks so far found it ([`RelayScreens::stale`]).
+    pub fn live_over(
+        &self,
+        pane: PaneRef,
+        view: Option<AgentScreen>,
+        now_ms: u64,
+    ) -> Option<AgentScreen> {
+        let told = self.of(pane).and_then(Report::state);
+        self.relays.stale(pane, (view, told), now_ms)
+    }
+
     /// Forgets the panes that are gone.
     pub fn keep_only(&mut self, live: impl Fn(PaneRef) -> bool) {
         self.reports.retain(|pane, _| live(*pane));

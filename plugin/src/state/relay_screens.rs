@@ -4,9 +4,12 @@
 //! holds its output until the view is back, and the plugin is told nothing
 //! of either. A view that has shown another state than the relay's live
 //! screen is taken as stale, and the relay's word stands for the screen's:
-//! after [`STALE_MS`] where the relay read its screen after the view showed
-//! that state, after [`STALE_OLD_WORD_MS`] where it read it before (its
-//! next word may be on its way). Plain state, one word per pane, bounded,
+//! at once where the relay read its screen after the view showed that
+//! state and the program's hooks tell the same (two words of the program's
+//! own against Zellij's drawing), after [`STALE_MS`] where they do not
+//! (a word read mid-frame is followed by the next within tens of ms), after
+//! [`STALE_OLD_WORD_MS`] where it read it before (its next word may be on
+//! its way). Plain state, one word per pane, bounded,
 //! forgotten with the pane.
 
 use std::collections::BTreeMap;
@@ -14,12 +17,13 @@ use std::collections::BTreeMap;
 use zellij_mcp_protocol::agent_programs::AgentScreen;
 use zellij_mcp_protocol::PaneRef;
 
-/// How long a view must have shown another state than its relay's live
-/// screen before the relay's word stands: a view is drawn before its
-/// relay's word comes (the relay looks 30 ms after the program wrote, and
-/// its word comes as a call of its own), so a shorter difference is the
-/// relay's word on its way.
-pub const STALE_MS: u64 = 1_000;
+/// How long a view must have shown another state than a word its relay
+/// read since, where the program's hooks do not tell the same: the relay
+/// looks 30 ms after the program began to write, and may read a frame half
+/// drawn; its next look follows as the program goes on. Under the 300 ms
+/// after which the relay tells its state again once output went quiet, so
+/// that word stands as it comes.
+pub const STALE_MS: u64 = 200;
 /// The same, for a relay's word read before the view showed its state: the
 /// view may be ahead, the relay's word of the change on its way (a word is
 /// a process start; the like took up to 1.3 s on a loaded machine). Past
@@ -80,12 +84,13 @@ impl RelayScreens {
     }
 
     /// The state `pane`'s relay told, where its view, read as `view`, is
-    /// stale: looks have seen it show another state for [`STALE_MS`], or
-    /// [`STALE_OLD_WORD_MS`] for a word read before.
+    /// stale: looks have seen it show another state since before the relay
+    /// read it, and its hooks tell that state too (`hooks`); or for
+    /// [`STALE_MS`], or [`STALE_OLD_WORD_MS`] for a word read before.
     pub fn over_stale_view(
         &mut self,
         pane: PaneRef,
-        view: Option<AgentScreen>,
+        (view, hooks): (Option<AgentScreen>, Option<AgentScreen>),
         now_ms: u64,
     ) -> Option<AgentScreen> {
         let word = self.words.get_mut(&pane)?;
@@ -97,7 +102,7 @@ impl RelayScreens {
         } else {
             word.differs = None;
         }
-        self.stale(pane, view, now_ms)
+        self.stale(pane, (view, hooks), now_ms)
     }
 
     /// The same, as the looks so far found it (a read between looks). A
@@ -107,12 +112,13 @@ impl RelayScreens {
     pub fn stale(
         &self,
         pane: PaneRef,
-        view: Option<AgentScreen>,
+        (view, hooks): (Option<AgentScreen>, Option<AgentScreen>),
         now_ms: u64,
     ) -> Option<AgentScreen> {
         let word = self.words.get(&pane)?;
         let since = word.differs?.since_ms;
         let after = match word.read_ms >= since {
+            true if hooks.is_some() && word.state == hooks => 0,
             true => STALE_MS,
             false => STALE_OLD_WORD_MS,
         };
@@ -152,7 +158,9 @@ mod tests {
     fn a_view_that_shows_another_state_than_the_relay_for_a_while_is_stale() {
         let mut relays = RelayScreens::default();
         let pane = PaneRef::terminal(2);
-        let look = |relays: &mut RelayScreens, view, at| relays.over_stale_view(pane, view, at);
+        // Looks with no hooks told.
+        let look =
+            |relays: &mut RelayScreens, view, at| relays.over_stale_view(pane, (view, None), at);
         // No word from a relay: the view stands.
         assert_eq!(look(&mut relays, Some(Draft), 0), None);
         relays.told(pane, Some(Working), (990, 1_000));
@@ -182,17 +190,27 @@ mod tests {
         relays.told(pane, Some(Working), (10_050, 12_100));
         assert_eq!(look(&mut relays, Some(Working), 12_100), None);
         // A view that reads another state than a word read after it showed
-        // it is stale a second after it showed it.
+        // it is stale STALE_MS after it showed it; at once where the hooks
+        // tell the relay's state too.
         relays.told(pane, Some(Idle), (13_000, 13_050));
         assert_eq!(look(&mut relays, Some(Draft), 14_000), None);
-        relays.told(pane, Some(Working), (14_500, 14_600));
-        assert_eq!(look(&mut relays, Some(Draft), 14_600), None);
-        assert_eq!(look(&mut relays, Some(Draft), 15_000), Some(Working));
+        relays.told(pane, Some(Working), (14_100, 14_150));
+        assert_eq!(look(&mut relays, Some(Draft), 14_150), None);
+        let hooks_idle = (Some(Draft), Some(Idle));
+        assert_eq!(relays.over_stale_view(pane, hooks_idle, 14_150), None);
+        let hooks_working = (Some(Draft), Some(Working));
+        assert_eq!(relays.stale(pane, hooks_working, 14_150), Some(Working));
+        assert_eq!(look(&mut relays, Some(Draft), 14_199), None);
+        assert_eq!(look(&mut relays, Some(Draft), 14_200), Some(Working));
+        // A word read before the view showed its state: the view may be
+        // ahead of it, whatever the hooks tell.
+        let idle_working = (Some(Idle), Some(Working));
+        assert_eq!(relays.over_stale_view(pane, idle_working, 14_400), None);
         // A question the view shows stands over the relay's old word.
         relays.told(pane, Some(Idle), (15_100, 15_200));
         assert_eq!(look(&mut relays, None, 15_300), None);
         assert_eq!(look(&mut relays, None, 20_300), Some(Idle));
-        assert_eq!(relays.stale(pane, Some(Asking), 20_400), None);
+        assert_eq!(relays.stale(pane, (Some(Asking), Some(Idle)), 20_400), None);
         assert_eq!(look(&mut relays, Some(Asking), 20_500), None);
         // A relay whose screen tells no state leaves the view to tell it.
         relays.told(pane, None, (21_000, 21_000));

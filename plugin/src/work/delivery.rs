@@ -430,10 +430,7 @@ impl<H: Host> McpPlugin<H> {
                     // The relay reads its live screen as drawn, before the
                     // composer's recall: a view that reads otherwise for
                     // long is stale.
-                    let live = self
-                        .hooks
-                        .relays
-                        .over_stale_view(pane_id, shown.agent, now_ms);
+                    let live = self.hooks.live_over_view(pane_id, shown.agent, now_ms);
                     self.attention.turn_seen(pane_id, shown.agent);
                     self.attention.composer(pane_id, &mut shown);
                     let seen = (live.or(shown.agent), shown.still);
