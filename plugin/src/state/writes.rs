@@ -15,10 +15,11 @@
 //! while the text is still there a delay after the last one, the rest of
 //! the screen has not changed for a delay (a program just started or
 //! resumed may still be drawing when the first CR goes) and the program
-//! has drawn its screen anew since the last CR (a CR taken as a new line
-//! adds one; a program a loaded machine stalls shows the same screen with
-//! the CR unread, and would read both CRs as two submits): a CR the
-//! program kept in its input could answer its next question. Such a write is
+//! has drawn its screen anew since the last CR, or [`MOST_CR_WAIT`] passed
+//! (a CR taken as a new line draws one; a program a loaded machine stalls
+//! shows the same screen with the CR unread, and would read both CRs as
+//! two submits; one just resumed may drop a CR and draw nothing): a CR
+//! the program kept in its input could answer its next question. Such a write is
 //! answered as soon as the pane no longer shows the text; one whose text
 //! still shows [`MOST_UNREAD_WAIT`] after its last CR ends [`Step::Unsent`]
 //! (the program took its CR as a new line: nothing was sent). No CR goes
@@ -285,7 +286,12 @@ impl WriteQueue {
                     Shows::Draft { drawn, .. } => Some(drawn),
                     _ => None,
                 };
-                let drawn_anew = queue.drawn_at_cr.is_none_or(|at_cr| drawn != Some(at_cr));
+                // Drawn anew since the last CR (a new line), or the same
+                // screen for long: a program just started or resumed may
+                // drop a CR and draw nothing, where one a loaded machine
+                // stalls reads it soon.
+                let drawn_anew = queue.drawn_at_cr.is_none_or(|at_cr| drawn != Some(at_cr))
+                    || !since_cr(MOST_CR_WAIT);
                 let mut unsent = false;
                 let next = match (queue.crs_sent, shows) {
                     (0, Shows::Other) if now < first_due + MOST_CR_WAIT => {
@@ -666,8 +672,9 @@ mod tests {
         // Its own text that stays, drawn anew after each CR (a new line),
         // gets MOST_CRS in all; text that is not its own, a program not
         // described so, a screen that keeps changing around it, or one
-        // never drawn anew (its CR not read yet), gets the one CR; a
-        // screen that changed and then stood still, all of them.
+        // not drawn anew within MOST_CR_WAIT (its CR not read yet), gets
+        // the one CR; a screen that changed and then stood still, all of
+        // them.
         let t2 = t1 + ms(5000);
         for (pane, shows, crs) in [
             (3, ours, MOST_CRS),
@@ -713,6 +720,14 @@ mod tests {
             }
             assert_eq!(sent, u64::from(crs), "pane {pane}");
         }
+        // Never drawn anew: the CR goes again once MOST_CR_WAIT passed (a
+        // program just resumed may have dropped it).
+        let mut at = t2 + ms(50 * 40);
+        while !q.on_timer(at, |_| ours).contains(&cr(7)) {
+            assert!(at < t2 + ms(150) + MOST_CR_WAIT + ms(200), "no CR again");
+            at += CR_LOOK_EVERY;
+        }
+        assert!(at >= t2 + ms(150) + MOST_CR_WAIT, "again too soon");
         // A dialog: the write ends without a CR.
         let mut q = WriteQueue::default();
         let t3 = t2 + ms(5000);

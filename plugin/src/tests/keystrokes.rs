@@ -3,8 +3,9 @@
 //! a further CR only for a program described as taking an early CR as a
 //! new line (`cr="again"`), only while the composer holds this very
 //! message, the rest of the screen has been still for a submit delay and
-//! the program has drawn anew since the last CR, and never into a
-//! dialog. A message ends unsent only while its own text shows.
+//! the program has drawn anew since the last CR (or a while passed), and
+//! never into a dialog. A message ends unsent only while its own text
+//! shows.
 
 use std::time::{Duration, Instant};
 
@@ -15,7 +16,9 @@ use zellij_mcp_protocol::testing::property_config;
 use zellij_mcp_protocol::PaneRef;
 
 use crate::handlers::{PASTE_END, PASTE_START};
-use crate::state::writes::{PendingWrite, Shows, Step, WriteDone, WriteQueue, MOST_CRS};
+use crate::state::writes::{
+    PendingWrite, Shows, Step, WriteDone, WriteQueue, MOST_CRS, MOST_CR_WAIT,
+};
 use crate::work::delivery::own_mark;
 
 const RULE: &str = "────────────────────────────────────────";
@@ -140,8 +143,10 @@ proptest! {
         // The rest of each screen a draft showed on when the queue looked,
         // and when.
         let arounds = std::cell::RefCell::new(Vec::<(u64, Instant)>::new());
-        // The screen as drawn when the last CR went, where a draft showed.
+        // The screen as drawn when the last CR went, where a draft showed,
+        // and when it went.
         let mut drawn_at_cr: Option<u64> = None;
+        let mut last_cr = now;
         for (screen, step) in screens.iter().zip(&steps) {
             now += Duration::from_millis(*step);
             let rows = screen.rows();
@@ -167,15 +172,17 @@ proptest! {
                         let since = arounds.iter().rev().take_while(|a| Some(a.0) == last).last();
                         let still = since.is_some_and(|(_, at)| now >= *at + delay);
                         prop_assert!(still, "a CR while the screen changed: {screen:?}");
-                        // Drawn anew since the last CR: one not read yet
-                        // would be read with this one, two submits.
-                        let anew = drawn_at_cr.is_none_or(|at_cr| drawn != Some(at_cr));
+                        // Drawn anew since the last CR, or long after it:
+                        // one not read yet would be read with this one,
+                        // two submits.
+                        let anew = drawn_at_cr.is_none_or(|at_cr| drawn != Some(at_cr))
+                            || now >= last_cr + MOST_CR_WAIT;
                         prop_assert!(anew, "a CR before the last was read: {screen:?}");
-                        drawn_at_cr = drawn;
+                        (drawn_at_cr, last_cr) = (drawn, now);
                         crs.push(screen);
                     }
                     Step::WriteCr(_) => {
-                        drawn_at_cr = drawn;
+                        (drawn_at_cr, last_cr) = (drawn, now);
                         crs.push(screen);
                     }
                     Step::Unsent(_) => unsent.push(screen),
