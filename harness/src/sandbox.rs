@@ -308,13 +308,16 @@ impl Sandbox {
         panic!("session {name} did not come up in {ATTEMPTS} attempts");
     }
 
-    /// Whether the session answers: its plugin's hello says ready, or
-    /// without the plugin, `list-panes` works.
+    /// Whether the session answers: its plugin's hello says ready and
+    /// knows its own URL (as the bridge waits for), or without the plugin,
+    /// `list-panes` works.
     fn is_up(&self, name: &str, wait_for_plugin: bool) -> bool {
         if wait_for_plugin {
             let hello = r#"{"v":1,"id":"up","op":"hello","args":{}}"#;
-            self.pipe(name, None, hello)
-                .is_some_and(|out| String::from_utf8_lossy(&out.stdout).contains(r#""ready":true"#))
+            self.pipe(name, None, hello).is_some_and(|out| {
+                let said = String::from_utf8_lossy(&out.stdout);
+                said.contains(r#""ready":true"#) && !said.contains(r#""plugin_url":null"#)
+            })
         } else {
             let mut cmd = self.zellij();
             cmd.args(["--session", name, "action", "list-panes"]);
@@ -563,19 +566,28 @@ impl Session {
     /// `zellij action dump-screen` of a pane: Zellij's own view of it (as
     /// scrolled, where a person scrolled it; `full`: with its scrollback).
     pub fn dump_screen(&self, pane: &str, full: bool) -> Vec<u8> {
-        let mut cmd = self.sandbox.zellij();
-        cmd.args([
-            "--session",
-            &self.name,
-            "action",
-            "dump-screen",
-            "--pane-id",
-            pane,
-        ]);
-        if full {
-            cmd.arg("--full");
+        let dump = || {
+            let mut cmd = self.sandbox.zellij();
+            cmd.args(["--session", &self.name, "action", "dump-screen"]);
+            cmd.args(["--pane-id", pane]);
+            if full {
+                cmd.arg("--full");
+            }
+            run_with_timeout(cmd, Duration::from_secs(10))
+        };
+        // The CLI can fail while the server is busy: a failed or empty
+        // answer (a pane's dump has its rows, blank or not) is asked again.
+        let mut last = Vec::new();
+        for _ in 0..10 {
+            if let Some(out) = dump() {
+                last = out.stdout;
+                if out.status.success() && !last.is_empty() {
+                    break;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(100));
         }
-        cmd.output().expect("dump-screen").stdout
+        last
     }
 
     /// Every pane as Zellij itself lists it (`zellij action list-panes

@@ -94,6 +94,8 @@ pub struct FakeHost {
     pub(crate) pane_info_untold: Rc<RefCell<bool>>,
     /// What every terminal pane runs (none set: `htop`).
     pub(crate) running: Rc<RefCell<Vec<String>>>,
+    /// Zellij's screen is too busy to give a pane's rows.
+    pub(crate) screens_untold: Rc<RefCell<bool>>,
 }
 
 impl FakeHost {
@@ -170,6 +172,9 @@ impl Host for FakeHost {
         if self.pane_info(pane).is_none() {
             return Err(format!("Pane {pane} not found"));
         }
+        if *self.screens_untold.borrow() {
+            return Err("timed out".into());
+        }
         let screen = self.screen.borrow();
         if !screen.is_empty() {
             return Ok(screen.clone());
@@ -177,6 +182,9 @@ impl Host for FakeHost {
         Ok(vec!["$ echo hi".into(), "hi   ".into(), "".into()])
     }
     fn shown(&self, _pane: PaneRef, telling: Option<Telling>) -> Option<Shown> {
+        if *self.screens_untold.borrow() {
+            return None;
+        }
         let typed_into = Shown {
             still: 0,
             agent: Some(AgentScreen::Idle),

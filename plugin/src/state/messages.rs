@@ -418,6 +418,15 @@ impl Outbox {
         message.held.replace(why) != Some(why)
     }
 
+    /// Its target's screen could not be read this time: it is looked at
+    /// again as a held message is, and stays as it was (held for what was
+    /// last seen, if anything).
+    pub fn look_again(&mut self, seq: u64, now: Instant) {
+        if let Some(message) = self.find(seq) {
+            message.next_try = now + HELD_LOOK;
+        }
+    }
+
     /// Typed and submitted: to be confirmed now (see [`CONFIRM_RETRY`]).
     pub fn submitted(&mut self, seq: u64, now: Instant) {
         if let Some(message) = self.find(seq) {

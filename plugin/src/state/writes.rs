@@ -188,7 +188,7 @@ struct PaneQueue {
     /// The screen as drawn when the last CR went, where it showed the
     /// draft: a CR goes again only once the program has drawn anew (one
     /// it has not read yet, on a loaded machine, would be read with the
-    /// next as two submits).
+    /// next as two submits), or [`MOST_CR_WAIT`] passed (one it dropped).
     drawn_at_cr: Option<u64>,
     /// The rest of the screen as last seen around the text, and since when
     /// it is so: a CR goes again only once the screen is still.

@@ -1525,6 +1525,38 @@ fn a_message_right_after_a_write_left_text_waits_for_that_draft_to_go() {
 }
 
 #[test]
+fn a_held_message_stays_held_while_zellij_is_too_busy_to_show_its_pane() {
+    let mut p = plugin("op-message-unseen");
+    let register = json!({"name": "bot", "reads_lines": true});
+    let register = request_from("terminal_1", "1", "register_agent", register);
+    send(&mut p, "1", Some(&register));
+    only_reply(&p, "1", "1");
+    *p.host.screen.borrow_mut() = vec!["bot> my own".into()];
+    let args = json!({"to": "bot", "text": "hi", "from": "ci", "wait_ms": 1000});
+    send(&mut p, "2", Some(&request("2", "send_message", args)));
+    p.host.advance(Duration::from_millis(300));
+    p.on_timer();
+    // The draft was seen; then no look gets the screen until the wait ends.
+    *p.host.screens_untold.borrow_mut() = true;
+    while replies_on(&p, "2", "2").is_empty() {
+        p.host.advance(Duration::from_millis(100));
+        p.on_timer();
+    }
+    let sent = result_of::<op::SendMessage>(only_reply(&p, "2", "2"));
+    assert_eq!(
+        (sent.status, sent.held_because, sent.attempts),
+        (DeliveryStatus::Held, Some(HoldReason::Draft), 0)
+    );
+    // The screen shows again, the draft gone: the message goes.
+    *p.host.screens_untold.borrow_mut() = false;
+    *p.host.screen.borrow_mut() = vec!["bot> ".into()];
+    p.host.advance(Duration::from_millis(300));
+    p.on_timer();
+    let texts: Vec<String> = typed(&p).into_iter().map(|(_, t)| t).collect();
+    assert_eq!(texts, ["[#2 from ci] hi"]);
+}
+
+#[test]
 fn a_message_to_codex_waits_for_its_turn_to_end_and_goes_as_one_paste() {
     let mut p = plugin("op-message-codex");
     *p.host.running.borrow_mut() = vec!["node".into(), "/x/@openai/codex/bin/codex.js".into()];

@@ -38,6 +38,9 @@ enum Taking {
     Held(PaneRef, HoldReason),
     /// The pane is missing, exited or busy.
     Later,
+    /// The pane is there, but Zellij did not give its screen this time (a
+    /// busy session): looked at again soon, held as it was.
+    Unseen,
 }
 
 /// Why a pane whose screen shows `agent` must not be typed into, if so:
@@ -78,6 +81,7 @@ impl<H: Host> McpPlugin<H> {
                 Taking::Now(pane, delivery) => self.type_message(seq, pane, delivery, now),
                 Taking::Held(pane, why) => self.hold_message(seq, pane, why, now),
                 Taking::Later => self.retry_later(seq, &to, now),
+                Taking::Unseen => self.outbox.look_again(seq, now),
             }
         }
         let (answers, expired) = self.outbox.answers_due(now);
@@ -240,7 +244,7 @@ impl<H: Host> McpPlugin<H> {
         let program = zellij.program_of(pane, running.as_deref());
         let telling = zellij.telling(pane, program.as_deref(), named);
         let Some(mut shown) = self.host.shown(pane, telling) else {
-            return Taking::Later;
+            return Taking::Unseen;
         };
         self.attention.turn_seen(pane, shown.agent);
         self.attention.composer(pane, &mut shown);
@@ -298,7 +302,7 @@ impl<H: Host> McpPlugin<H> {
             Ok(ShellLine::Empty) => self.unless_text_left(pane, Delivery::LINES),
             Ok(ShellLine::Draft(_)) => Taking::Held(pane, HoldReason::Draft),
             Ok(ShellLine::Unknown) => Taking::Held(pane, HoldReason::NoComposer),
-            Err(_) => Taking::Later,
+            Err(_) => Taking::Unseen,
         }
     }
 
