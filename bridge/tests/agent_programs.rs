@@ -171,7 +171,9 @@ fn asked_for_a_reply(mcp: &Mcp, pane: &str, api: &ModelApi, program: Program) {
             assert!(reply.contains(&expected), "{asked}");
         }
         false => {
-            assert_eq!(asked["source"], "transcript", "{asked}");
+            // Or its hooks' last message, where they told no tool call.
+            let source = asked["source"].as_str();
+            assert!(matches!(source, Some("transcript" | "hook")), "{asked}");
             assert_eq!(reply, expected, "{program:?}");
         }
     }

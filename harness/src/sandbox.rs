@@ -308,16 +308,13 @@ impl Sandbox {
         panic!("session {name} did not come up in {ATTEMPTS} attempts");
     }
 
-    /// Whether the session answers: its plugin's hello says ready and
-    /// knows its own URL (as the bridge waits for), or without the plugin,
-    /// `list-panes` works.
+    /// Whether the session answers: its plugin's hello says ready, or
+    /// without the plugin, `list-panes` works.
     fn is_up(&self, name: &str, wait_for_plugin: bool) -> bool {
         if wait_for_plugin {
             let hello = r#"{"v":1,"id":"up","op":"hello","args":{}}"#;
-            self.pipe(name, None, hello).is_some_and(|out| {
-                let said = String::from_utf8_lossy(&out.stdout);
-                said.contains(r#""ready":true"#) && !said.contains(r#""plugin_url":null"#)
-            })
+            self.pipe(name, None, hello)
+                .is_some_and(|out| String::from_utf8_lossy(&out.stdout).contains(r#""ready":true"#))
         } else {
             let mut cmd = self.zellij();
             cmd.args(["--session", name, "action", "list-panes"]);

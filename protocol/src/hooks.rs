@@ -40,6 +40,9 @@ pub enum HookEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         prompt: Option<String>,
     },
+    /// A tool is about to be called: the turn goes on, and its reply is
+    /// more than its last message.
+    ToolCalled,
     /// A tool ran: the turn goes on (a question asked before it is
     /// answered).
     ToolDone,
@@ -59,6 +62,7 @@ impl HookEvent {
             HookEvent::SessionStarted { .. } => "session_started",
             HookEvent::TurnStarted { .. } => "turn_started",
             HookEvent::TurnEnded { .. } => "turn_ended",
+            HookEvent::ToolCalled => "tool_called",
             HookEvent::ToolDone => "tool_done",
             HookEvent::Asking { .. } => "asking",
             HookEvent::SessionEnded => "session_ended",
@@ -102,14 +106,20 @@ pub fn read(payload: &[u8]) -> Option<Told> {
         "UserPromptSubmit" | "BeforeAgent" => HookEvent::TurnStarted {
             prompt: field("prompt"),
         },
-        "Stop" | "StopFailure" => HookEvent::TurnEnded {
+        "Stop" => HookEvent::TurnEnded {
             last_message: field("last_assistant_message"),
+            prompt: None,
+        },
+        // A turn that failed: what it last said is no reply.
+        "StopFailure" => HookEvent::TurnEnded {
+            last_message: None,
             prompt: None,
         },
         "AfterAgent" => HookEvent::TurnEnded {
             last_message: field("prompt_response"),
             prompt: field("prompt"),
         },
+        "PreToolUse" | "BeforeTool" => HookEvent::ToolCalled,
         "PostToolUse" | "AfterTool" => HookEvent::ToolDone,
         "PermissionRequest" => HookEvent::Asking {
             what: field("tool_name"),
@@ -136,6 +146,20 @@ pub fn read(payload: &[u8]) -> Option<Told> {
     Some(Told {
         event,
         conversation: field("session_id"),
+    })
+}
+
+/// The variable an agent launched with zellij-mcp's hooks has set when
+/// those hooks tell each tool call (see [`tells_tool_calls`]): its hooks'
+/// reports then count a turn's tool calls, so a turn told without any
+/// is its last message alone.
+pub const TELLS_TOOLS: &str = "ZELLIJ_MCP_HOOKS_TELL_TOOLS";
+
+/// Whether hooks on `events` tell each tool call before it is made.
+pub fn tells_tool_calls(events: &[String]) -> bool {
+    events.iter().any(|name| {
+        let payload = json!({ "hook_event_name": name }).to_string();
+        read(payload.as_bytes()).is_some_and(|told| told.event == HookEvent::ToolCalled)
     })
 }
 
@@ -257,7 +281,8 @@ pub fn launch(
         .env
         .iter()
         .map(|name| (name.clone(), settings.to_owned()));
-    Ok((argv, env.collect()))
+    let tells_tools = tells_tool_calls(&hooks.events).then(|| (TELLS_TOOLS.into(), "1".into()));
+    Ok((argv, env.chain(tells_tools).collect()))
 }
 
 /// `text` as the body of a double-quoted string (JSON, TOML).
@@ -300,6 +325,16 @@ mod tests {
             argv(&["env", "A=1", "claude", "--settings", "/s.json", "-c"])
         );
         assert!(env.is_empty());
+        let told_tools = GivenHooks {
+            events: vec!["Stop".into(), "PreToolUse".into()],
+            ..claude.clone()
+        };
+        let (_, env) = launch(&told_tools, &argv(&["claude"]), "/b", "/s.json", &[]).unwrap();
+        assert_eq!(
+            env,
+            vec![(TELLS_TOOLS.into(), "1".into())],
+            "each call told"
+        );
         let again = launch(&claude, &line, "/b/zellij-mcp", "/s.json", &[])
             .unwrap()
             .0;
@@ -437,6 +472,29 @@ mod tests {
         );
         let end = told(r#"{"hook_event_name":"SessionEnd"}"#);
         assert_eq!(end.unwrap().event, HookEvent::SessionEnded);
+        for called in ["PreToolUse", "BeforeTool"] {
+            let payload = format!(r#"{{"hook_event_name":"{called}","tool_name":"Bash"}}"#);
+            assert_eq!(told(&payload).unwrap().event, HookEvent::ToolCalled);
+        }
+        let failed =
+            told(r#"{"hook_event_name":"StopFailure","last_assistant_message":"API Error: 500"}"#);
+        let (last_message, prompt) = (None, None);
+        assert_eq!(
+            failed.unwrap().event,
+            HookEvent::TurnEnded {
+                last_message,
+                prompt
+            },
+            "a failure's words are no reply"
+        );
+        let events = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+        assert!(tells_tool_calls(&events(&["Stop", "PreToolUse"])));
+        assert!(tells_tool_calls(&events(&["BeforeTool"])));
+        assert!(!tells_tool_calls(&events(&[
+            "Stop",
+            "PostToolUse",
+            "permission.asked"
+        ])));
     }
 
     #[test]
@@ -472,7 +530,6 @@ mod tests {
     fn what_does_not_matter_or_cannot_be_read_is_no_event() {
         let idle = r#"{"hook_event_name":"Notification","notification_type":"idle_prompt"}"#;
         assert_eq!(told(idle), None, "an idle nudge asks nothing");
-        assert_eq!(told(r#"{"hook_event_name":"PreToolUse"}"#), None);
         let tool = told(r#"{"hook_event_name":"AfterTool"}"#).unwrap();
         assert_eq!(tool.event, HookEvent::ToolDone);
         assert_eq!(told("not json"), None);

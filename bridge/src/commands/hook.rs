@@ -51,6 +51,7 @@ pub async fn run(client: &PluginClient, argument: Option<String>) {
         event: told.event,
         conversation: told.conversation,
         told_ms,
+        tells_tools: std::env::var_os(hooks::TELLS_TOOLS).is_some_and(|v| v == "1"),
     };
     let call = client.call::<op::Hook>(Some(&session), &args, client.sending());
     let _ = tokio::time::timeout(TELL_WAIT, call).await;

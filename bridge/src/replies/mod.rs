@@ -20,6 +20,8 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime};
 
 use zellij_mcp_protocol::agent_programs::Record;
+use zellij_mcp_protocol::hooks::MAX_TOLD_BYTES;
+use zellij_mcp_protocol::ops::TurnEnded;
 
 use place::Place;
 
@@ -85,6 +87,25 @@ impl Turn {
     pub fn has_reply(&self) -> bool {
         !self.parts.is_empty()
     }
+}
+
+/// The reply of a turn whose end hooks told with its tool calls counted
+/// and none made: its last message alone, which its record (`so_far`,
+/// written after the hooks ran) may not hold yet. `None` where the turn
+/// called a tool (its reply has more parts) or its record shows other
+/// parts, or its last message may have been cut to the most a hook's
+/// report keeps.
+pub fn alone(end: &TurnEnded, so_far: Option<&Turn>) -> Option<String> {
+    // Cut at a character's end: up to 3 bytes short of the most kept.
+    let whole = |m: &String| m.len() + 3 < MAX_TOLD_BYTES && !m.trim().is_empty();
+    let last = end.last_message.clone().filter(whole)?;
+    let parts = so_far.map_or(&[][..], |turn| &turn.parts[..]);
+    let its_own = match parts {
+        [] => true,
+        [Part::Text(text)] => text.trim() == last.trim(),
+        _ => false,
+    };
+    (end.tool_calls == Some(0) && its_own).then_some(last)
 }
 
 /// What a prompt is looked for by.
@@ -235,6 +256,35 @@ mod fixtures;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_turn_told_without_tool_calls_is_its_last_message_alone() {
+        let end = |tool_calls, last: &str| TurnEnded {
+            at_ms: 1,
+            prompt: Some("[#1 from a] hi".into()),
+            last_message: Some(last.into()),
+            tool_calls,
+        };
+        let turn = |parts: Vec<Part>| Turn {
+            parts,
+            ..Turn::default()
+        };
+        let said = Some("said.".to_owned());
+        assert_eq!(alone(&end(Some(0), "said."), None), said, "no record yet");
+        let written = turn(vec![Part::Text("said.\n".into())]);
+        assert_eq!(alone(&end(Some(0), "said."), Some(&written)), said);
+        assert_eq!(alone(&end(Some(1), "said."), None), None, "a tool called");
+        assert_eq!(alone(&end(None, "said."), None), None, "calls not counted");
+        assert_eq!(alone(&end(Some(0), " "), None), None, "nothing said");
+        let long = "x".repeat(MAX_TOLD_BYTES - 3);
+        assert_eq!(alone(&end(Some(0), &long), None), None, "maybe cut");
+        let kept = "x".repeat(MAX_TOLD_BYTES - 4);
+        assert_eq!(alone(&end(Some(0), &kept), None), Some(kept));
+        let more = turn(vec![Part::Text("first".into())]);
+        assert_eq!(alone(&end(Some(0), "said."), Some(&more)), None);
+        let tool = turn(vec![Part::Tool("Bash".into())]);
+        assert_eq!(alone(&end(Some(0), "said."), Some(&tool)), None);
+    }
 
     fn entries() -> Vec<Entry> {
         vec![

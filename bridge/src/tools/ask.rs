@@ -25,7 +25,7 @@ use super::{
 };
 use crate::processes::pane_state::pane_state;
 use crate::replies::place::Place;
-use crate::replies::{screen, Following, Started, Turn};
+use crate::replies::{alone, screen, Following, Started, Turn};
 
 /// How long an ask waits by default, and at most.
 const DEFAULT_TIMEOUT_S: u64 = 600;
@@ -317,6 +317,14 @@ impl ZellijMcp {
                 }
                 (None, None) => None,
             };
+            let alone = told_end.as_ref().and_then(|end| alone(end, turn.as_ref()));
+            if let Some(reply) = alone.filter(|_| state != PaneState::Asking) {
+                return Ok(FollowedTurn {
+                    state: AskState::Idle,
+                    reply,
+                    source: ReplySource::Hook,
+                });
+            }
             // A record that marks the end may write it after the program's
             // hooks ran: the turn is over once the hook's last message is
             // the record's.

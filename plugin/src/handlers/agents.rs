@@ -170,7 +170,8 @@ impl<H: Host> Zellij<'_, H> {
         let now_ms = self.host.unix_ms();
         let at_ms = args.told_ms.map_or(now_ms, |told| told.min(now_ms));
         let at = (at_ms, now_ms);
-        reports.note_arrived(args.pane_id, args.event, args.conversation, at);
+        let (pane, event, conversation) = (args.pane_id, args.event, args.conversation);
+        reports.note_arrived(pane, event, conversation, at, args.tells_tools);
         now(HookResult {})
     }
 

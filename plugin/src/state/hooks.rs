@@ -49,6 +49,13 @@ pub struct Report {
     pub prompt: Option<String>,
     /// The last turn's end its hooks told.
     pub turn_ended: Option<TurnEnded>,
+    /// Tool events told since the last turn's end (a tool called, run,
+    /// or asked for).
+    tool_events: u32,
+    /// Whether the turn under way was told from its start by hooks that
+    /// tell each tool call: only then does [`Report::tool_events`] count
+    /// all of its tool calls.
+    followed: bool,
 }
 
 impl Report {
@@ -69,7 +76,9 @@ impl Report {
             HookEvent::SessionStarted { .. } | HookEvent::TurnEnded { .. } => {
                 Some(AgentScreen::Idle)
             }
-            HookEvent::TurnStarted { .. } | HookEvent::ToolDone => Some(AgentScreen::Working),
+            HookEvent::TurnStarted { .. } | HookEvent::ToolCalled | HookEvent::ToolDone => {
+                Some(AgentScreen::Working)
+            }
             HookEvent::Asking { .. } => Some(AgentScreen::Asking),
             HookEvent::SessionEnded => None,
         }
@@ -147,21 +156,27 @@ impl HookReports {
         conversation: Option<String>,
         at_ms: u64,
     ) {
-        self.note_arrived(pane, event, conversation, (at_ms, at_ms));
+        self.note_arrived(pane, event, conversation, (at_ms, at_ms), false);
     }
 
     /// Notes what `pane`'s hook told at `at_ms`, reaching the plugin at
     /// `arrived_ms`; a conversation named before stays known when this
     /// event names none. An event the kept report outlasts
     /// ([`Report::outlasts`]) tells only the conversation, where none was
-    /// known.
+    /// known, and a tool event. `tells_tools`: the program's hooks tell
+    /// each tool call.
     pub fn note_arrived(
         &mut self,
         pane: PaneRef,
         event: HookEvent,
         conversation: Option<String>,
         (at_ms, arrived_ms): (u64, u64),
+        tells_tools: bool,
     ) {
+        let tool_event = matches!(
+            event,
+            HookEvent::ToolCalled | HookEvent::ToolDone | HookEvent::Asking { .. }
+        );
         if let Some(kept) = self
             .reports
             .get_mut(&pane)
@@ -170,6 +185,8 @@ impl HookReports {
             if kept.conversation.is_none() {
                 kept.conversation = conversation;
             }
+            let this_turn = kept.turn_ended.as_ref().is_none_or(|end| end.at_ms < at_ms);
+            kept.tool_events += u32::from(tool_event && this_turn);
             return;
         }
         let earlier = self.reports.remove(&pane);
@@ -191,6 +208,9 @@ impl HookReports {
             HookEvent::TurnEnded { .. } => None,
             _ => started.clone(),
         };
+        let (tool_events, followed) = earlier
+            .as_ref()
+            .map_or((0, false), |r| (r.tool_events, r.followed));
         let turn_ended = match &event {
             HookEvent::TurnEnded {
                 last_message,
@@ -199,8 +219,19 @@ impl HookReports {
                 at_ms,
                 prompt: prompt.clone().or(started),
                 last_message: last_message.clone(),
+                tool_calls: followed.then_some(tool_events),
             }),
             _ => earlier.as_ref().and_then(|r| r.turn_ended.clone()),
+        };
+        // A turn's tool events are counted from its start (told by hooks
+        // that tell each call) to its end; a further start in the turn
+        // (after a tool, with no prompt) goes on counting.
+        let (tool_events, followed) = match &event {
+            HookEvent::TurnEnded { .. } | HookEvent::SessionStarted { .. } => (0, false),
+            HookEvent::TurnStarted { prompt: Some(p) } if !followed && !p.is_empty() => {
+                (0, tells_tools)
+            }
+            _ => (tool_events + u32::from(tool_event), followed),
         };
         let record = match &event {
             HookEvent::SessionStarted { record } => record.clone(),
@@ -215,6 +246,8 @@ impl HookReports {
             arrived_ms,
             prompt,
             turn_ended,
+            tool_events,
+            followed,
         };
         // A question told is open, unless it is the one seen since (a late
         // hook of a dialog already drawn); the program's next word closes
@@ -604,13 +637,58 @@ mod tests {
     }
 
     #[test]
+    fn a_turn_followed_from_its_start_tells_how_many_tool_events_it_had() {
+        let mut hooks = HookReports::default();
+        let pane = PaneRef::terminal(1);
+        let start = |prompt: &str| HookEvent::TurnStarted {
+            prompt: Some(prompt.into()),
+        };
+        let calls = |hooks: &HookReports| {
+            hooks
+                .of(pane)
+                .unwrap()
+                .turn_ended
+                .clone()
+                .unwrap()
+                .tool_calls
+        };
+        let told = |hooks: &mut HookReports, event, at_ms, tells_tools| {
+            hooks.note_arrived(pane, event, None, (at_ms, at_ms), tells_tools);
+        };
+        told(&mut hooks, start("one"), 1_000, true);
+        told(&mut hooks, ended(), 1_100, true);
+        assert_eq!(calls(&hooks), Some(0), "none called");
+        told(&mut hooks, start("two"), 2_000, true);
+        told(&mut hooks, HookEvent::ToolCalled, 2_100, true);
+        // A further start in the turn (after a tool, with no prompt), and
+        // a tool's end that reaches the plugin after a newer event.
+        told(
+            &mut hooks,
+            HookEvent::TurnStarted { prompt: None },
+            2_300,
+            true,
+        );
+        told(&mut hooks, HookEvent::ToolDone, 2_200, true);
+        told(&mut hooks, ended(), 2_400, true);
+        assert_eq!(calls(&hooks), Some(2));
+        // Hooks that do not tell each tool call count nothing.
+        told(&mut hooks, start("three"), 3_000, false);
+        told(&mut hooks, ended(), 3_100, false);
+        assert_eq!(calls(&hooks), None);
+        // Nor does a turn whose start was not heard.
+        told(&mut hooks, HookEvent::ToolDone, 4_000, true);
+        told(&mut hooks, ended(), 4_100, true);
+        assert_eq!(calls(&hooks), None);
+    }
+
+    #[test]
     fn a_turns_end_told_beats_the_working_sign_its_program_still_shows() {
         let mut hooks = HookReports::default();
         let pane = PaneRef::terminal(3);
         hooks.screen_seen(pane, (Some(Working), 1), 1_000);
         // Seen as the report comes, working since.
         hooks.screen_seen(pane, (Some(Working), 5), 1_520);
-        hooks.note_arrived(pane, ended(), None, (1_500, 1_520));
+        hooks.note_arrived(pane, ended(), None, (1_500, 1_520), false);
         // Its Stop hook running: a spinner that changes look after look.
         hooks.screen_seen(pane, (Some(Working), 2), 1_600);
         assert_eq!(

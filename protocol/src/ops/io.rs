@@ -209,6 +209,10 @@ pub struct TurnEnded {
     pub prompt: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_message: Option<String>,
+    /// How many tool events its hooks told in the turn, where they told
+    /// each (see [`crate::hooks::TELLS_TOOLS`]) from the turn's start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_calls: Option<u32>,
 }
 
 impl PaneState {

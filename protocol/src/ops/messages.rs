@@ -437,6 +437,10 @@ pub struct HookArgs {
     /// may reach the plugin out of order, and late under load.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub told_ms: Option<u64>,
+    /// The program's hooks tell each tool call (see
+    /// [`crate::hooks::TELLS_TOOLS`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tells_tools: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
