@@ -1456,13 +1456,18 @@ fn a_message_is_held_while_its_agent_asks_or_holds_a_draft_and_typed_once_it_is_
     );
 }
 
+/// terminal_1 registers as `bot`, an agent that reads lines.
+fn register_line_bot(p: &mut Plugin) {
+    let register = json!({"name": "bot", "reads_lines": true});
+    let register = request_from("terminal_1", "1", "register_agent", register);
+    send(p, "1", Some(&register));
+    only_reply(p, "1", "1");
+}
+
 #[test]
 fn a_message_to_an_agent_that_reads_lines_gets_its_cr_once_its_prompt_shows_the_text() {
     let mut p = plugin("op-message-line-cr");
-    let register = json!({"name": "bot", "reads_lines": true});
-    let register = request_from("terminal_1", "1", "register_agent", register);
-    send(&mut p, "1", Some(&register));
-    only_reply(&p, "1", "1");
+    register_line_bot(&mut p);
     *p.host.screen.borrow_mut() = vec!["bot ready".into(), "bot> ".into()];
     let args = json!({"to": "bot", "text": "hi", "from": "ci", "wait_ms": 60_000});
     send(&mut p, "2", Some(&request("2", "send_message", args)));
@@ -1490,10 +1495,7 @@ fn a_message_to_an_agent_that_reads_lines_gets_its_cr_once_its_prompt_shows_the_
 #[test]
 fn a_message_right_after_a_write_left_text_waits_for_that_draft_to_go() {
     let mut p = plugin("op-message-after-write");
-    let register = json!({"name": "bot", "reads_lines": true});
-    let register = request_from("terminal_1", "1", "register_agent", register);
-    send(&mut p, "1", Some(&register));
-    only_reply(&p, "1", "1");
+    register_line_bot(&mut p);
     *p.host.screen.borrow_mut() = vec!["bot> ".into()];
     ask(
         &mut p,
@@ -1527,10 +1529,7 @@ fn a_message_right_after_a_write_left_text_waits_for_that_draft_to_go() {
 #[test]
 fn a_held_message_stays_held_while_zellij_is_too_busy_to_show_its_pane() {
     let mut p = plugin("op-message-unseen");
-    let register = json!({"name": "bot", "reads_lines": true});
-    let register = request_from("terminal_1", "1", "register_agent", register);
-    send(&mut p, "1", Some(&register));
-    only_reply(&p, "1", "1");
+    register_line_bot(&mut p);
     *p.host.screen.borrow_mut() = vec!["bot> my own".into()];
     let args = json!({"to": "bot", "text": "hi", "from": "ci", "wait_ms": 1000});
     send(&mut p, "2", Some(&request("2", "send_message", args)));
